@@ -1,0 +1,21 @@
+//! Server functions, by area. Each one is thin: parse its arguments, check the caller's role on
+//! the server, call `db`, map errors. Their URLs are fixed (`/api/<name>`) so tests and scripts
+//! can call them.
+pub mod admin;
+pub mod auth;
+pub mod campaigns;
+
+pub use admin::{list_users, ListUsers, SetUserBlocked, SetUserRole, UserAdminView};
+pub use auth::{current_user, CurrentUser, Login, Logout, Register, UserView};
+pub use campaigns::{list_my_campaigns, CampaignSummary, ListMyCampaigns};
+
+/// Gives a failed server function its HTTP status (see [`crate::error::set_response_status`]).
+#[cfg(feature = "ssr")]
+pub(crate) fn with_status<T>(
+    result: Result<T, crate::error::AppError>,
+) -> Result<T, crate::error::AppError> {
+    if let Err(e) = &result {
+        crate::error::set_response_status(e);
+    }
+    result
+}

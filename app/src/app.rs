@@ -1,0 +1,63 @@
+//! The HTML shell, the route table and the layout every page shares.
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::{
+    components::{Route, Router, Routes},
+    path,
+};
+
+use crate::components::nav::Nav;
+use crate::pages::{
+    admin::users_page::AdminUsersPage, home_page::HomePage, login_page::LoginPage,
+    not_found_page::NotFoundPage, register_page::RegisterPage,
+};
+
+/// The document around the app, rendered on the server only.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+/// The application: session-aware navigation and the routes.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/paracrowd.css" />
+        <Title text="paracrowd" />
+        <Router>
+            <Layout />
+        </Router>
+    }
+}
+
+/// Navigation and the routed page; inside `<Router>`, which the auth context needs.
+#[component]
+fn Layout() -> impl IntoView {
+    crate::components::auth_context::provide_auth_context();
+    view! {
+            <Nav />
+            <main id="main">
+                <Routes fallback=|| view! { <NotFoundPage /> }>
+                    <Route path=path!("") view=HomePage />
+                    <Route path=path!("login") view=LoginPage />
+                    <Route path=path!("register") view=RegisterPage />
+                    <Route path=path!("admin/users") view=AdminUsersPage />
+                </Routes>
+            </main>
+    }
+}

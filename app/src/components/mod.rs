@@ -1,0 +1,3 @@
+//! Reusable views. They get their data from props and contexts, never from the database.
+pub mod auth_context;
+pub mod nav;

@@ -1,0 +1,4 @@
+//! Database access by table (server only). Functions take any executor, so the caller chooses a
+//! pool or a transaction.
+pub mod campaigns;
+pub mod users;

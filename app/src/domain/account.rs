@@ -1,0 +1,258 @@
+//! Accounts: usernames, passwords, roles and statuses, parsed at the edge.
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Why a username or password was refused. Messages are shown to the user as they are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AccountError {
+    #[error("Choose a username of {min} to {max} characters.")]
+    UsernameLength { min: usize, max: usize },
+    #[error("A username may contain only letters, digits, '.', '_' and '-'.")]
+    UsernameCharacters,
+    #[error("Choose a password of at least {min} characters.")]
+    PasswordTooShort { min: usize },
+    #[error("A password may be at most {max} characters long.")]
+    PasswordTooLong { max: usize },
+    #[error("The two passwords differ.")]
+    PasswordMismatch,
+    #[error("Unknown role '{0}'.")]
+    UnknownRole(String),
+}
+
+/// A login name: 3-32 ASCII letters, digits, `.`, `_` or `-`, compared case-insensitively
+/// (the database enforces uniqueness on its lower-cased form).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Username(String);
+
+impl Username {
+    pub const MIN_CHARS: usize = 3;
+    pub const MAX_CHARS: usize = 32;
+
+    /// Trims surrounding whitespace and checks length and characters.
+    pub fn parse(raw: &str) -> Result<Self, AccountError> {
+        let name = raw.trim();
+        let len = name.chars().count();
+        if !(Self::MIN_CHARS..=Self::MAX_CHARS).contains(&len) {
+            return Err(AccountError::UsernameLength {
+                min: Self::MIN_CHARS,
+                max: Self::MAX_CHARS,
+            });
+        }
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        {
+            return Err(AccountError::UsernameCharacters);
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Username {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A new password: 8 to 256 characters (the upper bound keeps argon2's input and the request
+/// small; it is not a strength rule). Never serialised and never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl Password {
+    pub const MIN_CHARS: usize = 8;
+    pub const MAX_CHARS: usize = 256;
+
+    /// Checks a new password and its confirmation.
+    pub fn parse_new(raw: &str, confirmation: &str) -> Result<Self, AccountError> {
+        let len = raw.chars().count();
+        if len < Self::MIN_CHARS {
+            return Err(AccountError::PasswordTooShort {
+                min: Self::MIN_CHARS,
+            });
+        }
+        if len > Self::MAX_CHARS {
+            return Err(AccountError::PasswordTooLong {
+                max: Self::MAX_CHARS,
+            });
+        }
+        if raw != confirmation {
+            return Err(AccountError::PasswordMismatch);
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Password {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Password(***)")
+    }
+}
+
+/// What a user may do. Annotators work on campaigns; researchers also read study statistics;
+/// admins also manage users, campaigns, corpora and exports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Annotator,
+    Researcher,
+    Admin,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Annotator, Role::Researcher, Role::Admin];
+
+    /// The name stored in the database and sent in forms.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Annotator => "annotator",
+            Role::Researcher => "researcher",
+            Role::Admin => "admin",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, AccountError> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.as_str() == raw.trim())
+            .ok_or_else(|| AccountError::UnknownRole(raw.to_owned()))
+    }
+
+    /// Researchers' pages (statistics, dashboards) are open to researchers and admins.
+    pub fn can_read_studies(self) -> bool {
+        matches!(self, Role::Researcher | Role::Admin)
+    }
+
+    pub fn is_admin(self) -> bool {
+        self == Role::Admin
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether an account may log in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UserStatus {
+    Active,
+    Blocked,
+}
+
+impl UserStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UserStatus::Active => "active",
+            UserStatus::Blocked => "blocked",
+        }
+    }
+
+    /// Statuses come from the database's check constraint; anything else is treated as blocked.
+    pub fn from_db(raw: &str) -> Self {
+        if raw == "active" {
+            UserStatus::Active
+        } else {
+            UserStatus::Blocked
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_username_is_trimmed_and_kept_as_typed() {
+        assert_eq!(
+            Username::parse("  Ada_L.ove-1 ").unwrap().as_str(),
+            "Ada_L.ove-1"
+        );
+    }
+
+    #[test]
+    fn usernames_outside_the_length_bounds_are_refused() {
+        assert!(matches!(
+            Username::parse("ab"),
+            Err(AccountError::UsernameLength { .. })
+        ));
+        assert!(Username::parse("abc").is_ok());
+        assert!(Username::parse(&"a".repeat(32)).is_ok());
+        assert!(Username::parse(&"a".repeat(33)).is_err());
+        assert!(Username::parse("   ").is_err());
+    }
+
+    #[test]
+    fn usernames_with_spaces_markup_or_non_ascii_are_refused() {
+        for bad in [
+            "a b c",
+            "<script>",
+            "name'--",
+            "ünïcode",
+            "emoji😀x",
+            "a\0bc",
+        ] {
+            assert_eq!(
+                Username::parse(bad),
+                Err(AccountError::UsernameCharacters),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn passwords_are_bounded_and_must_match_their_confirmation() {
+        assert_eq!(
+            Password::parse_new("short", "short"),
+            Err(AccountError::PasswordTooShort { min: 8 })
+        );
+        let long = "x".repeat(257);
+        assert_eq!(
+            Password::parse_new(&long, &long),
+            Err(AccountError::PasswordTooLong { max: 256 })
+        );
+        assert_eq!(
+            Password::parse_new("long enough", "long enougH"),
+            Err(AccountError::PasswordMismatch)
+        );
+        assert_eq!(
+            Password::parse_new("long enough", "long enough")
+                .unwrap()
+                .expose(),
+            "long enough"
+        );
+    }
+
+    #[test]
+    fn a_password_never_appears_in_debug_output() {
+        let p = Password::parse_new("hunter2hunter2", "hunter2hunter2").unwrap();
+        assert!(!format!("{p:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn roles_round_trip_through_their_names() {
+        for role in Role::ALL {
+            assert_eq!(Role::parse(role.as_str()).unwrap(), role);
+        }
+        assert!(Role::parse("root").is_err());
+        assert!(Role::Admin.can_read_studies() && Role::Researcher.can_read_studies());
+        assert!(!Role::Annotator.can_read_studies());
+    }
+
+    #[test]
+    fn an_unknown_status_counts_as_blocked() {
+        assert_eq!(UserStatus::from_db("active"), UserStatus::Active);
+        assert_eq!(UserStatus::from_db("blocked"), UserStatus::Blocked);
+        assert_eq!(UserStatus::from_db("weird"), UserStatus::Blocked);
+    }
+}

@@ -1,0 +1,7 @@
+//! Pure domain code: no database, no HTTP, no Leptos. Compiles to wasm, so the browser can
+//! validate with the same rules the server enforces.
+pub mod account;
+pub mod rate_limit;
+
+pub use account::{AccountError, Password, Role, UserStatus, Username};
+pub use rate_limit::{AttemptLimiter, LimitPolicy};

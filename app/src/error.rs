@@ -1,0 +1,144 @@
+//! The one error type that crosses the server-function boundary, and how it is shown.
+use leptos::prelude::*;
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+/// Everything a server function can answer besides success. Messages are written for the person
+/// reading the page; `Internal` carries nothing from the server (details go to the log).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    #[error("{message}")]
+    Validation { field: String, message: String },
+    #[error("Please log in first.")]
+    Unauthenticated,
+    #[error("You do not have permission to do that.")]
+    Forbidden,
+    #[error("Not found.")]
+    NotFound,
+    #[error("{0}")]
+    Conflict(String),
+    #[error("Wrong username or password.")]
+    BadCredentials,
+    #[error(
+        "This account is blocked. Contact the study's organisers if you think this is a mistake."
+    )]
+    Blocked,
+    #[error("Too many attempts. Try again in {retry_after_secs} seconds.")]
+    RateLimited { retry_after_secs: u64 },
+    #[error("The server is busy. Try again in a moment.")]
+    Overloaded,
+    #[error("Something went wrong on the server. Your work is safe; please try again.")]
+    Internal,
+    #[error("The request could not be sent or read: {0}")]
+    Transport(String),
+}
+
+impl AppError {
+    /// A refused field value.
+    pub fn validation(field: &str, message: impl ToString) -> Self {
+        AppError::Validation {
+            field: field.to_owned(),
+            message: message.to_string(),
+        }
+    }
+
+    /// The HTTP status this error is answered with.
+    pub fn status_code(&self) -> http::StatusCode {
+        use http::StatusCode as S;
+        match self {
+            AppError::Validation { .. } => S::UNPROCESSABLE_ENTITY,
+            AppError::Unauthenticated | AppError::BadCredentials => S::UNAUTHORIZED,
+            AppError::Forbidden | AppError::Blocked => S::FORBIDDEN,
+            AppError::NotFound => S::NOT_FOUND,
+            AppError::Conflict(_) => S::CONFLICT,
+            AppError::RateLimited { .. } => S::TOO_MANY_REQUESTS,
+            AppError::Overloaded => S::SERVICE_UNAVAILABLE,
+            AppError::Internal => S::INTERNAL_SERVER_ERROR,
+            AppError::Transport(_) => S::BAD_REQUEST,
+        }
+    }
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        let error = match value {
+            // Malformed arguments (a missing form field, a bad number) are the caller's fault.
+            ServerFnErrorErr::Args(m) | ServerFnErrorErr::MissingArg(m) => AppError::Transport(m),
+            ServerFnErrorErr::Request(m) => AppError::Transport(m),
+            other => AppError::Transport(other.to_string()),
+        };
+        // Arguments are decoded before the function body runs, so its status is set here.
+        #[cfg(feature = "ssr")]
+        set_response_status(&error);
+        error
+    }
+}
+
+/// Gives a failed server function's response the error's HTTP status (403, 422, ...) for
+/// programmatic callers. A plain HTML form post (JavaScript off) keeps leptos's redirect back to
+/// the form, which carries the error in the URL so the page can show it.
+#[cfg(feature = "ssr")]
+pub fn set_response_status(error: &AppError) {
+    let is_form_post = use_context::<http::request::Parts>()
+        .and_then(|p| {
+            p.headers
+                .get(http::header::ACCEPT)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.contains("text/html"))
+        })
+        .unwrap_or(false);
+    if !is_form_post {
+        if let Some(options) = use_context::<leptos_axum::ResponseOptions>() {
+            options.set_status(error.status_code());
+        }
+    }
+}
+
+impl From<crate::domain::AccountError> for AppError {
+    fn from(e: crate::domain::AccountError) -> Self {
+        use crate::domain::AccountError as E;
+        let field = match e {
+            E::UsernameLength { .. } | E::UsernameCharacters => "username",
+            E::PasswordTooShort { .. } | E::PasswordTooLong { .. } => "password",
+            E::PasswordMismatch => "password_confirmation",
+            E::UnknownRole(_) => "role",
+        };
+        AppError::validation(field, e)
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<sqlx::Error> for AppError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
+                tracing::error!(error.message = %e, "database unavailable");
+                AppError::Overloaded
+            }
+            _ => {
+                tracing::error!(error.cause_chain = ?e, error.message = %e, "database error");
+                AppError::Internal
+            }
+        }
+    }
+}
+
+/// Shows an error where a page's data would be, in words a user understands.
+#[component]
+pub fn ErrorMessage(error: AppError) -> impl IntoView {
+    let class = match error {
+        AppError::Unauthenticated | AppError::Forbidden => "notice warn",
+        _ => "notice error",
+    };
+    let hint = matches!(error, AppError::Unauthenticated)
+        .then(|| view! { " " <a href="/login">"Log in"</a> });
+    view! {
+        <p class=class role="alert">
+            {error.to_string()}
+            {hint}
+        </p>
+    }
+}

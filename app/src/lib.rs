@@ -1,0 +1,39 @@
+//! paracrowd's web application: Leptos pages and components, the `#[server]` functions they call,
+//! and the pure domain code shared by the server, the browser and the tests.
+//!
+//! Layers (see `../shared/STYLE.md`): `domain` is pure and compiles to wasm; `api` holds thin
+//! server functions (parse -> check role -> call `db` -> map errors); `db`, `auth`, `session` and
+//! `state` exist only on the server (`ssr`).
+#![recursion_limit = "256"]
+
+pub mod api;
+pub mod components;
+pub mod domain;
+pub mod error;
+pub mod pages;
+
+#[cfg(feature = "ssr")]
+pub mod auth;
+#[cfg(feature = "ssr")]
+pub mod db;
+#[cfg(feature = "ssr")]
+pub mod session;
+#[cfg(feature = "ssr")]
+pub mod state;
+
+mod app;
+pub use app::{shell, App};
+
+/// Entry point of the wasm bundle: hydrates the server-rendered page.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(App);
+    // Lets browser tests wait for hydration instead of guessing.
+    let _ = js_sys::Reflect::set(
+        &js_sys::global(),
+        &"__paracrowd_hydrated".into(),
+        &true.into(),
+    );
+}

@@ -1,0 +1,3 @@
+//! Admin-only pages. The pages show what the server functions return; the server functions
+//! check the role.
+pub mod users_page;

@@ -1,0 +1,93 @@
+use leptos::prelude::*;
+
+use crate::api::{list_my_campaigns, CampaignSummary};
+use crate::components::auth_context::use_auth;
+use crate::error::ErrorMessage;
+
+/// Visitors see what paracrowd is; logged-in users see the campaigns they can work on.
+#[component]
+pub fn HomePage() -> impl IntoView {
+    let auth = use_auth();
+    view! {
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match auth.user.await {
+                    Ok(Some(user)) => view! { <Campaigns username=user.username /> }.into_any(),
+                    Ok(None) => view! { <Welcome /> }.into_any(),
+                    Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn Welcome() -> impl IntoView {
+    view! {
+        <section class="card">
+            <h1>"paracrowd"</h1>
+            <p>
+                "Paraphrase studies in the browser: write adversarial paraphrases, judge sentence pairs, and build datasets."
+            </p>
+            <p>
+                <a class="button" href="/login">
+                    "Log in"
+                </a>
+                " "
+                <a class="button secondary" href="/register">
+                    "Create an account"
+                </a>
+            </p>
+        </section>
+    }
+}
+
+#[component]
+fn Campaigns(username: String) -> impl IntoView {
+    let campaigns = Resource::new(|| (), |_| list_my_campaigns());
+    view! {
+        <section class="card">
+            <h1>"Welcome, " {username}</h1>
+            <h2>"Your campaigns"</h2>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match campaigns.await {
+                        Ok(list) if list.is_empty() => {
+                            view! {
+                                <p class="empty">
+                                    "No campaigns are open for you yet. They will appear here when a study starts."
+                                </p>
+                            }
+                                .into_any()
+                        }
+                        Ok(list) => {
+                            view! {
+                                <ul class="campaigns">
+                                    {list.into_iter().map(|c| view! { <CampaignItem c /> }).collect_view()}
+                                </ul>
+                            }
+                                .into_any()
+                        }
+                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn CampaignItem(c: CampaignSummary) -> impl IntoView {
+    let kind = if c.kind == "apt" {
+        "Writing"
+    } else {
+        "Judging"
+    };
+    view! {
+        <li>
+            <span class="tag">{kind}</span>
+            " "
+            {c.title}
+        </li>
+    }
+}

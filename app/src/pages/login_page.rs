@@ -1,0 +1,44 @@
+use leptos::prelude::*;
+
+use crate::api::Login;
+use crate::error::ErrorMessage;
+
+/// Log in with username and password. Works as a plain HTML form without JavaScript.
+#[component]
+pub fn LoginPage() -> impl IntoView {
+    let login = ServerAction::<Login>::new();
+    let error = move || login.value().get().and_then(Result::err);
+    view! {
+        <section class="card narrow">
+            <h1>"Log in"</h1>
+            <ActionForm action=login>
+                <label>
+                    "Username"
+                    <input
+                        type="text"
+                        name="username"
+                        autocomplete="username"
+                        required
+                        maxlength="32"
+                        autofocus
+                    />
+                </label>
+                <label>
+                    "Password"
+                    <input
+                        type="password"
+                        name="password"
+                        autocomplete="current-password"
+                        required
+                        maxlength="256"
+                    />
+                </label>
+                {move || error().map(|error| view! { <ErrorMessage error /> })}
+                <button type="submit" disabled=move || login.pending().get()>
+                    "Log in"
+                </button>
+            </ActionForm>
+            <p>"New here? " <a href="/register">"Create an account"</a></p>
+        </section>
+    }
+}

@@ -1,0 +1,62 @@
+use leptos::prelude::*;
+
+use crate::api::Register;
+use crate::domain::{Password, Username};
+use crate::error::ErrorMessage;
+
+/// Create an annotator account. Works as a plain HTML form without JavaScript.
+#[component]
+pub fn RegisterPage() -> impl IntoView {
+    let register = ServerAction::<Register>::new();
+    let error = move || register.value().get().and_then(Result::err);
+    view! {
+        <section class="card narrow">
+            <h1>"Create an account"</h1>
+            <p class="muted">
+                "New accounts are annotators. An admin can give you another role."
+            </p>
+            <ActionForm action=register>
+                <label>
+                    "Username"
+                    <input
+                        type="text"
+                        name="username"
+                        autocomplete="username"
+                        required
+                        minlength=Username::MIN_CHARS.to_string()
+                        maxlength=Username::MAX_CHARS.to_string()
+                        pattern="[A-Za-z0-9._\\-]+"
+                        title="Letters, digits, '.', '_' and '-'"
+                        autofocus
+                    />
+                </label>
+                <label>
+                    "Password"
+                    <input
+                        type="password"
+                        name="password"
+                        autocomplete="new-password"
+                        required
+                        minlength=Password::MIN_CHARS.to_string()
+                        maxlength=Password::MAX_CHARS.to_string()
+                    />
+                </label>
+                <label>
+                    "Repeat the password"
+                    <input
+                        type="password"
+                        name="password_confirmation"
+                        autocomplete="new-password"
+                        required
+                        maxlength=Password::MAX_CHARS.to_string()
+                    />
+                </label>
+                {move || error().map(|error| view! { <ErrorMessage error /> })}
+                <button type="submit" disabled=move || register.pending().get()>
+                    "Create account"
+                </button>
+            </ActionForm>
+            <p>"Have an account? " <a href="/login">"Log in"</a></p>
+        </section>
+    }
+}

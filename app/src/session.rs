@@ -1,0 +1,81 @@
+//! Typed access to the tower-sessions session and the role checks every server function uses.
+//!
+//! The session stores only the user id. Each request reloads the user from the database, so a
+//! role change or a block takes effect at the caller's next request, not at their next login.
+use tower_sessions::Session;
+use uuid::Uuid;
+
+use crate::db::users::{self, UserRow};
+use crate::domain::{Role, UserStatus};
+use crate::error::AppError;
+use crate::state::pool;
+
+const USER_ID_KEY: &str = "user_id";
+
+/// The session of the current request.
+pub async fn session() -> Result<Session, AppError> {
+    leptos_axum::extract::<Session>().await.map_err(|e| {
+        tracing::error!(error.message = %e, "BUG: no session layer in front of the server functions");
+        AppError::Internal
+    })
+}
+
+/// The id stored at login, if any.
+pub async fn session_user_id(session: &Session) -> Result<Option<Uuid>, AppError> {
+    session
+        .get::<Uuid>(USER_ID_KEY)
+        .await
+        .map_err(session_error)
+}
+
+/// Starts an authenticated session: a fresh session id (against session fixation), then the user.
+pub async fn log_in(session: &Session, user_id: Uuid) -> Result<(), AppError> {
+    session.cycle_id().await.map_err(session_error)?;
+    session
+        .insert(USER_ID_KEY, user_id)
+        .await
+        .map_err(session_error)
+}
+
+/// Ends the session on the server: the record is deleted, so the old cookie is worthless.
+pub async fn log_out(session: &Session) -> Result<(), AppError> {
+    session.flush().await.map_err(session_error)
+}
+
+/// The logged-in, active user of this request, or `None`.
+pub async fn current_user() -> Result<Option<UserRow>, AppError> {
+    let pool = pool()?;
+    let session = session().await?;
+    let Some(user_id) = session_user_id(&session).await? else {
+        return Ok(None);
+    };
+    let user = users::find_by_id(&pool, user_id).await?;
+    match user {
+        Some(user) if user.status() == UserStatus::Active => Ok(Some(user)),
+        // Deleted or blocked since login: the session no longer stands for anyone.
+        _ => {
+            log_out(&session).await?;
+            Ok(None)
+        }
+    }
+}
+
+/// The current user, who must be logged in and active.
+pub async fn require_user() -> Result<UserRow, AppError> {
+    current_user().await?.ok_or(AppError::Unauthenticated)
+}
+
+/// The current user, who must hold one of `allowed`.
+pub async fn require_role(allowed: &[Role]) -> Result<UserRow, AppError> {
+    let user = require_user().await?;
+    if allowed.contains(&user.role()) {
+        Ok(user)
+    } else {
+        Err(AppError::Forbidden)
+    }
+}
+
+fn session_error(e: tower_sessions::session::Error) -> AppError {
+    tracing::error!(error.message = %e, "session store error");
+    AppError::Internal
+}

@@ -1,0 +1,33 @@
+//! What every request handler and server function can reach on the server.
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use leptos::prelude::*;
+use sqlx::PgPool;
+
+use crate::auth::LoginThrottle;
+use crate::error::AppError;
+
+/// Shared server state, given to axum routes as `State` and to server functions as context.
+#[derive(FromRef, Clone)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub pool: PgPool,
+    pub login_throttle: Arc<LoginThrottle>,
+}
+
+/// The state inside a server function or a server-rendered component. Call it before the first
+/// `.await`: contexts are read from the reactive owner, which may be gone later.
+pub fn app_state() -> Result<AppState, AppError> {
+    use_context::<AppState>().ok_or_else(|| {
+        // Happens when a server-rendered resource outlives its (re-rendered) owner; call this
+        // before the first `.await` of a server function.
+        tracing::warn!("AppState missing from the Leptos context");
+        AppError::Internal
+    })
+}
+
+/// The database pool inside a server function.
+pub fn pool() -> Result<PgPool, AppError> {
+    app_state().map(|s| s.pool)
+}

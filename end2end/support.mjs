@@ -1,0 +1,98 @@
+// Helpers for the browser tests: start the real server binary on a free port against a fresh
+// database, launch Debian's Chromium through playwright-core, and fail on any browser error.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/** Starts `PARACROWD_BIN serve` and resolves once /health answers; returns its URL, the first
+ *  admin's generated password (printed once on first start) and a stop function. */
+export async function startServer() {
+  const bin = process.env.PARACROWD_BIN;
+  const databaseUrl = process.env.E2E_DATABASE_URL;
+  if (!bin || !databaseUrl) {
+    throw new Error('set PARACROWD_BIN and E2E_DATABASE_URL (scripts/test.sh does)');
+  }
+  const port = await freePort();
+  const child = spawn(bin, ['serve'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PARACROWD_ADDR: `127.0.0.1:${port}`,
+      RUST_LOG: process.env.RUST_LOG || 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { process.stderr.write(d); });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
+    try {
+      const r = await fetch(`${url}/health`);
+      if (r.ok) break;
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) throw new Error(`server did not answer in 60 s:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const m = out.match(/password: (\S+)/);
+  return {
+    url,
+    adminPassword: m ? m[1] : null,
+    output: () => out,
+    stop: () => new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+}
+
+/** A page that records console errors and page errors (a broken hydration shows up there). */
+export async function newPage(browser, { javaScriptEnabled = true } = {}) {
+  const context = await browser.newContext({ javaScriptEnabled });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console: ${msg.text()}`); });
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.errors = errors;
+  return page;
+}
+
+export function uniqueName(prefix) {
+  return `${prefix}_${Math.random().toString(36).slice(2, 10)}`;
+}
+
+export const PASSWORD = 'correct horse battery';
+
+/** Browser errors other than the 4xx answers a test provoked on purpose (a wrong password is a
+ *  401, which Chromium logs as a failed resource load). */
+export function unexpectedErrors(page) {
+  return page.errors.filter(
+    (e) => !/Failed to load resource: the server responded with a status of (401|403|422|429)/.test(e),
+  );
+}

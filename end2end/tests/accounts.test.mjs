@@ -1,0 +1,125 @@
+// Register, log in, log out and the admin's user page in a real browser, with JavaScript
+// (hydrated release build) and without it (plain HTML forms).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, PASSWORD } from '../support.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function register(page, name) {
+  await page.goto(`${server.url}/register`);
+  await page.getByLabel('Username').fill(name);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: `Welcome, ${name}` }).waitFor();
+}
+
+async function logIn(page, name, password = PASSWORD) {
+  await page.goto(`${server.url}/login`);
+  await page.getByLabel('Username').fill(name);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+async function waitForHydration(page) {
+  // The wasm bundle has loaded and taken over the page when the module script has run and
+  // Leptos has attached its handlers; a form submit then no longer reloads the document.
+  await page.waitForFunction(() => !!window.__paracrowd_hydrated, null, { timeout: 20_000 });
+}
+
+test('with JavaScript: register, see the home page, log out, log in again (hydrated)', async () => {
+  const page = await newPage(browser);
+  const name = uniqueName('e2e');
+
+  await page.goto(`${server.url}/register`);
+  await waitForHydration(page);
+  // A marker on window survives client-side navigation but not a full page load.
+  await page.evaluate(() => { window.__marker = 'kept'; });
+  await page.getByLabel('Username').fill(name);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: `Welcome, ${name}` }).waitFor();
+  await page.getByText('No campaigns are open for you yet').waitFor();
+  assert.equal(await page.evaluate(() => window.__marker), 'kept', 'the form was handled by the hydrated app');
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  await page.getByLabel('Username').fill(name);
+  await page.getByLabel('Password').fill('wrong password');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('alert').getByText('Wrong username or password.').waitFor();
+
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: `Welcome, ${name}` }).waitFor();
+  assert.equal(await page.evaluate(() => window.__marker), 'kept');
+  assert.deepEqual(unexpectedErrors(page), []);
+  await page.context().close();
+});
+
+test('without JavaScript: register, log out, wrong password, log in', async () => {
+  const page = await newPage(browser, { javaScriptEnabled: false });
+  const name = uniqueName('nojs');
+
+  await register(page, name);
+  await page.getByText('No campaigns are open for you yet').waitFor();
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByRole('heading', { name: 'Log in' }).waitFor();
+
+  await logIn(page, name, 'wrong password');
+  await page.getByRole('alert').getByText('Wrong username or password.').waitFor();
+
+  await logIn(page, name);
+  await page.getByRole('heading', { name: `Welcome, ${name}` }).waitFor();
+  assert.deepEqual(unexpectedErrors(page), []);
+  await page.context().close();
+});
+
+test('the first admin logs in with the printed password and blocks a user', async () => {
+  assert.ok(server.adminPassword, `first start prints the admin password:\n${server.output()}`);
+  const workerPage = await newPage(browser);
+  const worker = uniqueName('worker');
+  await register(workerPage, worker);
+
+  const admin = await newPage(browser);
+  await logIn(admin, 'admin', server.adminPassword);
+  await admin.getByRole('heading', { name: 'Welcome, admin' }).waitFor();
+  await admin.getByRole('link', { name: 'Users' }).click();
+  await admin.getByRole('heading', { name: 'Users' }).waitFor();
+  const row = admin.getByRole('row').filter({ hasText: worker });
+  await row.getByRole('button', { name: 'Block' }).click();
+  await row.getByRole('button', { name: 'Unblock' }).waitFor();
+  await row.getByText('blocked').waitFor();
+
+  // The blocked worker's open session ends, and they cannot log in again.
+  await workerPage.reload();
+  await workerPage.getByRole('link', { name: 'Log in' }).first().waitFor();
+  await logIn(workerPage, worker);
+  await workerPage.getByRole('alert').getByText('This account is blocked').waitFor();
+
+  // Changing a role from the same page.
+  await row.getByLabel(`Role of ${worker}`).selectOption('researcher');
+  await row.getByRole('button', { name: 'Save' }).click();
+  await admin.waitForFunction(
+    (w) => [...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes(w) && tr.querySelector('select').value === 'researcher'),
+    worker,
+  );
+  assert.deepEqual(unexpectedErrors(admin), []);
+  assert.deepEqual(unexpectedErrors(workerPage), []);
+  await admin.context().close();
+  await workerPage.context().close();
+});

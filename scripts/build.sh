@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the site without cargo-leptos: the hydrate wasm (wasm-bindgen + binaryen's wasm-opt),
+# public files and CSS into target/site, then the server binary, all in release mode.
+# Usage: scripts/build.sh
+source "$(dirname "$0")/lib.sh"
+
+stage "wasm bundle (app, hydrate)"
+cargo build -p app --lib --target wasm32-unknown-unknown --no-default-features --features hydrate \
+  --profile wasm-release
+mkdir -p "$SITE/pkg"
+wasm-bindgen --target web --no-typescript --out-dir "$SITE/pkg" --out-name paracrowd \
+  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/app.wasm"
+# HydrationScripts loads pkg/NAME.wasm. Debian's binaryen breaks hydration: use npm's (see README).
+"$ROOT/end2end/node_modules/.bin/wasm-opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+  --enable-sign-ext --enable-mutable-globals --enable-reference-types \
+  "$SITE/pkg/paracrowd_bg.wasm" -o "$SITE/pkg/paracrowd.wasm"
+rm -f "$SITE/pkg/paracrowd_bg.wasm"
+cp -r public/. "$SITE/"
+cp style/main.css "$SITE/pkg/paracrowd.css"
+ls -l "$SITE/pkg"
+
+stage "server binary"
+cargo build --release -p server --bin paracrowd

@@ -1,0 +1,58 @@
+# Shared helpers for the scripts in this folder. Source it; do not run it.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+export PATH="$HOME/.cargo/bin:$PATH"
+SITE="$CARGO_TARGET_DIR/site"
+
+# stage NAME: prints a heading and remembers when it started; stage_end prints the time taken.
+STAGE_NAME=""
+STAGE_START=0
+TIMINGS=()
+stage() {
+  stage_end
+  STAGE_NAME="$1"
+  STAGE_START=$(date +%s)
+  printf '\n==> %s\n' "$STAGE_NAME"
+}
+stage_end() {
+  if [ -n "$STAGE_NAME" ]; then
+    local took=$(( $(date +%s) - STAGE_START ))
+    TIMINGS+=("$(printf '%5ds  %s' "$took" "$STAGE_NAME")")
+    printf '<== %s: %ds\n' "$STAGE_NAME" "$took"
+    STAGE_NAME=""
+  fi
+}
+print_timings() {
+  stage_end
+  printf '\nStage timings:\n'
+  printf '  %s\n' "${TIMINGS[@]}"
+}
+
+is_root() { [ "$(id -u)" = 0 ]; }
+
+apt_install() {
+  if ! is_root; then
+    echo "Missing: $*. Install them (e.g. sudo apt-get install -y $*) and run again." >&2
+    exit 1
+  fi
+  if [ -z "${APT_UPDATED:-}" ]; then
+    apt-get update -qq
+    APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# The wasm-bindgen version pinned in Cargo.lock; the CLI must match it exactly.
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+pg_bin_dir() {
+  if [ -n "${PG_BIN_DIR:-}" ]; then echo "$PG_BIN_DIR"; return; fi
+  local d
+  d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  if [ -n "$d" ] && [ -x "$d/pg_ctl" ]; then echo "$d"; fi
+}

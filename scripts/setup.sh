@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing paracrowd need, skipping what is already there:
+# the wasm target, wasm-bindgen-cli (the exact version in Cargo.lock), PostgreSQL's binaries,
+# Node packages (binaryen's wasm-opt; playwright-core), and with --test Debian's Chromium.
+# Everything comes from crates.io, Debian's packages and the npm registry.
+source "$(dirname "$0")/lib.sh"
+want_browser=0
+[ "${1:-}" = "--test" ] && want_browser=1
+
+if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
+  echo "Installing the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+need_wb="$(wasm_bindgen_version)"
+have_wb="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+if [ "$have_wb" != "$need_wb" ]; then
+  echo "Installing wasm-bindgen-cli $need_wb (a few minutes, once)"
+  # Not --locked: its lock file pins a crate version the registry no longer serves.
+  cargo install wasm-bindgen-cli --version "$need_wb" --force
+fi
+
+if [ -z "$(pg_bin_dir)" ]; then
+  echo "Installing PostgreSQL"
+  apt_install postgresql
+fi
+
+if ! command -v npm >/dev/null 2>&1; then
+  echo "Installing Node.js"
+  apt_install nodejs npm
+fi
+if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.installed ]; then
+  echo "Installing Node packages (binaryen, playwright-core)"
+  (cd end2end && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed)
+fi
+
+if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
+  echo "Installing Chromium"
+  apt_install chromium
+fi

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every test: unit and integration tests (real PostgreSQL), then the browser tests
+# (the release build, hydrated, in Debian's Chromium). Installs what is missing first.
+# Usage: scripts/test.sh
+source "$(dirname "$0")/lib.sh"
+export RUST_LOG="${RUST_LOG:-warn}"
+# Integration tests run in parallel on two cores; each sqlx::test database needs connections.
+export RUST_TEST_THREADS="${RUST_TEST_THREADS:-4}"
+
+stage "setup (toolchain, PostgreSQL, Node packages, Chromium)"
+"$ROOT/scripts/setup.sh" --test
+
+stage "test database"
+source "$ROOT/scripts/test-db.sh"
+
+"$ROOT/scripts/build.sh"
+
+stage "unit and integration tests (cargo test --release)"
+cargo test --release --workspace --no-fail-fast 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
+
+stage "browser tests (end2end, Chromium)"
+E2E_DB="paracrowd_e2e_$$_$(date +%s)"
+PGBIN="$(pg_bin_dir)"
+"$PGBIN/psql" -q "$DATABASE_URL" -c "create database $E2E_DB" >/dev/null
+E2E_URL="${DATABASE_URL%/*}/$E2E_DB"
+set +e
+(cd end2end && PARACROWD_BIN="$CARGO_TARGET_DIR/release/paracrowd" E2E_DATABASE_URL="$E2E_URL" \
+  LEPTOS_SITE_ROOT="$SITE" node --test --test-concurrency=1 --test-reporter=spec tests/) \
+  2>&1 | tee "$CARGO_TARGET_DIR/e2e.log"
+E2E_STATUS=${PIPESTATUS[0]}
+set -e
+"$PGBIN/psql" -q "$DATABASE_URL" -c "drop database if exists $E2E_DB with (force)" >/dev/null || true
+
+print_timings
+read -r CP CF < <(grep -E '^test result:' "$CARGO_TARGET_DIR/cargo-test.log" | awk '{p+=$4; f+=$6} END {print p+0, f+0}')
+EP=$(grep -E '^. pass [0-9]+' "$CARGO_TARGET_DIR/e2e.log" | awk '{print $3}' | tail -n 1)
+EF=$(grep -E '^. fail [0-9]+' "$CARGO_TARGET_DIR/e2e.log" | awk '{print $3}' | tail -n 1)
+EP=${EP:-0}; EF=${EF:-0}
+if [ "$E2E_STATUS" != 0 ] && [ "$EF" = 0 ]; then EF=1; fi
+echo "cargo test: $CP passed, $CF failed; browser tests: $EP passed, $EF failed"
+echo "total: $((CP + EP)) passed, $((CF + EF)) failed"
+exit "$E2E_STATUS"

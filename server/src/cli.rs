@@ -1,0 +1,127 @@
+//! The command line: `serve` (default), `create-admin`, `migrate`, `help`.
+use std::io::{BufRead, IsTerminal};
+
+use anyhow::{bail, Context};
+
+use crate::admin_bootstrap;
+use crate::config::{Config, ENV_HELP};
+use crate::embedded_pg::EmbeddedPostgres;
+use crate::startup;
+
+const USAGE: &str = "\
+paracrowd — crowdsourced paraphrase datasets
+
+Usage:
+  paracrowd [serve]                        start the web server (creates the first admin if none)
+  paracrowd create-admin USERNAME          create an admin, or reset one; reads the password from
+                                           stdin, or generates and prints one if stdin is a terminal
+  paracrowd migrate                        run the database migrations and exit
+  paracrowd help                           this text
+";
+
+pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
+    let config = Config::from_env()?;
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        [] | ["serve"] => serve(config).await,
+        ["create-admin", username] => create_admin(config, username).await,
+        ["migrate"] => with_database(&config, |_| async { Ok(()) }).await,
+        ["help"] | ["--help"] | ["-h"] => {
+            println!("{USAGE}\n{ENV_HELP}");
+            Ok(())
+        }
+        _ => bail!("unknown command {:?}\n\n{USAGE}", args.join(" ")),
+    }
+}
+
+/// Runs `f` with a migrated pool: on `DATABASE_URL`, or on the embedded cluster, which is
+/// stopped afterwards whatever `f` returned.
+async fn with_database<F, Fut>(config: &Config, f: F) -> anyhow::Result<()>
+where
+    F: FnOnce(sqlx::PgPool) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let (url, embedded) = database(config).await?;
+    let result = async {
+        let pool = startup::connect_and_migrate(&url, config.max_db_connections).await?;
+        let r = f(pool.clone()).await;
+        pool.close().await;
+        r
+    }
+    .await;
+    if let Some(pg) = embedded {
+        tokio::task::spawn_blocking(move || pg.stop()).await??;
+    }
+    result
+}
+
+/// The database URL, starting the embedded cluster when `DATABASE_URL` is unset.
+async fn database(config: &Config) -> anyhow::Result<(String, Option<EmbeddedPostgres>)> {
+    match &config.database_url {
+        Some(url) => Ok((url.clone(), None)),
+        None => {
+            let dir = config.data_dir.clone();
+            let pg = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(&dir)).await??;
+            if let Err(e) = startup::create_database_if_missing(&pg).await {
+                let _ = pg.stop();
+                return Err(e);
+            }
+            Ok((pg.database_url(), Some(pg)))
+        }
+    }
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    let addr = config.addr;
+    with_database(&config.clone(), |pool| async move {
+        if let Some((user, password)) = admin_bootstrap::ensure_first_admin(&pool).await? {
+            println!(
+                "\n  First start: created the admin account.\n    username: {user}\n    password: {password}\n  \
+                 This password is shown only once. Change it with `paracrowd create-admin {user}`.\n"
+            );
+        } else {
+            println!(
+                "Log in with your admin account. Lost its password? Run `paracrowd create-admin NAME` to reset it."
+            );
+        }
+        let router = startup::build_router(&config, pool).await?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr} (set PARACROWD_ADDR)"))?;
+        let local = listener.local_addr()?;
+        println!("paracrowd is running at http://{local}  (Ctrl-C to stop)");
+        startup::serve(listener, router, startup::shutdown_signal()).await
+    })
+    .await
+}
+
+async fn create_admin(config: Config, username: &str) -> anyhow::Result<()> {
+    let stdin = std::io::stdin();
+    let (password, generated) = if stdin.is_terminal() {
+        (admin_bootstrap::generate_password(), true)
+    } else {
+        let mut line = String::new();
+        stdin
+            .lock()
+            .read_line(&mut line)
+            .context("cannot read the password from stdin")?;
+        let line = line.trim_end_matches(['\r', '\n']).to_owned();
+        if line.is_empty() {
+            (admin_bootstrap::generate_password(), true)
+        } else {
+            (line, false)
+        }
+    };
+    let name = username.to_owned();
+    with_database(&config, |pool| {
+        let password = password.clone();
+        async move { admin_bootstrap::create_or_reset_admin(&pool, &name, &password).await }
+    })
+    .await?;
+    if generated {
+        println!("admin {username} is ready; password: {password}");
+    } else {
+        println!("admin {username} is ready");
+    }
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! Configuration from the environment. Every setting has a default that works on a developer's
+//! machine; `paracrowd help` lists them.
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+/// Server settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `PARACROWD_ADDR`: where the web server listens (default 127.0.0.1:3000).
+    pub addr: SocketAddr,
+    /// `DATABASE_URL`: an existing PostgreSQL server. Unset: an embedded cluster under `data_dir`.
+    pub database_url: Option<String>,
+    /// `PARACROWD_DATA_DIR`: where the embedded cluster lives (default `./paracrowd-data`). When
+    /// run as root, it and its parents must be traversable by the `postgres` system user.
+    pub data_dir: PathBuf,
+    /// `LEPTOS_SITE_ROOT`: the built site (wasm, JS, CSS, public files); default `target/site`.
+    pub site_root: String,
+    /// `PARACROWD_SECURE_COOKIES`: `true` behind HTTPS, so the session cookie is `Secure`.
+    pub secure_cookies: bool,
+    /// `PARACROWD_MAX_DB_CONNECTIONS`: pool size (default 20).
+    pub max_db_connections: u32,
+}
+
+impl Config {
+    pub fn from_env() -> anyhow::Result<Self> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let addr = var("PARACROWD_ADDR")
+            .unwrap_or_else(|| "127.0.0.1:3000".into())
+            .parse()
+            .context("PARACROWD_ADDR must be host:port, e.g. 127.0.0.1:3000")?;
+        let max_db_connections = var("PARACROWD_MAX_DB_CONNECTIONS")
+            .map(|v| {
+                v.parse()
+                    .context("PARACROWD_MAX_DB_CONNECTIONS must be a number")
+            })
+            .transpose()?
+            .unwrap_or(20);
+        Ok(Self {
+            addr,
+            database_url: var("DATABASE_URL"),
+            data_dir: var("PARACROWD_DATA_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("paracrowd-data")),
+            site_root: var("LEPTOS_SITE_ROOT").unwrap_or_else(|| "target/site".into()),
+            secure_cookies: var("PARACROWD_SECURE_COOKIES")
+                .is_some_and(|v| v == "true" || v == "1"),
+            max_db_connections,
+        })
+    }
+
+    /// Settings for tests: a random port, the given database, no embedded cluster.
+    pub fn for_tests(database_url: String) -> Self {
+        Self {
+            addr: "127.0.0.1:0".parse().expect("BUG: constant address"),
+            database_url: Some(database_url),
+            data_dir: std::env::temp_dir(),
+            site_root: "target/site".into(),
+            secure_cookies: false,
+            max_db_connections: 5,
+        }
+    }
+}
+
+/// Help text for the settings above.
+pub const ENV_HELP: &str = "\
+Environment:
+  PARACROWD_ADDR               listen address (default 127.0.0.1:3000)
+  DATABASE_URL                 PostgreSQL to use; unset = embedded cluster under the data dir
+  PARACROWD_DATA_DIR           data directory of the embedded cluster (default ./paracrowd-data)
+  LEPTOS_SITE_ROOT             built site with pkg/ (default target/site)
+  PARACROWD_SECURE_COOKIES     true behind HTTPS
+  PARACROWD_MAX_DB_CONNECTIONS database pool size (default 20)
+  PG_BIN_DIR                   PostgreSQL binaries for the embedded cluster (default: newest
+                               /usr/lib/postgresql/*/bin, else `pg_config --bindir`)
+  RUST_LOG, PARACROWD_LOG_FORMAT=json   logging";

@@ -1,0 +1,258 @@
+//! A private PostgreSQL cluster under the data directory, used when no `DATABASE_URL` is given.
+//!
+//! First start: `initdb` (trust auth, UTF8, superuser `paracrowd`). Every start: `pg_ctl start` on
+//! 127.0.0.1 and a free port, no Unix socket; `stop` is `pg_ctl -m fast stop`. A cluster left
+//! running by a killed server is found through `pg_ctl status` and reused. PostgreSQL refuses to
+//! run as root, so as root the binaries run as the `postgres` system user (created by Debian's
+//! package), which then owns the cluster directory.
+//!
+//! All functions block; call them from `spawn_blocking` or before the runtime starts serving.
+use std::fs;
+use std::os::unix::fs::{chown, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use anyhow::{bail, Context};
+
+/// The superuser and database the server uses in the embedded cluster.
+const DB_USER: &str = "paracrowd";
+
+/// A running embedded cluster.
+#[derive(Debug)]
+pub struct EmbeddedPostgres {
+    bin_dir: PathBuf,
+    cluster_dir: PathBuf,
+    port: u16,
+    run_as: Option<(u32, u32)>,
+}
+
+impl EmbeddedPostgres {
+    /// Creates (first time) and starts the cluster under `data_dir/postgres`, or reuses one
+    /// already running there.
+    pub fn start(data_dir: &Path) -> anyhow::Result<Self> {
+        let bin_dir = find_bin_dir()?;
+        let run_as = if unsafe { libc::geteuid() } == 0 {
+            Some(postgres_user().context(
+                "running as root, the embedded PostgreSQL must run as the `postgres` system user, \
+                 which does not exist (apt-get install postgresql creates it)",
+            )?)
+        } else {
+            None
+        };
+        fs::create_dir_all(data_dir)
+            .with_context(|| format!("cannot create the data directory {}", data_dir.display()))?;
+        let data_dir = data_dir
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {}", data_dir.display()))?;
+        let base = data_dir.join("postgres");
+        let cluster_dir = base.join("cluster");
+        let mut pg = Self {
+            bin_dir,
+            cluster_dir,
+            port: 0,
+            run_as,
+        };
+
+        if !pg.cluster_dir.join("PG_VERSION").exists() {
+            pg.init(&data_dir, &base)?;
+        }
+        if let Some(port) = pg.running_port()? {
+            tracing::info!(port, dir = %pg.cluster_dir.display(), "reusing the running embedded PostgreSQL");
+            pg.port = port;
+            return Ok(pg);
+        }
+        pg.port = free_port()?;
+        let log = base.join("postgres.log");
+        let opts = format!("-p {} -c listen_addresses=127.0.0.1 -k ''", pg.port);
+        let out = pg.pg_ctl(&[
+            "start",
+            "-w",
+            "-t",
+            "60",
+            "-l",
+            &path_str(&log)?,
+            "-o",
+            &opts,
+        ])?;
+        if !out.status.success() {
+            bail!(
+                "PostgreSQL did not start in {}:\n{}\n{}\nlast lines of {}:\n{}",
+                pg.cluster_dir.display(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+                log.display(),
+                tail(&log, 20)
+            );
+        }
+        tracing::info!(port = pg.port, dir = %pg.cluster_dir.display(), "embedded PostgreSQL started");
+        Ok(pg)
+    }
+
+    fn init(&self, data_dir: &Path, base: &Path) -> anyhow::Result<()> {
+        if self.run_as.is_some() {
+            // The postgres user must reach the cluster through every parent directory.
+            for dir in data_dir.ancestors() {
+                let mode = fs::metadata(dir)?.permissions().mode();
+                if mode & 0o001 == 0 {
+                    bail!(
+                        "{} is not traversable by the postgres user (mode {:o}); \
+                         set PARACROWD_DATA_DIR to a directory outside it, e.g. /var/lib/paracrowd",
+                        dir.display(),
+                        mode & 0o777
+                    );
+                }
+            }
+        }
+        fs::create_dir_all(&self.cluster_dir)?;
+        if let Some((uid, gid)) = self.run_as {
+            chown(base, Some(uid), Some(gid))?;
+            chown(&self.cluster_dir, Some(uid), Some(gid))?;
+        }
+        fs::set_permissions(&self.cluster_dir, fs::Permissions::from_mode(0o700))?;
+        let out = self
+            .command("initdb")
+            .args([
+                "-D",
+                &path_str(&self.cluster_dir)?,
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+            ])
+            .args(["--locale=C.UTF-8", "-U", DB_USER, "--no-instructions"])
+            .output()
+            .context("cannot run initdb")?;
+        if !out.status.success() {
+            bail!(
+                "initdb failed for {}:\n{}{}",
+                self.cluster_dir.display(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        tracing::info!(dir = %self.cluster_dir.display(), "embedded PostgreSQL cluster created");
+        Ok(())
+    }
+
+    /// The port of a server already running on this cluster (a previous process was killed).
+    fn running_port(&self) -> anyhow::Result<Option<u16>> {
+        let status = self.pg_ctl(&["status"])?;
+        if !status.status.success() {
+            return Ok(None);
+        }
+        // postmaster.pid: line 4 is the port.
+        let pid_file = fs::read_to_string(self.cluster_dir.join("postmaster.pid"))?;
+        Ok(pid_file.lines().nth(3).and_then(|l| l.trim().parse().ok()))
+    }
+
+    /// The URL of the server's maintenance database (`postgres`).
+    pub fn admin_url(&self) -> String {
+        format!("postgres://{DB_USER}@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// The URL of paracrowd's database (created by `startup` if missing).
+    pub fn database_url(&self) -> String {
+        format!("postgres://{DB_USER}@127.0.0.1:{}/{DB_USER}", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stops the server (fast shutdown: open transactions roll back, committed data is kept).
+    pub fn stop(&self) -> anyhow::Result<()> {
+        let out = self.pg_ctl(&["stop", "-m", "fast", "-w", "-t", "60"])?;
+        if !out.status.success() {
+            bail!(
+                "pg_ctl stop failed: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        tracing::info!(dir = %self.cluster_dir.display(), "embedded PostgreSQL stopped");
+        Ok(())
+    }
+
+    fn pg_ctl(&self, args: &[&str]) -> anyhow::Result<Output> {
+        self.command("pg_ctl")
+            .args(["-D", &path_str(&self.cluster_dir)?])
+            .args(args)
+            .output()
+            .with_context(|| format!("cannot run {}", self.bin_dir.join("pg_ctl").display()))
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(self.bin_dir.join(program));
+        // The postgres user may not be able to read the caller's working directory.
+        cmd.current_dir("/");
+        cmd.env_remove("PGDATA").env("LC_ALL", "C.UTF-8");
+        if let Some((uid, gid)) = self.run_as {
+            cmd.uid(uid).gid(gid);
+        }
+        cmd
+    }
+}
+
+/// `PG_BIN_DIR`, else the newest `/usr/lib/postgresql/*/bin`, else `pg_config --bindir`.
+pub fn find_bin_dir() -> anyhow::Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("PG_BIN_DIR") {
+        let dir = PathBuf::from(dir);
+        if dir.join("pg_ctl").exists() {
+            return Ok(dir);
+        }
+        bail!("PG_BIN_DIR={} has no pg_ctl", dir.display());
+    }
+    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let version = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("pg_ctl").exists().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    if let Some((_, bin)) = versions.pop() {
+        return Ok(bin);
+    }
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
+        let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        if dir.join("pg_ctl").exists() {
+            return Ok(dir);
+        }
+    }
+    bail!(
+        "no PostgreSQL server binaries found (looked in PG_BIN_DIR, /usr/lib/postgresql/*/bin and \
+         pg_config): install them with `apt-get install postgresql`, or set DATABASE_URL"
+    )
+}
+
+fn postgres_user() -> Option<(u32, u32)> {
+    let name = std::ffi::CString::new("postgres").ok()?;
+    // SAFETY: getpwnam returns a pointer into static storage or null; we copy two integers out
+    // immediately, before any other call that could overwrite it.
+    let pw = unsafe { libc::getpwnam(name.as_ptr()) };
+    if pw.is_null() {
+        return None;
+    }
+    Some(unsafe { ((*pw).pw_uid, (*pw).pw_gid) })
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").context("no free port")?;
+    Ok(listener.local_addr()?.port())
+}
+
+fn path_str(path: &Path) -> anyhow::Result<String> {
+    path.to_str()
+        .map(str::to_owned)
+        .with_context(|| format!("path is not UTF-8: {}", path.display()))
+}
+
+fn tail(path: &Path, lines: usize) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

@@ -1,0 +1,10 @@
+//! The paracrowd server: configuration, start-up (embedded PostgreSQL, migrations, sessions,
+//! the router), and the command line. A library as well as a binary so tests can build the real
+//! router.
+pub mod admin_bootstrap;
+pub mod cli;
+pub mod config;
+pub mod embedded_pg;
+pub mod routes;
+pub mod startup;
+pub mod telemetry;

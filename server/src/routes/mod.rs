@@ -1,0 +1,2 @@
+//! Plain axum routes (everything else is Leptos pages and server functions).
+pub mod health;

@@ -1,0 +1,192 @@
+//! Building and running the application: database, migrations, sessions, router.
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use app::{auth::LoginThrottle, shell, state::AppState, App};
+use axum::{routing::get, Router};
+use leptos::prelude::*;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use sqlx::{postgres::PgPoolOptions, PgPool};
+use tower_http::{
+    limit::RequestBodyLimitLayer,
+    request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer},
+    trace::TraceLayer,
+};
+use tower_sessions::{cookie::SameSite, Expiry, SessionManagerLayer};
+use tower_sessions_sqlx_store::PostgresStore;
+
+use crate::config::Config;
+use crate::embedded_pg::EmbeddedPostgres;
+
+/// Largest request body accepted (uploads get their own, larger limit in their routes).
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Name of the session cookie.
+pub const SESSION_COOKIE: &str = "paracrowd_session";
+
+/// Opens a pool on `url` and runs the migrations.
+pub async fn connect_and_migrate(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
+    let pool = PgPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(Duration::from_secs(5))
+        .connect(url)
+        .await
+        .with_context(|| format!("cannot connect to PostgreSQL at {}", redact(url)))?;
+    sqlx::migrate!("../migrations")
+        .run(&pool)
+        .await
+        .context("database migrations failed")?;
+    Ok(pool)
+}
+
+/// Creates paracrowd's database in the embedded cluster when it is missing.
+pub async fn create_database_if_missing(pg: &EmbeddedPostgres) -> anyhow::Result<()> {
+    let admin = PgPoolOptions::new()
+        .max_connections(1)
+        .connect(&pg.admin_url())
+        .await?;
+    let exists: bool =
+        sqlx::query_scalar("select exists(select 1 from pg_database where datname = 'paracrowd')")
+            .fetch_one(&admin)
+            .await?;
+    if !exists {
+        sqlx::query("create database paracrowd")
+            .execute(&admin)
+            .await?;
+    }
+    admin.close().await;
+    Ok(())
+}
+
+/// Leptos options built from our configuration (not from Cargo.toml at run time).
+pub fn leptos_options(config: &Config) -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name("paracrowd")
+        .site_root(config.site_root.clone())
+        .site_pkg_dir("pkg")
+        .site_addr(config.addr)
+        .build()
+}
+
+/// The whole router: health, pages, server functions, static files, sessions, limits, tracing.
+pub async fn build_router(config: &Config, pool: PgPool) -> anyhow::Result<Router> {
+    let store = PostgresStore::new(pool.clone());
+    store
+        .migrate()
+        .await
+        .context("session table migration failed")?;
+    tokio::spawn({
+        use tower_sessions::session_store::ExpiredDeletion;
+        store
+            .clone()
+            .continuously_delete_expired(Duration::from_secs(3600))
+    });
+    let sessions = SessionManagerLayer::new(store)
+        .with_name(SESSION_COOKIE)
+        .with_http_only(true)
+        .with_same_site(SameSite::Lax)
+        .with_secure(config.secure_cookies)
+        .with_expiry(Expiry::OnInactivity(time::Duration::days(7)));
+
+    let state = AppState {
+        leptos_options: leptos_options(config),
+        pool,
+        login_throttle: Arc::new(LoginThrottle::default()),
+    };
+    let routes = generate_route_list(App);
+    let context = {
+        let state = state.clone();
+        move || provide_context(state.clone())
+    };
+    let router = Router::new()
+        .route("/health", get(crate::routes::health::health))
+        .leptos_routes_with_context(&state, routes, context.clone(), {
+            let options = state.leptos_options.clone();
+            move || shell(options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(
+            context, shell,
+        ))
+        .layer(sessions)
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {
+            let request_id = req
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-");
+            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id)
+        }))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .with_state(state);
+    Ok(router)
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+    .context("server error")
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+    tracing::info!("shutting down");
+}
+
+/// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`, for error messages.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let creds = &url[scheme + 3..at];
+            match creds.find(':') {
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme + 3],
+                    &creds[..colon],
+                    &url[at..]
+                ),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_are_removed_from_database_urls() {
+        assert_eq!(
+            redact("postgres://u:pw@h:5432/d"),
+            "postgres://u:***@h:5432/d"
+        );
+        assert_eq!(redact("postgres://u@h/d"), "postgres://u@h/d");
+        assert_eq!(redact("postgres://h/d"), "postgres://h/d");
+    }
+}

@@ -1,0 +1,169 @@
+//! Every admin server function checks the caller's role on the server.
+use reqwest::StatusCode;
+use sqlx::PgPool;
+
+use crate::helpers::{client, error_of, spawn_app};
+
+#[sqlx::test(migrations = "../migrations")]
+async fn anonymous_annotators_and_researchers_are_refused_by_every_admin_function(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (_, victim) = app.annotator().await;
+    let victim_id = app.user_id(&victim).await;
+    let (annotator, _) = app.annotator().await;
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let anonymous = client();
+    let calls: [(&str, Vec<(&str, &str)>); 3] = [
+        ("admin/list_users", vec![]),
+        (
+            "admin/set_user_role",
+            vec![("user_id", &victim_id), ("role", "admin")],
+        ),
+        (
+            "admin/set_user_blocked",
+            vec![("user_id", &victim_id), ("blocked", "true")],
+        ),
+    ];
+
+    for (who, c, expected) in [
+        (
+            "anonymous",
+            &anonymous,
+            (StatusCode::UNAUTHORIZED, "Unauthenticated"),
+        ),
+        (
+            "annotator",
+            &annotator,
+            (StatusCode::FORBIDDEN, "Forbidden"),
+        ),
+        (
+            "researcher",
+            &researcher,
+            (StatusCode::FORBIDDEN, "Forbidden"),
+        ),
+    ] {
+        for (name, form) in &calls {
+            let resp = app.call(c, name, form).await;
+            assert_eq!(resp.status(), expected.0, "{who} calling {name}");
+            assert_eq!(error_of(resp).await, expected.1, "{who} calling {name}");
+        }
+    }
+
+    let (role, status): (String, String) =
+        sqlx::query_as("select role, status from app_user where username = $1")
+            .bind(&victim)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!((role.as_str(), status.as_str()), ("annotator", "active"));
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn an_admin_lists_users_and_changes_roles(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let (worker, name) = app.annotator().await;
+    let (admin, admin_name) = app.user_with_role("admin").await;
+    let id = app.user_id(&name).await;
+
+    let resp = app.call(&admin, "admin/list_users", &[]).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let users: serde_json::Value = resp.json().await.unwrap();
+    let users = users.as_array().unwrap();
+    assert_eq!(users.len(), 2);
+    assert_eq!(users[0]["username"], admin_name.as_str(), "admins first");
+    assert_eq!(users[0]["is_you"], true);
+    assert!(users.iter().all(|u| u.get("password_hash").is_none()));
+
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_user_role",
+            &[("user_id", &id), ("role", "researcher")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(
+        app.whoami(&worker).await,
+        Some((name, "researcher".into())),
+        "takes effect at once"
+    );
+
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_user_role",
+            &[("user_id", &id), ("role", "root")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_user_role",
+            &[("user_id", "not-a-uuid"), ("role", "admin")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let missing = uuid::Uuid::new_v4().to_string();
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_user_role",
+            &[("user_id", &missing), ("role", "admin")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn an_admin_cannot_demote_or_block_themselves(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let (admin, name) = app.user_with_role("admin").await;
+    let id = app.user_id(&name).await;
+
+    let demote = app
+        .call(
+            &admin,
+            "admin/set_user_role",
+            &[("user_id", &id), ("role", "annotator")],
+        )
+        .await;
+    let block = app
+        .call(
+            &admin,
+            "admin/set_user_blocked",
+            &[("user_id", &id), ("blocked", "true")],
+        )
+        .await;
+
+    assert_eq!(demote.status(), StatusCode::CONFLICT);
+    assert_eq!(block.status(), StatusCode::CONFLICT);
+    assert_eq!(app.whoami(&admin).await, Some((name, "admin".into())));
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn campaigns_are_listed_only_for_logged_in_users(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (worker, _) = app.annotator().await;
+    sqlx::query("insert into campaign (kind, title, status) values ('judge', 'Open study', 'open'), ('apt', 'Draft study', 'draft')")
+        .execute(&pool)
+        .await
+        .unwrap();
+
+    let anonymous = app.call(&client(), "list_my_campaigns", &[]).await;
+    let listed = app.call(&worker, "list_my_campaigns", &[]).await;
+
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(listed.status(), StatusCode::OK);
+    let list: serde_json::Value = listed.json().await.unwrap();
+    let titles: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Open study"]);
+    app.stop().await;
+}

@@ -1,0 +1,194 @@
+//! Test harness: spawn the real app, make clients, call server functions.
+use std::net::SocketAddr;
+
+use reqwest::{header, Client, Response, StatusCode};
+use server::config::Config;
+use sqlx::PgPool;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A running server on 127.0.0.1 with a random port.
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub pool: PgPool,
+    stop: Option<oneshot::Sender<()>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+/// Starts the real router on `pool`'s database.
+pub async fn spawn_app(pool: PgPool) -> TestApp {
+    server::telemetry::init();
+    let config = Config::for_tests(String::new());
+    let router = server::startup::build_router(&config, pool.clone())
+        .await
+        .expect("router builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = oneshot::channel::<()>();
+    let handle = tokio::spawn(async move {
+        server::startup::serve(listener, router, async {
+            let _ = rx.await;
+        })
+        .await
+        .expect("server runs");
+    });
+    TestApp {
+        addr,
+        pool,
+        stop: Some(tx),
+        handle: Some(handle),
+    }
+}
+
+/// A browser-like client with its own cookie jar that does not follow redirects.
+pub fn client() -> Client {
+    Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// A random valid username.
+pub fn username(prefix: &str) -> String {
+    format!(
+        "{prefix}_{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    )
+}
+
+pub const PASSWORD: &str = "correct horse battery";
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// Calls a server function as the JavaScript client does (urlencoded in, JSON out).
+    pub async fn call(&self, client: &Client, name: &str, form: &[(&str, &str)]) -> Response {
+        client
+            .post(self.url(&format!("/api/{name}")))
+            .header(header::ACCEPT, "application/json")
+            .form(form)
+            .send()
+            .await
+            .expect("request reaches the server")
+    }
+
+    /// Posts a server function's form as a browser without JavaScript does.
+    pub async fn post_form(
+        &self,
+        client: &Client,
+        name: &str,
+        referer: &str,
+        form: &[(&str, &str)],
+    ) -> Response {
+        client
+            .post(self.url(&format!("/api/{name}")))
+            .header(header::ACCEPT, "text/html,application/xhtml+xml")
+            .header(header::REFERER, self.url(referer))
+            .form(form)
+            .send()
+            .await
+            .expect("request reaches the server")
+    }
+
+    pub async fn get(&self, client: &Client, path: &str) -> Response {
+        client
+            .get(self.url(path))
+            .header(header::ACCEPT, "text/html")
+            .send()
+            .await
+            .expect("request reaches the server")
+    }
+
+    pub async fn register(&self, client: &Client, username: &str, password: &str) -> Response {
+        self.call(
+            client,
+            "register",
+            &[
+                ("username", username),
+                ("password", password),
+                ("password_confirmation", password),
+            ],
+        )
+        .await
+    }
+
+    pub async fn login(&self, client: &Client, username: &str, password: &str) -> Response {
+        self.call(
+            client,
+            "login",
+            &[("username", username), ("password", password)],
+        )
+        .await
+    }
+
+    /// The logged-in user's name, or `None`, as `current_user` reports it.
+    pub async fn whoami(&self, client: &Client) -> Option<(String, String)> {
+        let resp = self.call(client, "current_user", &[]).await;
+        assert_eq!(resp.status(), StatusCode::OK);
+        let v: serde_json::Value = resp.json().await.unwrap();
+        if v.is_null() {
+            return None;
+        }
+        Some((
+            v["username"].as_str().unwrap().to_owned(),
+            v["role"].as_str().unwrap().to_owned(),
+        ))
+    }
+
+    /// Registers a new annotator and returns a logged-in client with their name.
+    pub async fn annotator(&self) -> (Client, String) {
+        let c = client();
+        let name = username("ann");
+        let resp = self.register(&c, &name, PASSWORD).await;
+        assert!(resp.status().is_success(), "register: {}", resp.status());
+        (c, name)
+    }
+
+    /// Creates a user with `role` through the admin bootstrap and returns a logged-in client.
+    pub async fn user_with_role(&self, role: &str) -> (Client, String) {
+        let name = username(role);
+        server::admin_bootstrap::create_or_reset_admin(&self.pool, &name, PASSWORD)
+            .await
+            .unwrap();
+        if role != "admin" {
+            sqlx::query("update app_user set role = $2 where username = $1")
+                .bind(&name)
+                .bind(role)
+                .execute(&self.pool)
+                .await
+                .unwrap();
+        }
+        let c = client();
+        let resp = self.login(&c, &name, PASSWORD).await;
+        assert!(resp.status().is_success(), "login: {}", resp.status());
+        (c, name)
+    }
+
+    pub async fn user_id(&self, username: &str) -> String {
+        let id: uuid::Uuid =
+            sqlx::query_scalar("select app_user_id from app_user where username = $1")
+                .bind(username)
+                .fetch_one(&self.pool)
+                .await
+                .unwrap();
+        id.to_string()
+    }
+
+    /// Stops the server and waits until it has stopped.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(h) = self.handle.take() {
+            h.await.unwrap();
+        }
+    }
+}
+
+/// The JSON error a server function answered with.
+pub async fn error_of(resp: Response) -> serde_json::Value {
+    resp.json().await.expect("error body is JSON")
+}

@@ -1,0 +1,8 @@
+//! Integration tests: the real router on a random port, over HTTP, against a real PostgreSQL
+//! (`DATABASE_URL`; each `#[sqlx::test]` gets a fresh, migrated database).
+mod access;
+mod accounts;
+mod embedded_postgres;
+mod helpers;
+mod pages;
+mod sessions;

@@ -1,0 +1,162 @@
+//! Server-rendered pages, the health endpoint, and forms posted without JavaScript.
+use reqwest::StatusCode;
+use sqlx::PgPool;
+
+use crate::helpers::{client, spawn_app, PASSWORD};
+
+#[sqlx::test(migrations = "../migrations")]
+async fn health_reports_the_database(pool: PgPool) {
+    let app = spawn_app(pool).await;
+
+    let resp = client().get(app.url("/health")).send().await.unwrap();
+
+    assert_eq!(resp.status(), StatusCode::OK);
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body["status"], "ok");
+    assert_eq!(body["database"], "ok");
+    assert!(resp_has_request_id(&app).await);
+    app.stop().await;
+}
+
+async fn resp_has_request_id(app: &crate::helpers::TestApp) -> bool {
+    let resp = client().get(app.url("/health")).send().await.unwrap();
+    resp.headers().get("x-request-id").is_some()
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn health_answers_503_when_the_database_is_gone(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    pool.close().await;
+
+    let resp = client().get(app.url("/health")).send().await.unwrap();
+
+    assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn the_home_page_invites_visitors_and_lists_campaigns_for_users(pool: PgPool) {
+    let app = spawn_app(pool).await;
+
+    let visitor = app.get(&client(), "/").await;
+    assert_eq!(visitor.status(), StatusCode::OK);
+    let html = visitor.text().await.unwrap();
+    assert!(html.contains("Create an account"), "{html}");
+    assert!(
+        html.contains("/pkg/paracrowd.js"),
+        "the page loads the wasm bundle"
+    );
+
+    let (c, name) = app.annotator().await;
+    let html = app.get(&c, "/").await.text().await.unwrap();
+    assert!(
+        html.contains(&format!("Welcome, <!>{name}")) || html.contains(&name),
+        "{html}"
+    );
+    assert!(html.contains("No campaigns are open for you yet"), "{html}");
+    assert!(html.contains("Log out"));
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn the_users_page_shows_users_to_admins_only(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let (annotator, worker_name) = app.annotator().await;
+    let (admin, _) = app.user_with_role("admin").await;
+
+    let html = app.get(&admin, "/admin/users").await.text().await.unwrap();
+    assert!(html.contains(&worker_name), "{html}");
+    assert!(html.contains("Block"));
+
+    let html = app
+        .get(&annotator, "/admin/users")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!html.contains(&format!("data-username=\"{worker_name}\"")));
+    assert!(html.contains("You do not have permission"), "{html}");
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn an_unknown_path_is_a_404_page(pool: PgPool) {
+    let app = spawn_app(pool).await;
+
+    let resp = app.get(&client(), "/no/such/page").await;
+
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    assert!(resp.text().await.unwrap().contains("Page not found"));
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn login_without_javascript_redirects_and_shows_errors_on_the_form(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let (_, name) = app.annotator().await;
+    let c = client();
+
+    // Wrong password: back to the form, which shows the error.
+    let resp = app
+        .post_form(
+            &c,
+            "login",
+            "/login",
+            &[("username", &name), ("password", "wrong password")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::FOUND);
+    let location = resp.headers()["location"].to_str().unwrap().to_owned();
+    assert!(location.starts_with(&app.url("/login")), "{location}");
+    let html = client()
+        .get(&location)
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("Wrong username or password."), "{html}");
+
+    // Right password: on to the home page, logged in.
+    let resp = app
+        .post_form(
+            &c,
+            "login",
+            "/login",
+            &[("username", &name), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::FOUND);
+    assert_eq!(resp.headers()["location"], "/");
+    let html = app.get(&c, "/").await.text().await.unwrap();
+    assert!(html.contains("Your campaigns"), "{html}");
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_request_body_over_the_limit_is_refused(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let big = "x".repeat(2 * 1024 * 1024);
+
+    let resp = app
+        .call(
+            &client(),
+            "register",
+            &[
+                ("username", &big),
+                ("password", &big),
+                ("password_confirmation", &big),
+            ],
+        )
+        .await;
+
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let n: i64 = sqlx::query_scalar("select count(*) from app_user")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 0);
+    app.stop().await;
+}
