@@ -3,7 +3,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    path,
+    path, SsrMode,
 };
 
 use crate::components::nav::Nav;
@@ -46,6 +46,10 @@ pub fn App() -> impl IntoView {
 }
 
 /// Navigation and the routed page; inside `<Router>`, which the auth context needs.
+///
+/// Routes render with `SsrMode::Async`: the server waits for the page's data and sends complete
+/// HTML, so every page works without JavaScript (out-of-order streaming needs inline scripts to
+/// put resolved data in place).
 #[component]
 fn Layout() -> impl IntoView {
     crate::components::auth_context::provide_auth_context();
@@ -53,10 +57,10 @@ fn Layout() -> impl IntoView {
             <Nav />
             <main id="main">
                 <Routes fallback=|| view! { <NotFoundPage /> }>
-                    <Route path=path!("") view=HomePage />
-                    <Route path=path!("login") view=LoginPage />
-                    <Route path=path!("register") view=RegisterPage />
-                    <Route path=path!("admin/users") view=AdminUsersPage />
+                    <Route path=path!("") view=HomePage ssr=SsrMode::Async />
+                    <Route path=path!("login") view=LoginPage ssr=SsrMode::Async />
+                    <Route path=path!("register") view=RegisterPage ssr=SsrMode::Async />
+                    <Route path=path!("admin/users") view=AdminUsersPage ssr=SsrMode::Async />
                 </Routes>
             </main>
     }

@@ -100,7 +100,12 @@ fn UserRow(
                 <ActionForm action=set_blocked attr:class="inline">
                     <input type="hidden" name="user_id" value=block_form_id />
                     <input type="hidden" name="blocked" value=(!is_blocked).to_string() />
-                    <button type="submit" class="small">
+                    <button
+                        type="submit"
+                        class="small"
+                        disabled=user.is_you
+                        title=if user.is_you { "You cannot block yourself" } else { "" }
+                    >
                         {if is_blocked { "Unblock" } else { "Block" }}
                     </button>
                 </ActionForm>
