@@ -21,3 +21,5 @@ ls -l "$SITE/pkg"
 
 stage "server binary"
 cargo build --release -p server --bin paracrowd
+# Run on its own (not sourced by run.sh or test.sh): say how long it took.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then print_timings; fi

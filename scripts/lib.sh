@@ -1,5 +1,8 @@
-# Shared helpers for the scripts in this folder. Source it; do not run it.
+# Shared helpers for the scripts in this folder. Source it; do not run it. Sourcing it twice in
+# one shell (a script sourcing another) keeps the first one's stage timings.
 set -euo pipefail
+if [ -n "${PARACROWD_LIB_LOADED:-}" ]; then return 0; fi
+PARACROWD_LIB_LOADED=1
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

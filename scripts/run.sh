@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 
 stage "setup (toolchain, PostgreSQL, Node packages)"
 "$ROOT/scripts/setup.sh"
-"$ROOT/scripts/build.sh"
+source "$ROOT/scripts/build.sh"
 print_timings
 
 if [ -z "${PARACROWD_DATA_DIR:-}" ]; then

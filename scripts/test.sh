@@ -13,7 +13,7 @@ stage "setup (toolchain, PostgreSQL, Node packages, Chromium)"
 stage "test database"
 source "$ROOT/scripts/test-db.sh"
 
-"$ROOT/scripts/build.sh"
+source "$ROOT/scripts/build.sh"
 
 stage "unit and integration tests (cargo test --release)"
 cargo test --release --workspace --no-fail-fast 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"

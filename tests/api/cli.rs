@@ -1,0 +1,118 @@
+//! The `paracrowd` binary itself: `create-admin`, and `serve` on its embedded PostgreSQL from
+//! first start to SIGTERM.
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sqlx::PgPool;
+
+use crate::helpers::client;
+
+const BIN: &str = env!("CARGO_BIN_EXE_paracrowd");
+
+/// The URL of the test's own database.
+fn url_of(pool: &PgPool) -> String {
+    let o = pool.connect_options();
+    format!(
+        "postgres://{}@{}:{}/{}",
+        o.get_username(),
+        o.get_host(),
+        o.get_port(),
+        o.get_database().expect("sqlx::test sets a database")
+    )
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn create_admin_creates_an_admin_who_can_log_in(pool: PgPool) {
+    let mut child = Command::new(BIN)
+        .args(["create-admin", "chief"])
+        .env("DATABASE_URL", url_of(&pool))
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a long admin password\n")
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("admin chief is ready"));
+
+    let app = crate::helpers::spawn_app(pool).await;
+    let c = client();
+    assert!(app
+        .login(&c, "chief", "a long admin password")
+        .await
+        .status()
+        .is_success());
+    assert_eq!(app.whoami(&c).await, Some(("chief".into(), "admin".into())));
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn serve_starts_its_own_postgres_prints_the_admin_password_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .env_remove("DATABASE_URL")
+        .env("PARACROWD_DATA_DIR", dir.path().join("data"))
+        .env("PARACROWD_ADDR", format!("127.0.0.1:{port}"))
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let lines = std::thread::spawn(move || {
+        BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<_>>()
+    });
+
+    // Wait for the health endpoint.
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(r) = client().get(format!("{base}/health")).send().await {
+            if r.status().is_success() {
+                break;
+            }
+        }
+        assert!(Instant::now() < deadline, "server did not become healthy");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let pid_file = dir.path().join("data/postgres/cluster/postmaster.pid");
+    assert!(pid_file.exists(), "the embedded cluster runs");
+
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        !pid_file.exists(),
+        "SIGTERM stops the embedded PostgreSQL too"
+    );
+    let out = lines.join().unwrap().join("\n");
+    assert!(out.contains("username: admin"), "{out}");
+    assert!(out.contains("password: "), "{out}");
+}
