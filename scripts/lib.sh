@@ -53,6 +53,13 @@ wasm_bindgen_version() {
   awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
 }
 
+# ONNX Runtime's library (from PyPI), shared by every checkout on this machine.
+ORT_VERSION=1.31.1
+ORT_DIR="${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/onnxruntime-$ORT_VERSION"
+export ORT_DYLIB_PATH="${ORT_DYLIB_PATH:-$ORT_DIR/libonnxruntime.so}"
+# The stand-in models (../shared/models beside the repo) unless configured otherwise.
+export PARACROWD_MODELS_DIR="${PARACROWD_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"
+
 pg_bin_dir() {
   if [ -n "${PG_BIN_DIR:-}" ]; then echo "$PG_BIN_DIR"; return; fi
   local d

@@ -25,6 +25,11 @@ if [ -z "$(pg_bin_dir)" ]; then
   apt_install postgresql
 fi
 
+if [ ! -e "$ORT_DYLIB_PATH" ]; then
+  echo "Installing ONNX Runtime $ORT_VERSION (PyPI wheel)"
+  "$ROOT/scripts/get-onnxruntime.sh" "$ORT_DIR" "$ORT_VERSION"
+fi
+
 if ! command -v npm >/dev/null 2>&1; then
   echo "Installing Node.js"
   apt_install nodejs npm

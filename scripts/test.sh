@@ -4,6 +4,8 @@
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib.sh"
 export RUST_LOG="${RUST_LOG:-warn}"
+# The model tests must run here (they skip only on machines without models).
+export PARACROWD_REQUIRE_MODELS=1
 # Integration tests run in parallel on two cores; each sqlx::test database needs connections.
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-4}"
 

@@ -7,6 +7,7 @@ use sqlx::PgPool;
 
 use crate::auth::LoginThrottle;
 use crate::error::AppError;
+use crate::ml::PairScorer;
 
 /// Shared server state, given to axum routes as `State` and to server functions as context.
 #[derive(FromRef, Clone)]
@@ -14,6 +15,8 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub pool: PgPool,
     pub login_throttle: Arc<LoginThrottle>,
+    /// The MI + BLEURT scoring engine (a deterministic fake in tests).
+    pub scorer: Arc<dyn PairScorer>,
 }
 
 /// The state inside a server function or a server-rendered component. Call it before the first

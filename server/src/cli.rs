@@ -1,5 +1,6 @@
 //! The command line: `serve` (default), `create-admin`, `migrate`, `help`.
 use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 
@@ -16,6 +17,8 @@ Usage:
   paracrowd create-admin USERNAME          create an admin, or reset one; reads the password from
                                            stdin, or generates and prints one if stdin is a terminal
   paracrowd migrate                        run the database migrations and exit
+  paracrowd score INPUT [OUTPUT]           score sentence pairs (TSV/CSV) with the MI and BLEURT
+                                           models; writes a TSV (stdout without OUTPUT)
   paracrowd help                           this text
 ";
 
@@ -26,6 +29,14 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         [] | ["serve"] => serve(config).await,
         ["create-admin", username] => create_admin(config, username).await,
         ["migrate"] => with_database(&config, |_| async { Ok(()) }).await,
+        ["score", input, rest @ ..] if rest.len() <= 1 => {
+            let ml = crate::ml::MlConfig::from_env()?;
+            let (input, output) = (PathBuf::from(input), rest.first().map(PathBuf::from));
+            tokio::task::spawn_blocking(move || {
+                crate::score_cmd::run(&ml, &input, output.as_deref())
+            })
+            .await?
+        }
         ["help"] | ["--help"] | ["-h"] => {
             println!("{USAGE}\n{ENV_HELP}");
             Ok(())
@@ -73,6 +84,12 @@ async fn database(config: &Config) -> anyhow::Result<(String, Option<EmbeddedPos
 
 async fn serve(config: Config) -> anyhow::Result<()> {
     let addr = config.addr;
+    // Models first: a missing library or model stops start-up before anything else runs.
+    let ml = crate::ml::MlConfig::from_env()?;
+    let engine = tokio::task::spawn_blocking(move || crate::ml::ScoringEngine::start(&ml))
+        .await?
+        .context("the scoring models could not be loaded")?;
+    let scorer: std::sync::Arc<dyn app::ml::PairScorer> = std::sync::Arc::new(engine);
     with_database(&config.clone(), |pool| async move {
         if let Some((user, password)) = admin_bootstrap::ensure_first_admin(&pool).await? {
             println!(
@@ -84,7 +101,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
                 "Log in with your admin account. Lost its password? Run `paracrowd create-admin NAME` to reset it."
             );
         }
-        let router = startup::build_router(&config, pool).await?;
+        let router = startup::build_router(&config, pool, scorer).await?;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr} (set PARACROWD_ADDR)"))?;

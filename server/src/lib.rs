@@ -5,6 +5,8 @@ pub mod admin_bootstrap;
 pub mod cli;
 pub mod config;
 pub mod embedded_pg;
+pub mod ml;
 pub mod routes;
+pub mod score_cmd;
 pub mod startup;
 pub mod telemetry;

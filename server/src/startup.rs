@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use app::{auth::LoginThrottle, shell, state::AppState, App};
+use app::{auth::LoginThrottle, ml::PairScorer, shell, state::AppState, App};
 use axum::{routing::get, Router};
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -71,7 +71,11 @@ pub fn leptos_options(config: &Config) -> LeptosOptions {
 }
 
 /// The whole router: health, pages, server functions, static files, sessions, limits, tracing.
-pub async fn build_router(config: &Config, pool: PgPool) -> anyhow::Result<Router> {
+pub async fn build_router(
+    config: &Config,
+    pool: PgPool,
+    scorer: Arc<dyn PairScorer>,
+) -> anyhow::Result<Router> {
     let store = PostgresStore::new(pool.clone());
     store
         .migrate()
@@ -94,6 +98,7 @@ pub async fn build_router(config: &Config, pool: PgPool) -> anyhow::Result<Route
         leptos_options: leptos_options(config),
         pool,
         login_throttle: Arc::new(LoginThrottle::default()),
+        scorer,
     };
     let routes = generate_route_list(App);
     let context = {

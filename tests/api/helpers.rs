@@ -1,5 +1,8 @@
 //! Test harness: spawn the real app, make clients, call server functions.
 use std::net::SocketAddr;
+use std::sync::Arc;
+
+use app::ml::{PairScorer, PairScores, ScoreFuture, ScorerVersions};
 
 use reqwest::{header, Client, Response, StatusCode};
 use server::config::Config;
@@ -19,7 +22,7 @@ pub struct TestApp {
 pub async fn spawn_app(pool: PgPool) -> TestApp {
     server::telemetry::init();
     let config = Config::for_tests(String::new());
-    let router = server::startup::build_router(&config, pool.clone())
+    let router = server::startup::build_router(&config, pool.clone(), Arc::new(FakeScorer))
         .await
         .expect("router builds");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -191,4 +194,43 @@ impl TestApp {
 /// The JSON error a server function answered with.
 pub async fn error_of(resp: Response) -> serde_json::Value {
     resp.json().await.expect("error body is JSON")
+}
+
+/// A deterministic stand-in for the models: MI when the two texts share at least half their
+/// words; BLEURT is the Jaccard overlap of the word sets mapped to [-1, 1].
+pub struct FakeScorer;
+
+impl PairScorer for FakeScorer {
+    fn score(&self, source: String, attempt: String) -> ScoreFuture {
+        let words = |s: &str| -> std::collections::BTreeSet<String> {
+            s.split_whitespace().map(|w| w.to_lowercase()).collect()
+        };
+        let (a, b) = (words(&source), words(&attempt));
+        let shared = a.intersection(&b).count() as f32;
+        let union = a.union(&b).count().max(1) as f32;
+        let overlap = shared / union;
+        let is_mi = shared * 2.0 >= a.len().min(b.len()).max(1) as f32;
+        let bleurt = 2.0 * overlap - 1.0;
+        let versions = self.versions();
+        Box::pin(async move {
+            Ok(PairScores {
+                labels: vec!["not_mi".into(), "mi".into()],
+                forward_probs: vec![1.0 - overlap, overlap],
+                backward_probs: vec![1.0 - overlap, overlap],
+                is_mutual_implication: is_mi,
+                bleurt_forward: bleurt,
+                bleurt_backward: bleurt,
+                bleurt,
+                versions,
+                latency_ms: 0.0,
+            })
+        })
+    }
+
+    fn versions(&self) -> Arc<ScorerVersions> {
+        Arc::new(ScorerVersions {
+            mi: "fake-mi@0".into(),
+            bleurt: "fake-bleurt@0".into(),
+        })
+    }
 }

@@ -1,7 +1,9 @@
 //! Pure domain code: no database, no HTTP, no Leptos. Compiles to wasm, so the browser can
 //! validate with the same rules the server enforces.
 pub mod account;
+pub mod mutual_implication;
 pub mod rate_limit;
+pub mod reward;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};
 pub use rate_limit::{AttemptLimiter, LimitPolicy};

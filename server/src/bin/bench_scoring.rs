@@ -1,0 +1,189 @@
+//! Scoring benchmark (a README command, not a test): raw ort time per forward pass, the engine's
+//! Check latency p50/p95 at 1, 8 and 32 concurrent callers, and throughput batched vs unbatched.
+//!
+//! Usage: scripts/bench-scoring.sh   (env: BENCH_CHECKS per caller count, default 64)
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use app::ml::PairScorer;
+use server::ml::model::PairModel;
+use server::ml::{MlConfig, Scorer, ScoringEngine};
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+fn msrp_pairs(n: usize) -> anyhow::Result<Vec<(String, String)>> {
+    let models =
+        std::env::var("PARACROWD_MODELS_DIR").unwrap_or_else(|_| "../shared/models".into());
+    let data = Path::new(&models).join("../data/msrp/msr_paraphrase_test.txt");
+    let mut pairs = server::score_cmd::read_pairs(&data)?;
+    pairs.truncate(n);
+    anyhow::ensure!(pairs.len() == n, "need {n} pairs from {}", data.display());
+    Ok(pairs)
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    format!("{cpu}, {cores} cores")
+}
+
+/// `callers` tasks each run `per_caller` Checks back to back; returns sorted latencies (ms) and
+/// the wall time.
+async fn run_callers(
+    engine: &ScoringEngine,
+    pairs: &[(String, String)],
+    callers: usize,
+    per_caller: usize,
+) -> (Vec<f64>, Duration) {
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for c in 0..callers {
+        let engine = engine.clone();
+        let pairs: Vec<(String, String)> = (0..per_caller)
+            .map(|k| pairs[(c * per_caller + k) % pairs.len()].clone())
+            .collect();
+        tasks.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            for (a, b) in pairs {
+                let t = Instant::now();
+                engine.score(a, b).await.expect("scored");
+                lat.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            lat
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    let wall = started.elapsed();
+    all.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    (all, wall)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> anyhow::Result<()> {
+    let config = MlConfig::from_env()?;
+    let checks: usize = std::env::var("BENCH_CHECKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    let pairs = msrp_pairs(256)?;
+    println!("machine: {}", machine());
+    println!(
+        "models: MI {}, BLEURT {}",
+        config.mi_model_dir.display(),
+        config.bleurt_model_dir.display()
+    );
+    println!(
+        "ort intra-op threads: {}, max batch {}, max wait {:?}, queue {}\n",
+        config.intra_threads, config.max_batch, config.max_wait, config.queue_capacity
+    );
+
+    // 1. Raw ort: one Check = both directions through each model (batch of 2 per model).
+    let mut mi = PairModel::load(&config.mi_model_dir, &config)?;
+    let mut bleurt = PairModel::load(&config.bleurt_model_dir, &config)?;
+    let mut raw = Vec::new();
+    for (i, (a, b)) in pairs.iter().cycle().take(checks.max(20)).enumerate() {
+        let both = [(a.as_str(), b.as_str()), (b.as_str(), a.as_str())];
+        let t = Instant::now();
+        mi.logits(&both)?;
+        bleurt.logits(&both)?;
+        if i >= 3 {
+            raw.push(t.elapsed().as_secs_f64() * 1000.0); // after warm-up
+        }
+    }
+    raw.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let raw_p50 = percentile(&raw, 0.5);
+    println!("raw ort, one Check (MI + BLEURT forward, 2 directions each): p50 {raw_p50:.1} ms, p95 {:.1} ms", percentile(&raw, 0.95));
+    for batch in [8usize, 32] {
+        let chunk: Vec<(&str, &str)> = pairs
+            .iter()
+            .take(batch)
+            .flat_map(|(a, b)| [(a.as_str(), b.as_str()), (b.as_str(), a.as_str())])
+            .collect();
+        let t = Instant::now();
+        mi.logits(&chunk)?;
+        bleurt.logits(&chunk)?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        println!("raw ort, {batch} Checks in one forward pass per model: {ms:.1} ms ({:.1} ms per Check)", ms / batch as f64);
+    }
+    drop((mi, bleurt));
+
+    // 2. The engine at 1, 8 and 32 concurrent callers.
+    println!("\nengine (batched, max batch {}):", config.max_batch);
+    let batched = ScoringEngine::with_scorer(
+        Scorer::load(&config)?,
+        config.max_batch,
+        config.max_wait,
+        1024,
+    );
+    run_callers(&batched, &pairs, 1, 4).await; // warm-up
+    let mut throughput = Vec::new();
+    for callers in [1usize, 8, 32] {
+        let per_caller = (checks / callers).max(2);
+        let (lat, wall) = run_callers(&batched, &pairs, callers, per_caller).await;
+        let rate = lat.len() as f64 / wall.as_secs_f64();
+        println!(
+            "  {callers:>2} callers: Check p50 {:.1} ms, p95 {:.1} ms, {rate:.1} Checks/s ({} Checks)",
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.95),
+            lat.len()
+        );
+        if callers == 1 {
+            println!(
+                "     p50 / raw ort p50 = {:.2} (goal <= 1.3)",
+                percentile(&lat, 0.5) / raw_p50
+            );
+        }
+        throughput.push((callers, rate));
+    }
+    let s = batched.stats();
+    let (b, p) = (
+        s.batches.load(std::sync::atomic::Ordering::Relaxed),
+        s.pairs.load(std::sync::atomic::Ordering::Relaxed),
+    );
+    println!(
+        "  mean batch size {:.1} ({p} Checks in {b} batches)",
+        p as f64 / b.max(1) as f64
+    );
+    drop(batched);
+
+    // 3. Unbatched: same engine, max batch 1.
+    let unbatched = Arc::new(ScoringEngine::with_scorer(
+        Scorer::load(&config)?,
+        1,
+        Duration::ZERO,
+        1024,
+    ));
+    let per_caller = (checks / 32).max(2);
+    let (lat, wall) = run_callers(&unbatched, &pairs, 32, per_caller).await;
+    let rate = lat.len() as f64 / wall.as_secs_f64();
+    let batched32 = throughput
+        .iter()
+        .find(|(c, _)| *c == 32)
+        .map(|x| x.1)
+        .unwrap_or(f64::NAN);
+    println!("\nengine unbatched (max batch 1), 32 callers: Check p50 {:.1} ms, p95 {:.1} ms, {rate:.1} Checks/s", percentile(&lat, 0.5), percentile(&lat, 0.95));
+    println!(
+        "throughput at 32 callers, batched / unbatched = {:.2}x (goal >= 3x)",
+        batched32 / rate
+    );
+    Ok(())
+}

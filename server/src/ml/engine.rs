@@ -1,0 +1,185 @@
+//! The scoring engine: a bounded queue in front of one worker thread that owns the models.
+//!
+//! Concurrent Checks are batched dynamically: the worker blocks for the first request, takes
+//! whatever else is queued up to `max_batch`, waits at most `max_wait` for more, scores the batch
+//! in one forward pass per model (both directions of every pair), and answers each caller on its
+//! own oneshot channel. A full queue answers [`ScoreError::Busy`] at once; callers never block
+//! the async runtime.
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use app::ml::{PairScorer, PairScores, ScoreError, ScoreFuture, ScorerVersions};
+use tokio::sync::oneshot;
+
+use super::config::MlConfig;
+use super::scorer::Scorer;
+
+struct Job {
+    source: String,
+    attempt: String,
+    enqueued: Instant,
+    reply: oneshot::Sender<Result<PairScores, ScoreError>>,
+}
+
+/// Counters for metrics and benchmarks.
+#[derive(Debug, Default)]
+pub struct EngineStats {
+    /// Requests waiting in the queue now.
+    pub queue_depth: AtomicUsize,
+    /// Forward batches run so far, and the pairs in them.
+    pub batches: AtomicU64,
+    pub pairs: AtomicU64,
+    /// Requests refused because the queue was full.
+    pub busy: AtomicU64,
+}
+
+/// A handle to the engine; cheap to clone. The worker stops when the last handle is dropped.
+#[derive(Clone)]
+pub struct ScoringEngine {
+    tx: SyncSender<Job>,
+    versions: Arc<ScorerVersions>,
+    stats: Arc<EngineStats>,
+}
+
+impl ScoringEngine {
+    /// Loads the models (on the calling thread, so errors surface at start-up) and starts the
+    /// worker thread.
+    pub fn start(config: &MlConfig) -> anyhow::Result<Self> {
+        let scorer = Scorer::load(config)?;
+        Ok(Self::with_scorer(
+            scorer,
+            config.max_batch,
+            config.max_wait,
+            config.queue_capacity,
+        ))
+    }
+
+    /// Starts the worker around an already-loaded scorer.
+    pub fn with_scorer(
+        scorer: Scorer,
+        max_batch: usize,
+        max_wait: Duration,
+        queue_capacity: usize,
+    ) -> Self {
+        let (tx, rx) = mpsc::sync_channel::<Job>(queue_capacity);
+        let versions = scorer.versions();
+        let stats = Arc::new(EngineStats::default());
+        let worker_stats = stats.clone();
+        std::thread::Builder::new()
+            .name("scoring-engine".into())
+            .spawn(move || run_worker(scorer, rx, max_batch.max(1), max_wait, worker_stats))
+            .expect("BUG: cannot spawn the scoring thread");
+        Self {
+            tx,
+            versions,
+            stats,
+        }
+    }
+
+    pub fn stats(&self) -> &EngineStats {
+        &self.stats
+    }
+
+    /// Queues one pair; resolves when it is scored. Fails fast with `Busy` when the queue is full.
+    pub fn submit(
+        &self,
+        source: String,
+        attempt: String,
+    ) -> Result<oneshot::Receiver<Result<PairScores, ScoreError>>, ScoreError> {
+        let (reply, rx) = oneshot::channel();
+        let job = Job {
+            source,
+            attempt,
+            enqueued: Instant::now(),
+            reply,
+        };
+        self.stats.queue_depth.fetch_add(1, Ordering::Relaxed);
+        match self.tx.try_send(job) {
+            Ok(()) => Ok(rx),
+            Err(TrySendError::Full(_)) => {
+                self.stats.queue_depth.fetch_sub(1, Ordering::Relaxed);
+                self.stats.busy.fetch_add(1, Ordering::Relaxed);
+                Err(ScoreError::Busy)
+            }
+            Err(TrySendError::Disconnected(_)) => {
+                self.stats.queue_depth.fetch_sub(1, Ordering::Relaxed);
+                Err(ScoreError::Unavailable)
+            }
+        }
+    }
+}
+
+impl PairScorer for ScoringEngine {
+    fn score(&self, source: String, attempt: String) -> ScoreFuture {
+        let queued = self.submit(source, attempt);
+        Box::pin(async move {
+            match queued {
+                Ok(rx) => rx.await.unwrap_or(Err(ScoreError::Unavailable)),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    fn versions(&self) -> Arc<ScorerVersions> {
+        self.versions.clone()
+    }
+}
+
+fn run_worker(
+    mut scorer: Scorer,
+    rx: mpsc::Receiver<Job>,
+    max_batch: usize,
+    max_wait: Duration,
+    stats: Arc<EngineStats>,
+) {
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        let deadline = Instant::now() + max_wait;
+        while batch.len() < max_batch {
+            match rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(mpsc::TryRecvError::Disconnected) => break,
+                Err(mpsc::TryRecvError::Empty) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        break;
+                    }
+                    match rx.recv_timeout(deadline - now) {
+                        Ok(job) => batch.push(job),
+                        Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+            }
+        }
+        stats.queue_depth.fetch_sub(batch.len(), Ordering::Relaxed);
+        // Callers that gave up (request cancelled) need no scores.
+        batch.retain(|job| !job.reply.is_closed());
+        if batch.is_empty() {
+            continue;
+        }
+        let pairs: Vec<(&str, &str)> = batch
+            .iter()
+            .map(|j| (j.source.as_str(), j.attempt.as_str()))
+            .collect();
+        let result = scorer.score_pairs(&pairs);
+        stats.batches.fetch_add(1, Ordering::Relaxed);
+        stats.pairs.fetch_add(batch.len() as u64, Ordering::Relaxed);
+        match result {
+            Ok(scores) => {
+                for (job, mut score) in batch.into_iter().zip(scores) {
+                    score.latency_ms = job.enqueued.elapsed().as_secs_f64() * 1000.0;
+                    let _ = job.reply.send(Ok(score));
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "scoring batch failed");
+                for job in batch {
+                    let _ = job.reply.send(Err(ScoreError::Failed(e.to_string())));
+                }
+            }
+        }
+    }
+    tracing::info!("scoring engine stopped");
+}

@@ -1,0 +1,17 @@
+//! Model serving: ONNX Runtime through `ort`, tokenizers, and dynamic batching on dedicated
+//! threads (never on the async runtime).
+//!
+//! - [`runtime`]: loads the ONNX Runtime library and picks the execution provider (CPU, CUDA).
+//! - [`model`]: one sequence-pair model directory (`model.onnx`, `tokenizer.json`, `config.json`).
+//! - [`scorer`]: the MI judge and BLEURT together: scores (source, attempt) pairs in one batch.
+//! - [`engine`]: the bounded queue and the worker thread that batches concurrent Checks.
+//! - [`config`]: where the models are and how the engine runs.
+pub mod config;
+pub mod engine;
+pub mod model;
+pub mod runtime;
+pub mod scorer;
+
+pub use config::MlConfig;
+pub use engine::ScoringEngine;
+pub use scorer::Scorer;

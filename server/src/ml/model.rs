@@ -1,0 +1,275 @@
+//! One sequence-pair model from a directory holding `model.onnx`, `tokenizer.json` and
+//! `config.json` (as `export_onnx.py` / `export_bleurt.py` write them). Label names come from
+//! `config.json`'s `id2label`; the inputs sent are the ones the graph declares (RoBERTa pairs have
+//! no `token_type_ids`, BERT/BLEURT pairs do). A session is `&mut` to run, so the owning thread
+//! holds the model.
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use ndarray::Array2;
+use ort::session::Session;
+use ort::value::Tensor;
+use sha2::{Digest, Sha256};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams, TruncationStrategy};
+
+use super::config::MlConfig;
+use super::runtime::{self, ActiveProvider};
+
+/// The graph inputs this module knows how to fill.
+const KNOWN_INPUTS: [&str; 3] = ["input_ids", "attention_mask", "token_type_ids"];
+
+/// A loaded pair model.
+pub struct PairModel {
+    session: Session,
+    tokenizer: Tokenizer,
+    inputs: Vec<String>,
+    output: String,
+    labels: Vec<String>,
+    version: String,
+    provider: ActiveProvider,
+    dir: PathBuf,
+}
+
+/// The parts of a Hugging Face `config.json` we read.
+#[derive(Debug, serde::Deserialize)]
+struct HfConfig {
+    #[serde(default)]
+    id2label: BTreeMap<String, String>,
+    #[serde(default)]
+    model_type: Option<String>,
+    #[serde(default)]
+    max_position_embeddings: Option<usize>,
+    #[serde(default)]
+    pad_token_id: Option<u32>,
+    /// Not a Hugging Face key: lets an export pin the truncation length (BLEURT-base-128: 128).
+    #[serde(default)]
+    max_length: Option<usize>,
+}
+
+impl PairModel {
+    /// Loads `dir`. Errors name the missing or broken file.
+    pub fn load(dir: &Path, config: &MlConfig) -> anyhow::Result<Self> {
+        let model_file = find_graph(dir)?;
+        let tokenizer_file = dir.join("tokenizer.json");
+        let config_file = dir.join("config.json");
+        for f in [&model_file, &tokenizer_file, &config_file] {
+            if !f.is_file() {
+                bail!("model directory {} lacks {}", dir.display(), f.display());
+            }
+        }
+        let hf: HfConfig = serde_json::from_str(
+            &fs::read_to_string(&config_file)
+                .with_context(|| format!("cannot read {}", config_file.display()))?,
+        )
+        .with_context(|| format!("{} is not a model config", config_file.display()))?;
+        let labels = labels_in_order(&hf.id2label)
+            .with_context(|| format!("bad id2label in {}", config_file.display()))?;
+
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_file)
+            .map_err(|e| anyhow::anyhow!("cannot load {}: {e}", tokenizer_file.display()))?;
+        configure_tokenizer(&mut tokenizer, &hf)?;
+
+        let (session, provider) = runtime::session(config, &model_file)?;
+        let inputs: Vec<String> = session
+            .inputs()
+            .iter()
+            .map(|i| i.name().to_owned())
+            .collect();
+        if let Some(unknown) = inputs.iter().find(|n| !KNOWN_INPUTS.contains(&n.as_str())) {
+            bail!(
+                "{} has an input this loader cannot fill: {unknown}",
+                model_file.display()
+            );
+        }
+        if !inputs.iter().any(|n| n == "input_ids") {
+            bail!("{} has no input_ids input", model_file.display());
+        }
+        let output = session
+            .outputs()
+            .iter()
+            .map(|o| o.name().to_owned())
+            .find(|n| n == "logits")
+            .or_else(|| session.outputs().first().map(|o| o.name().to_owned()))
+            .with_context(|| format!("{} has no outputs", model_file.display()))?;
+        let version = format!("{}@{}", dir_name(dir), short_sha256(&model_file)?);
+        Ok(Self {
+            session,
+            tokenizer,
+            inputs,
+            output,
+            labels,
+            version,
+            provider,
+            dir: dir.to_owned(),
+        })
+    }
+
+    /// Label names in output order (from `id2label`).
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// `dirname@sha256-prefix` of the graph.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    pub fn provider(&self) -> ActiveProvider {
+        self.provider
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether the graph takes `token_type_ids` (BERT-style pairs) or not (RoBERTa).
+    pub fn uses_token_type_ids(&self) -> bool {
+        self.inputs.iter().any(|n| n == "token_type_ids")
+    }
+
+    /// Raw output rows (`[batch, labels]`) for `(first, second)` pairs, in one forward pass.
+    pub fn logits(&mut self, pairs: &[(&str, &str)]) -> anyhow::Result<Vec<Vec<f32>>> {
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings = self
+            .tokenizer
+            .encode_batch(pairs.iter().map(|&(a, b)| (a, b)).collect::<Vec<_>>(), true)
+            .map_err(|e| anyhow::anyhow!("tokenization failed: {e}"))?;
+        let batch = encodings.len();
+        let seq = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
+        let fill = |get: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Array2<i64> {
+            let mut a = Array2::<i64>::zeros((batch, seq));
+            for (row, enc) in encodings.iter().enumerate() {
+                for (col, &v) in get(enc).iter().enumerate() {
+                    a[[row, col]] = i64::from(v);
+                }
+            }
+            a
+        };
+        let mut values: Vec<(String, ort::session::SessionInputValue<'_>)> = Vec::new();
+        for name in &self.inputs {
+            let array = match name.as_str() {
+                "input_ids" => fill(&|e| e.get_ids()),
+                "attention_mask" => fill(&|e| e.get_attention_mask()),
+                _ => fill(&|e| e.get_type_ids()),
+            };
+            values.push((name.clone(), Tensor::from_array(array)?.into()));
+        }
+        let outputs = self.session.run(values)?;
+        let out = outputs[self.output.as_str()].try_extract_array::<f32>()?;
+        let shape = out.shape().to_vec();
+        if shape.len() != 2 || shape[0] != batch {
+            bail!(
+                "{} returned shape {shape:?}, expected [{batch}, labels]",
+                self.version
+            );
+        }
+        Ok(out.rows().into_iter().map(|r| r.to_vec()).collect())
+    }
+}
+
+/// `model.onnx`, else the directory's only `.onnx` file (e.g. `model_int8.onnx`).
+fn find_graph(dir: &Path) -> anyhow::Result<PathBuf> {
+    let default = dir.join("model.onnx");
+    if default.is_file() {
+        return Ok(default);
+    }
+    let graphs: Vec<PathBuf> = fs::read_dir(dir)
+        .with_context(|| format!("model directory {} cannot be read", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "onnx"))
+        .collect();
+    match graphs.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => bail!("model directory {} has no model.onnx", dir.display()),
+        _ => bail!(
+            "model directory {} has several .onnx files and no model.onnx",
+            dir.display()
+        ),
+    }
+}
+
+/// `id2label` as a list indexed by id; ids must be 0..n.
+fn labels_in_order(id2label: &BTreeMap<String, String>) -> anyhow::Result<Vec<String>> {
+    if id2label.is_empty() {
+        bail!("config.json has no id2label");
+    }
+    let mut by_id: BTreeMap<usize, String> = BTreeMap::new();
+    for (k, v) in id2label {
+        by_id.insert(
+            k.parse()
+                .with_context(|| format!("id2label key {k:?} is not a number"))?,
+            v.clone(),
+        );
+    }
+    if by_id.keys().enumerate().any(|(i, k)| i != *k) {
+        bail!("id2label ids must be 0..{}", by_id.len());
+    }
+    Ok(by_id.into_values().collect())
+}
+
+/// Truncation and padding, unless `tokenizer.json` already sets them: truncate pairs
+/// longest-first to `max_length` (config), else 512 - 2 for RoBERTa, else 128 (BLEURT-base-128
+/// and the MiniLM stand-ins); pad to the longest in the batch with the config's pad id.
+fn configure_tokenizer(tokenizer: &mut Tokenizer, hf: &HfConfig) -> anyhow::Result<()> {
+    if tokenizer.get_truncation().is_none() {
+        let roberta = hf.model_type.as_deref() == Some("roberta");
+        let max_length = hf.max_length.unwrap_or(if roberta {
+            hf.max_position_embeddings
+                .map_or(512, |m| m.saturating_sub(2))
+                .min(512)
+        } else {
+            128
+        });
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length,
+                strategy: TruncationStrategy::LongestFirst,
+                ..Default::default()
+            }))
+            .map_err(|e| anyhow::anyhow!("cannot set truncation: {e}"))?;
+    }
+    if tokenizer.get_padding().is_none() {
+        let pad_id = hf.pad_token_id.unwrap_or(0);
+        let pad_token = tokenizer
+            .id_to_token(pad_id)
+            .unwrap_or_else(|| "[PAD]".into());
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            pad_id,
+            pad_token,
+            ..Default::default()
+        }));
+    }
+    Ok(())
+}
+
+fn dir_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .as_deref()
+        .unwrap_or(dir)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into())
+}
+
+fn short_sha256(file: &Path) -> anyhow::Result<String> {
+    let mut f = fs::File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let digest = hasher.finalize();
+    Ok(digest.iter().take(6).map(|b| format!("{b:02x}")).collect())
+}

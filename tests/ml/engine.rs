@@ -1,0 +1,133 @@
+//! The engine: dynamic batching gives the same scores as one pair at a time, and a burst beyond
+//! the queue bound is refused at once while the rest are scored.
+use std::time::Duration;
+
+use app::ml::{PairScorer, ScoreError};
+use server::ml::{Scorer, ScoringEngine};
+
+use crate::support::{config, models_dir};
+
+const PAIRS: [(&str, &str); 6] = [
+    (
+        "A man is playing a guitar.",
+        "A person is playing an instrument.",
+    ),
+    ("The cat sat on the mat.", "The dog sat on the mat."),
+    (
+        "Two years later, the insurance coverage would begin.",
+        "The insurance will start in two years.",
+    ),
+    (
+        "The weather is lovely today.",
+        "It is raining heavily today.",
+    ),
+    (
+        "A soccer game with multiple males playing.",
+        "Some men are playing a sport.",
+    ),
+    (
+        "Stocks fell sharply on Monday.",
+        "On Monday, share prices dropped a lot.",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_checks_are_batched_and_score_as_if_alone() {
+    let Some(models) = models_dir() else { return };
+    let cfg = config(&models);
+    let mut alone = Scorer::load(&cfg).unwrap();
+    let expected: Vec<_> = PAIRS
+        .iter()
+        .map(|p| alone.score_pairs(&[*p]).unwrap().remove(0))
+        .collect();
+    // A long wait makes the worker gather the concurrent requests into batches.
+    let engine = ScoringEngine::with_scorer(
+        Scorer::load(&cfg).unwrap(),
+        8,
+        Duration::from_millis(50),
+        64,
+    );
+
+    let calls = PAIRS
+        .iter()
+        .map(|(a, b)| engine.score(a.to_string(), b.to_string()));
+    let results = futures_join_all(calls).await;
+
+    for (got, want) in results.into_iter().zip(&expected) {
+        let got = got.unwrap();
+        assert_eq!(got.is_mutual_implication, want.is_mutual_implication);
+        for (x, y) in got.forward_probs.iter().zip(&want.forward_probs) {
+            assert!((x - y).abs() < 1e-4);
+        }
+        assert!((got.bleurt - want.bleurt).abs() < 1e-4);
+        assert!(got.latency_ms > 0.0);
+    }
+    let stats = engine.stats();
+    let batches = stats.batches.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(
+        stats.pairs.load(std::sync::atomic::Ordering::Relaxed),
+        PAIRS.len() as u64
+    );
+    assert!(
+        batches < PAIRS.len() as u64,
+        "{batches} batches for {} concurrent calls",
+        PAIRS.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_beyond_the_queue_is_refused_at_once_and_the_rest_are_scored() {
+    let Some(models) = models_dir() else { return };
+    let cfg = config(&models);
+    let queue = 4;
+    let engine = ScoringEngine::with_scorer(
+        Scorer::load(&cfg).unwrap(),
+        2,
+        Duration::from_millis(1),
+        queue,
+    );
+
+    // 40 submissions in one go: no await between them, so the worker can take at most a couple.
+    let mut accepted = Vec::new();
+    let mut busy = 0u64;
+    for i in 0..40 {
+        let (a, b) = PAIRS[i % PAIRS.len()];
+        match engine.submit(a.to_owned(), b.to_owned()) {
+            Ok(rx) => accepted.push(rx),
+            Err(ScoreError::Busy) => busy += 1,
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+
+    assert!(busy >= (40 - queue - 4) as u64, "{busy} busy answers");
+    assert!(accepted.len() >= queue, "{} accepted", accepted.len());
+    for rx in accepted {
+        let scores = rx.await.unwrap().unwrap();
+        assert!(scores.bleurt.is_finite());
+    }
+    assert_eq!(
+        engine
+            .stats()
+            .busy
+            .load(std::sync::atomic::Ordering::Relaxed),
+        busy
+    );
+    // After the burst the engine accepts work again.
+    assert!(engine
+        .score(PAIRS[0].0.into(), PAIRS[0].1.into())
+        .await
+        .is_ok());
+}
+
+async fn futures_join_all<F: std::future::Future>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<F::Output> {
+    let handles: Vec<_> = futures.map(|f| Box::pin(f)).collect();
+    let mut out = Vec::new();
+    // Each future was already queued when created (submit happens in `score`), so awaiting them
+    // in order does not serialise the scoring.
+    for h in handles {
+        out.push(h.await);
+    }
+    out
+}
