@@ -1,6 +1,7 @@
 //! Pure domain code: no database, no HTTP, no Leptos. Compiles to wasm, so the browser can
 //! validate with the same rules the server enforces.
 pub mod account;
+pub mod apt;
 pub mod mutual_implication;
 pub mod rate_limit;
 pub mod reward;
