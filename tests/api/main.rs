@@ -2,6 +2,7 @@
 //! (`DATABASE_URL`; each `#[sqlx::test]` gets a fresh, migrated database).
 mod access;
 mod accounts;
+mod apt;
 mod cli;
 mod embedded_postgres;
 mod helpers;

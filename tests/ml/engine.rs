@@ -51,7 +51,7 @@ async fn concurrent_checks_are_batched_and_score_as_if_alone() {
     let calls = PAIRS
         .iter()
         .map(|(a, b)| engine.score(a.to_string(), b.to_string()));
-    let results = futures_join_all(calls).await;
+    let results = futures::future::join_all(calls).await;
 
     for (got, want) in results.into_iter().zip(&expected) {
         let got = got.unwrap();
@@ -117,17 +117,4 @@ async fn a_burst_beyond_the_queue_is_refused_at_once_and_the_rest_are_scored() {
         .score(PAIRS[0].0.into(), PAIRS[0].1.into())
         .await
         .is_ok());
-}
-
-async fn futures_join_all<F: std::future::Future>(
-    futures: impl Iterator<Item = F>,
-) -> Vec<F::Output> {
-    let handles: Vec<_> = futures.map(|f| Box::pin(f)).collect();
-    let mut out = Vec::new();
-    // Each future was already queued when created (submit happens in `score`), so awaiting them
-    // in order does not serialise the scoring.
-    for h in handles {
-        out.push(h.await);
-    }
-    out
 }

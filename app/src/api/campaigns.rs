@@ -33,3 +33,153 @@ pub async fn list_my_campaigns() -> Result<Vec<CampaignSummary>, AppError> {
         .await,
     )
 }
+
+/// Creates a campaign (draft). Admins only. `kind` is `apt` or `judge`.
+#[server(endpoint = "admin/create_campaign")]
+pub async fn create_campaign(
+    kind: String,
+    title: String,
+    instructions: String,
+    budget_cap_cents: i32,
+    bleurt_threshold: f64,
+) -> Result<String, AppError> {
+    super::with_status(
+        async {
+            let pool = crate::state::pool()?;
+            let me = crate::session::require_role(&[crate::domain::Role::Admin]).await?;
+            if kind != "apt" && kind != "judge" {
+                return Err(AppError::validation(
+                    "kind",
+                    "A campaign is `apt` or `judge`.",
+                ));
+            }
+            let title = title.trim();
+            if title.is_empty() || title.chars().count() > 200 {
+                return Err(AppError::validation(
+                    "title",
+                    "Give the campaign a title of 1 to 200 characters.",
+                ));
+            }
+            if instructions.chars().count() > 20_000 {
+                return Err(AppError::validation(
+                    "instructions",
+                    "Instructions are limited to 20,000 characters.",
+                ));
+            }
+            if !(1..=1_000_000).contains(&budget_cap_cents) {
+                return Err(AppError::validation(
+                    "budget_cap_cents",
+                    "The cap must be 1 to 1,000,000 cents.",
+                ));
+            }
+            if !bleurt_threshold.is_finite() || !(-10.0..=10.0).contains(&bleurt_threshold) {
+                return Err(AppError::validation(
+                    "bleurt_threshold",
+                    "The BLEURT threshold must be a number between -10 and 10.",
+                ));
+            }
+            let id = crate::db::campaigns::insert(
+                &pool,
+                &kind,
+                title,
+                &instructions,
+                budget_cap_cents,
+                bleurt_threshold,
+                me.app_user_id,
+            )
+            .await?;
+            Ok(id.to_string())
+        }
+        .await,
+    )
+}
+
+/// Opens, closes or drafts a campaign. Admins only.
+#[server(endpoint = "admin/set_campaign_status")]
+pub async fn set_campaign_status(campaign_id: String, status: String) -> Result<(), AppError> {
+    super::with_status(
+        async {
+            let pool = crate::state::pool()?;
+            crate::session::require_role(&[crate::domain::Role::Admin]).await?;
+            if !["draft", "open", "closed"].contains(&status.as_str()) {
+                return Err(AppError::validation(
+                    "status",
+                    "Status is draft, open or closed.",
+                ));
+            }
+            let id = uuid::Uuid::parse_str(campaign_id.trim())
+                .map_err(|_| AppError::validation("campaign_id", "Not a valid id."))?;
+            crate::db::campaigns::update_status(&pool, id, &status).await
+        }
+        .await,
+    )
+}
+
+/// The result of importing a file of source sentences.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportSummary {
+    pub imported: u64,
+    pub duplicates_in_file: u64,
+    pub already_in_campaign: u64,
+}
+
+/// Imports source sentences into an APT campaign from a file's text (MSRP, CSV, TSV, JSONL).
+/// All or nothing: a bad line is reported by number and nothing is stored. Admins only.
+#[server(endpoint = "admin/import_sources")]
+pub async fn import_sources(
+    campaign_id: String,
+    filename: String,
+    content: String,
+    default_origin: String,
+) -> Result<ImportSummary, AppError> {
+    super::with_status(
+        async {
+            let pool = crate::state::pool()?;
+            crate::session::require_role(&[crate::domain::Role::Admin]).await?;
+            let id = uuid::Uuid::parse_str(campaign_id.trim())
+                .map_err(|_| AppError::validation("campaign_id", "Not a valid id."))?;
+            match crate::db::campaigns::find(&pool, id).await? {
+                Some(c) if c.kind == "apt" => {}
+                Some(_) => {
+                    return Err(AppError::validation(
+                        "campaign_id",
+                        "Source sentences belong to APT campaigns.",
+                    ))
+                }
+                None => return Err(AppError::NotFound),
+            }
+            import_into(&pool, id, &filename, &content, &default_origin).await
+        }
+        .await,
+    )
+}
+
+/// Parses and stores a file of sources in one transaction (shared by the CLI).
+#[cfg(feature = "ssr")]
+pub async fn import_into(
+    pool: &sqlx::PgPool,
+    campaign_id: uuid::Uuid,
+    filename: &str,
+    content: &str,
+    default_origin: &str,
+) -> Result<ImportSummary, AppError> {
+    use crate::domain::apt::source_import::{check_size, detect_format, parse_sources};
+    let origin = if default_origin.trim().is_empty() {
+        "upload"
+    } else {
+        default_origin
+    };
+    check_size(content).map_err(|e| AppError::validation("content", e))?;
+    let format = detect_format(filename, content);
+    let parsed =
+        parse_sources(content, format, origin).map_err(|e| AppError::validation("content", e))?;
+    let mut tx = pool.begin().await?;
+    let (imported, skipped) =
+        crate::db::apt::insert_sources(&mut tx, campaign_id, &parsed.rows).await?;
+    tx.commit().await?;
+    Ok(ImportSummary {
+        imported,
+        duplicates_in_file: parsed.duplicates_in_file as u64,
+        already_in_campaign: skipped,
+    })
+}

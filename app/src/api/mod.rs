@@ -2,12 +2,13 @@
 //! the server, call `db`, map errors. Their URLs are fixed (`/api/<name>`) so tests and scripts
 //! can call them.
 pub mod admin;
+pub mod apt;
 pub mod auth;
 pub mod campaigns;
 
 pub use admin::{list_users, ListUsers, SetUserBlocked, SetUserRole, UserAdminView};
 pub use auth::{current_user, CurrentUser, Login, Logout, Register, UserView};
-pub use campaigns::{list_my_campaigns, CampaignSummary, ListMyCampaigns};
+pub use campaigns::{list_my_campaigns, CampaignSummary, ImportSummary, ListMyCampaigns};
 
 /// Gives a failed server function its HTTP status (see [`crate::error::set_response_status`]).
 #[cfg(feature = "ssr")]

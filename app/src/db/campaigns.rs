@@ -22,3 +22,66 @@ pub async fn list_open(db: impl PgExecutor<'_>) -> Result<Vec<CampaignRow>, AppE
     .fetch_all(db)
     .await?)
 }
+
+/// Settings of one campaign.
+#[derive(Debug, Clone, FromRow)]
+pub struct CampaignSettings {
+    pub campaign_id: Uuid,
+    pub kind: String,
+    pub title: String,
+    pub status: String,
+    pub instructions: String,
+    pub budget_cap_cents: i32,
+    pub bleurt_threshold: f64,
+}
+
+/// Inserts a campaign (status `draft`).
+pub async fn insert(
+    db: impl PgExecutor<'_>,
+    kind: &str,
+    title: &str,
+    instructions: &str,
+    budget_cap_cents: i32,
+    bleurt_threshold: f64,
+    created_by: Uuid,
+) -> Result<Uuid, AppError> {
+    Ok(sqlx::query_scalar(
+        r#"insert into campaign (kind, title, instructions, budget_cap_cents, bleurt_threshold, created_by)
+           values ($1, $2, $3, $4, $5, $6) returning campaign_id"#,
+    )
+    .bind(kind)
+    .bind(title)
+    .bind(instructions)
+    .bind(budget_cap_cents)
+    .bind(bleurt_threshold)
+    .bind(created_by)
+    .fetch_one(db)
+    .await?)
+}
+
+pub async fn find(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<CampaignSettings>, AppError> {
+    Ok(sqlx::query_as::<_, CampaignSettings>(
+        r#"select campaign_id, kind, title, status, instructions, budget_cap_cents, bleurt_threshold
+           from campaign where campaign_id = $1"#,
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?)
+}
+
+pub async fn update_status(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    status: &str,
+) -> Result<(), AppError> {
+    let done =
+        sqlx::query("update campaign set status = $2, updated_at = now() where campaign_id = $1")
+            .bind(id)
+            .bind(status)
+            .execute(db)
+            .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(())
+}

@@ -1,4 +1,5 @@
 //! Database access by table (server only). Functions take any executor, so the caller chooses a
 //! pool or a transaction.
+pub mod apt;
 pub mod campaigns;
 pub mod users;

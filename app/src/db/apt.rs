@@ -1,0 +1,295 @@
+//! APT tables: source sentences, assignments, attempts, submissions, worker totals.
+use sqlx::{FromRow, PgConnection, PgExecutor};
+use uuid::Uuid;
+
+use crate::domain::apt::source_import::SourceRow;
+use crate::error::AppError;
+use crate::ml::PairScores;
+
+/// Inserts sources, skipping those already in the campaign; returns (inserted, skipped).
+pub async fn insert_sources(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    rows: &[SourceRow],
+) -> Result<(u64, u64), AppError> {
+    let mut inserted = 0;
+    for chunk in rows.chunks(1000) {
+        let texts: Vec<&str> = chunk.iter().map(|r| r.text.as_str()).collect();
+        let origins: Vec<&str> = chunk.iter().map(|r| r.origin.as_str()).collect();
+        let ids: Vec<Option<&str>> = chunk.iter().map(|r| r.external_id.as_deref()).collect();
+        let done = sqlx::query(
+            r#"insert into source_sentence (campaign_id, text, origin, external_id)
+               select $1, t, o, i from unnest($2::text[], $3::text[], $4::text[]) as u(t, o, i)
+               on conflict on constraint source_sentence_campaign_text_key do nothing"#,
+        )
+        .bind(campaign_id)
+        .bind(&texts)
+        .bind(&origins)
+        .bind(&ids)
+        .execute(&mut *conn)
+        .await?;
+        inserted += done.rows_affected();
+    }
+    Ok((inserted, rows.len() as u64 - inserted))
+}
+
+/// A worker's standing in a campaign, created on first use.
+#[derive(Debug, Clone, FromRow)]
+pub struct AptWorkerRow {
+    pub earned_cents: i32,
+    pub completion_code: Option<String>,
+}
+
+pub async fn ensure_worker(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    user: Uuid,
+) -> Result<AptWorkerRow, AppError> {
+    Ok(sqlx::query_as::<_, AptWorkerRow>(
+        r#"insert into apt_worker (campaign_id, app_user_id) values ($1, $2)
+           on conflict (campaign_id, app_user_id) do update set campaign_id = excluded.campaign_id
+           returning earned_cents, completion_code"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .fetch_one(db)
+    .await?)
+}
+
+/// The source a worker is on, if any.
+#[derive(Debug, Clone, FromRow)]
+pub struct ActiveSource {
+    pub source_sentence_id: Uuid,
+    pub text: String,
+    pub origin: String,
+    pub seconds_since_shown: f64,
+}
+
+pub async fn find_active(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    user: Uuid,
+) -> Result<Option<ActiveSource>, AppError> {
+    Ok(sqlx::query_as::<_, ActiveSource>(
+        r#"select s.source_sentence_id, s.text, s.origin,
+                  extract(epoch from now() - a.shown_at)::float8 as seconds_since_shown
+           from apt_assignment a join source_sentence s using (source_sentence_id)
+           where a.campaign_id = $1 and a.app_user_id = $2 and a.status = 'active'"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Sentences of each origin this worker has not been shown, origins sorted by name.
+pub async fn unseen_by_origin(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    user: Uuid,
+) -> Result<Vec<(String, i64)>, AppError> {
+    Ok(sqlx::query_as::<_, (String, i64)>(
+        r#"select s.origin, count(*) from source_sentence s
+           where s.campaign_id = $1
+             and not exists (select 1 from apt_assignment a
+                             where a.app_user_id = $2 and a.source_sentence_id = s.source_sentence_id)
+           group by s.origin order by s.origin"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Assigns a random unseen sentence of `origin`. `false` when another request assigned one
+/// first (the partial unique index allows one active assignment per worker and campaign).
+pub async fn assign_random(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    user: Uuid,
+    origin: &str,
+) -> Result<bool, AppError> {
+    let done = sqlx::query(
+        r#"insert into apt_assignment (campaign_id, app_user_id, source_sentence_id)
+           select $1, $2, s.source_sentence_id from source_sentence s
+           where s.campaign_id = $1 and s.origin = $3
+             and not exists (select 1 from apt_assignment a
+                             where a.app_user_id = $2 and a.source_sentence_id = s.source_sentence_id)
+           order by random() limit 1
+           on conflict do nothing"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(origin)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+pub async fn skip_active(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    user: Uuid,
+    source: Uuid,
+) -> Result<bool, AppError> {
+    let done = sqlx::query(
+        r#"update apt_assignment set status = 'skipped'
+           where campaign_id = $1 and app_user_id = $2 and source_sentence_id = $3 and status = 'active'"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(source)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Stores one Check.
+#[allow(clippy::too_many_arguments)]
+pub async fn insert_attempt(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    user: Uuid,
+    source: Uuid,
+    text: &str,
+    scores: &PairScores,
+    reward_cents: i64,
+    seconds_since_shown: f64,
+) -> Result<Uuid, AppError> {
+    Ok(sqlx::query_scalar(
+        r#"insert into apt_attempt (campaign_id, app_user_id, source_sentence_id, text, labels,
+               forward_probs, backward_probs, is_mutual_implication, bleurt_forward, bleurt_backward,
+               bleurt, reward_cents, mi_model, bleurt_model, scoring_ms, seconds_since_shown)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+           returning apt_attempt_id"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(source)
+    .bind(text)
+    .bind(&scores.labels)
+    .bind(&scores.forward_probs)
+    .bind(&scores.backward_probs)
+    .bind(scores.is_mutual_implication)
+    .bind(scores.bleurt_forward)
+    .bind(scores.bleurt_backward)
+    .bind(scores.bleurt)
+    .bind(reward_cents as i32)
+    .bind(&scores.versions.mi)
+    .bind(&scores.versions.bleurt)
+    .bind(scores.latency_ms)
+    .bind(seconds_since_shown)
+    .fetch_one(db)
+    .await?)
+}
+
+/// An attempt as a submission needs it.
+#[derive(Debug, Clone, FromRow)]
+pub struct AttemptForSubmit {
+    pub source_sentence_id: Uuid,
+    pub reward_cents: i32,
+}
+
+pub async fn find_attempt(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    user: Uuid,
+    attempt: Uuid,
+) -> Result<Option<AttemptForSubmit>, AppError> {
+    Ok(sqlx::query_as::<_, AttemptForSubmit>(
+        r#"select source_sentence_id, reward_cents from apt_attempt
+           where apt_attempt_id = $1 and campaign_id = $2 and app_user_id = $3"#,
+    )
+    .bind(attempt)
+    .bind(campaign_id)
+    .bind(user)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Locks the worker's row for the rest of the transaction and returns their earnings.
+pub async fn lock_worker(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    user: Uuid,
+) -> Result<i32, AppError> {
+    Ok(sqlx::query_scalar(
+        "select earned_cents from apt_worker where campaign_id = $1 and app_user_id = $2 for update",
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .fetch_one(conn)
+    .await?)
+}
+
+/// The paid amount of an existing submission for (worker, source).
+pub async fn find_submission(
+    db: impl PgExecutor<'_>,
+    user: Uuid,
+    source: Uuid,
+) -> Result<Option<i32>, AppError> {
+    Ok(sqlx::query_scalar(
+        "select paid_cents from apt_submission where app_user_id = $1 and source_sentence_id = $2",
+    )
+    .bind(user)
+    .bind(source)
+    .fetch_optional(db)
+    .await?)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub async fn insert_submission(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    user: Uuid,
+    source: Uuid,
+    attempt: Uuid,
+    reward_cents: i32,
+    paid_cents: i32,
+) -> Result<bool, AppError> {
+    let done = sqlx::query(
+        r#"insert into apt_submission (campaign_id, app_user_id, source_sentence_id, apt_attempt_id, reward_cents, paid_cents)
+           values ($1, $2, $3, $4, $5, $6)
+           on conflict on constraint apt_submission_worker_source_key do nothing"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(source)
+    .bind(attempt)
+    .bind(reward_cents)
+    .bind(paid_cents)
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Records the new total; `code` when the study completes with this submission.
+pub async fn update_worker_total(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    user: Uuid,
+    total_cents: i32,
+    code: Option<&str>,
+) -> Result<(), AppError> {
+    sqlx::query(
+        r#"update apt_worker set earned_cents = $3,
+               completed_at = case when $4::text is null then completed_at else now() end,
+               completion_code = coalesce(completion_code, $4)
+           where campaign_id = $1 and app_user_id = $2"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(total_cents)
+    .bind(code)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        r#"update apt_assignment set status = 'submitted'
+           where campaign_id = $1 and app_user_id = $2 and status = 'active'"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,431 @@
+//! The APT writing task over HTTP with the deterministic FakeScorer (see helpers.rs): every Check
+//! stored, Submit paid once and never past the cap, balanced serving without repeats, bad input.
+use reqwest::{Client, StatusCode};
+use serde_json::Value;
+use sqlx::PgPool;
+
+use crate::helpers::{error_of, spawn_app, TestApp};
+
+/// With the FakeScorer this rewrite of "alpha beta gamma delta" is MI with BLEURT -0.6: 91 cents.
+const PASSING: &str = "alpha beta x1 x2 x3 x4 x5 x6";
+
+async fn json(resp: reqwest::Response) -> Value {
+    let status = resp.status();
+    let body = resp.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// An open APT campaign with the given sources (TSV `text origin`), created through the API.
+async fn campaign(app: &TestApp, admin: &Client, cap_cents: i32, tsv: &str) -> String {
+    let resp = app
+        .call(
+            admin,
+            "admin/create_campaign",
+            &[
+                ("kind", "apt"),
+                ("title", "APT test"),
+                ("instructions", "Write it differently."),
+                ("budget_cap_cents", &cap_cents.to_string()),
+                ("bleurt_threshold", "0.5"),
+            ],
+        )
+        .await;
+    let id = json(resp).await.as_str().unwrap().to_owned();
+    let resp = app
+        .call(
+            admin,
+            "admin/import_sources",
+            &[
+                ("campaign_id", &id),
+                ("filename", "sources.tsv"),
+                ("content", tsv),
+                ("default_origin", "upload"),
+            ],
+        )
+        .await;
+    json(resp).await;
+    let resp = app
+        .call(
+            admin,
+            "admin/set_campaign_status",
+            &[("campaign_id", &id), ("status", "open")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    id
+}
+
+async fn next(app: &TestApp, c: &Client, id: &str) -> Value {
+    json(app.call(c, "apt/next", &[("campaign_id", id)]).await).await
+}
+
+async fn check(app: &TestApp, c: &Client, id: &str, source: &str, text: &str) -> reqwest::Response {
+    app.call(
+        c,
+        "apt/check",
+        &[("campaign_id", id), ("source_id", source), ("text", text)],
+    )
+    .await
+}
+
+async fn submit(app: &TestApp, c: &Client, id: &str, attempt: &str) -> reqwest::Response {
+    app.call(
+        c,
+        "apt/submit",
+        &[("campaign_id", id), ("attempt_id", attempt)],
+    )
+    .await
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_worker_checks_submits_and_is_paid_the_reward(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        2000,
+        "text\torigin\nalpha beta gamma delta\tmsrp\nalpha beta gamma delta epsilon\tppnmt\n",
+    )
+    .await;
+    let (worker, _) = app.annotator().await;
+
+    let task = next(&app, &worker, &id).await;
+    let write = &task["Write"];
+    let source_id = write["source_id"].as_str().unwrap().to_owned();
+    assert_eq!(write["total_cents"], 0);
+    assert_eq!(write["cap_cents"], 2000);
+    assert_eq!(
+        next(&app, &worker, &id).await,
+        task,
+        "the same sentence until it is submitted or skipped"
+    );
+    let source = write["source"].as_str().unwrap();
+    let text = if source.ends_with("epsilon") {
+        "alpha beta gamma x1 x2 x3 x4 x5"
+    } else {
+        PASSING
+    };
+
+    let outcome = json(check(&app, &worker, &id, &source_id, text).await).await;
+    assert_eq!(outcome["verdict"], "Passes", "{outcome}");
+    assert_eq!(outcome["mi_model"], "fake-mi@0");
+    let reward = outcome["reward_cents"].as_i64().unwrap();
+    assert!(reward > 0);
+    let attempt = outcome["attempt_id"].as_str().unwrap();
+
+    let paid = json(submit(&app, &worker, &id, attempt).await).await;
+    assert_eq!(paid["paid_cents"], reward);
+    assert_eq!(paid["total_cents"], reward);
+    assert_eq!(paid["was_already_submitted"], false);
+    let task = next(&app, &worker, &id).await;
+    assert_eq!(task["Write"]["total_cents"], reward, "the running total");
+    assert_ne!(
+        task["Write"]["source_id"].as_str().unwrap(),
+        source_id,
+        "a new sentence"
+    );
+    let stored: (String, bool, i32, String, f64) = sqlx::query_as(
+        "select text, is_mutual_implication, reward_cents, bleurt_model, seconds_since_shown from apt_attempt",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        (
+            stored.0.as_str(),
+            stored.1,
+            i64::from(stored.2),
+            stored.3.as_str()
+        ),
+        (text, true, reward, "fake-bleurt@0")
+    );
+    assert!(stored.4 >= 0.0);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn every_check_is_stored_and_submit_needs_a_check_of_ones_own(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(&app, &admin, 2000, "text\nalpha beta gamma delta\n").await;
+    let (worker, _) = app.annotator().await;
+    let (other, _) = app.annotator().await;
+    let source_id = next(&app, &worker, &id).await["Write"]["source_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    for text in [
+        "totally unrelated words here",
+        PASSING,
+        "alpha beta gamma delta now",
+        "alpha beta gamma x",
+    ] {
+        let resp = check(&app, &worker, &id, &source_id, text).await;
+        assert!(resp.status().is_success() || resp.status() == StatusCode::UNPROCESSABLE_ENTITY);
+    }
+    let n: i64 = sqlx::query_scalar("select count(*) from apt_attempt")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        n, 3,
+        "three scored Checks; the one containing the source is refused before scoring"
+    );
+    let verdicts: Vec<bool> =
+        sqlx::query_scalar("select is_mutual_implication from apt_attempt order by created_at")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(verdicts, [false, true, true]);
+
+    // Submit without any Check: an unknown attempt.
+    let resp = submit(&app, &worker, &id, &uuid::Uuid::new_v4().to_string()).await;
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    // Another worker cannot submit this worker's attempt.
+    next(&app, &other, &id).await;
+    let attempt: uuid::Uuid = sqlx::query_scalar("select apt_attempt_id from apt_attempt limit 1")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let resp = submit(&app, &other, &id, &attempt.to_string()).await;
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    let paid: i64 = sqlx::query_scalar("select count(*) from apt_submission")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(paid, 0);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn fifty_concurrent_submits_pay_once_and_never_past_the_cap(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let sources: String = (0..4)
+        .map(|i| format!("alpha beta gamma delta{i}\n"))
+        .collect();
+    // Cap 200 cents: 91 + 91 + 18.
+    let id = campaign(&app, &admin, 200, &format!("text\n{sources}")).await;
+    let (worker, _) = app.annotator().await;
+
+    let mut totals = Vec::new();
+    for round in 0..3 {
+        let source_id = next(&app, &worker, &id).await["Write"]["source_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        // 50 different passing Checks, then all 50 submitted at once (tabs, retries, clicks).
+        let mut attempts = Vec::new();
+        for k in 0..50 {
+            let text = format!("alpha beta y{k} x2 x3 x4 x5 x6");
+            let outcome = json(check(&app, &worker, &id, &source_id, &text).await).await;
+            attempts.push(outcome["attempt_id"].as_str().unwrap().to_owned());
+        }
+        let results =
+            futures::future::join_all(attempts.iter().map(|a| submit(&app, &worker, &id, a))).await;
+        let mut fresh = 0;
+        for r in results {
+            let v = json(r).await;
+            if v["was_already_submitted"] == false {
+                fresh += 1;
+            }
+            totals.push(v["total_cents"].as_i64().unwrap());
+        }
+        assert_eq!(fresh, 1, "round {round}: exactly one submit pays");
+    }
+    assert!(totals.iter().all(|t| *t <= 200), "{totals:?}");
+    let (earned, code): (i32, Option<String>) =
+        sqlx::query_as("select earned_cents, completion_code from apt_worker")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(earned, 200);
+    let paid: Vec<i32> =
+        sqlx::query_scalar("select paid_cents from apt_submission order by created_at")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(paid, [91, 91, 18]);
+    // The study is over: a completion page with the code.
+    let done = next(&app, &worker, &id).await;
+    assert_eq!(
+        done["Complete"]["completion_code"].as_str(),
+        code.as_deref()
+    );
+    assert_eq!(done["Complete"]["total_cents"], 200);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn bad_rewrites_get_a_clear_message_and_no_model_call(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        2000,
+        "text\nalpha beta gamma delta\nsecond sentence here\n",
+    )
+    .await;
+    let (worker, _) = app.annotator().await;
+    let task = next(&app, &worker, &id).await;
+    let source_id = task["Write"]["source_id"].as_str().unwrap().to_owned();
+    let source = task["Write"]["source"].as_str().unwrap().to_owned();
+    let huge = "word ".repeat(250);
+
+    for (text, needle) in [
+        ("", "Write a sentence first"),
+        ("   \n\t ", "Write a sentence first"),
+        (huge.as_str(), "longer than 1000"),
+        (&source.to_uppercase(), "the given sentence itself"),
+        (
+            &format!("Well, {source} indeed"),
+            "contains the given sentence",
+        ),
+    ] {
+        let resp = check(&app, &worker, &id, &source_id, text).await;
+        assert_eq!(
+            resp.status(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{text:.20}"
+        );
+        let msg = error_of(resp).await["Validation"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(msg.contains(needle), "{msg}");
+    }
+    // A Check for a sentence that is not the worker's current one.
+    let other: uuid::Uuid = sqlx::query_scalar(
+        "select source_sentence_id from source_sentence where source_sentence_id <> $1::uuid",
+    )
+    .bind(&source_id)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    let resp = check(&app, &worker, &id, &other.to_string(), PASSING).await;
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    let n: i64 = sqlx::query_scalar("select count(*) from apt_attempt")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 0);
+    // Only admins create campaigns and import sources.
+    let resp = app
+        .call(
+            &worker,
+            "admin/import_sources",
+            &[
+                ("campaign_id", &id),
+                ("filename", "x.tsv"),
+                ("content", "text\nx\n"),
+                ("default_origin", "x"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn sources_are_served_half_and_half_by_origin_and_never_twice(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let mut tsv = String::from("text\torigin\n");
+    for i in 0..100 {
+        tsv.push_str(&format!("msrp sentence {i}\tmsrp\n"));
+    }
+    for i in 0..30 {
+        tsv.push_str(&format!("ppnmt sentence {i}\tppnmt\n"));
+    }
+    let id = campaign(&app, &admin, 2000, &tsv).await;
+    let (worker, _) = app.annotator().await;
+
+    let mut seen = std::collections::HashSet::new();
+    let mut ppnmt_in_first_40 = 0;
+    for draw in 0..130 {
+        let task = next(&app, &worker, &id).await;
+        let w = &task["Write"];
+        let source_id = w["source_id"].as_str().unwrap().to_owned();
+        assert!(
+            seen.insert(source_id.clone()),
+            "draw {draw} repeated a sentence"
+        );
+        if draw < 40 && w["source"].as_str().unwrap().starts_with("ppnmt") {
+            ppnmt_in_first_40 += 1;
+        }
+        let resp = app
+            .call(
+                &worker,
+                "apt/skip",
+                &[("campaign_id", &id), ("source_id", &source_id)],
+            )
+            .await;
+        assert_eq!(resp.status(), StatusCode::OK);
+    }
+    // 50/50 by origin although ppnmt has 30 sentences and msrp 100 (sd of the count: ~3.2).
+    assert!(
+        (8..=32).contains(&ppnmt_in_first_40),
+        "{ppnmt_in_first_40} of 40 from ppnmt"
+    );
+    assert_eq!(
+        next(&app, &worker, &id).await["Exhausted"]["total_cents"],
+        0
+    );
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_bad_source_file_names_its_line_and_imports_nothing(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(&app, &admin, 2000, "text\nfirst\nsecond\nfirst\n").await;
+    let before: i64 = sqlx::query_scalar("select count(*) from source_sentence")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(before, 2, "the duplicate in the file is skipped");
+
+    let resp = app
+        .call(
+            &admin,
+            "admin/import_sources",
+            &[
+                ("campaign_id", &id),
+                ("filename", "more.jsonl"),
+                ("content", "{\"text\": \"third\"}\n{\"text\": \"fourth\"\n"),
+                ("default_origin", "upload"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let msg = error_of(resp).await["Validation"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(msg.starts_with("line 2:"), "{msg}");
+    let resp = app
+        .call(
+            &admin,
+            "admin/import_sources",
+            &[
+                ("campaign_id", &id),
+                ("filename", "again.tsv"),
+                ("content", "text\nfirst\nfifth\n"),
+                ("default_origin", "upload"),
+            ],
+        )
+        .await;
+    let summary = json(resp).await;
+    assert_eq!(summary["imported"], 1);
+    assert_eq!(summary["already_in_campaign"], 1);
+    let after: i64 = sqlx::query_scalar("select count(*) from source_sentence")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(after, 3);
+    app.stop().await;
+}
