@@ -21,22 +21,27 @@ stage "unit and integration tests (cargo test --release)"
 cargo test --release --workspace --no-fail-fast 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
 
 stage "browser tests (end2end, Chromium)"
-E2E_DB="paracrowd_e2e_$$_$(date +%s)"
+# Each test file gets its own server and a fresh database (the first start creates the admin).
 PGBIN="$(pg_bin_dir)"
-"$PGBIN/psql" -q "$DATABASE_URL" -c "create database $E2E_DB" >/dev/null
-E2E_URL="${DATABASE_URL%/*}/$E2E_DB"
-set +e
-(cd end2end && PARACROWD_BIN="$CARGO_TARGET_DIR/release/paracrowd" E2E_DATABASE_URL="$E2E_URL" \
-  LEPTOS_SITE_ROOT="$SITE" node --test --test-concurrency=1 --test-reporter=spec tests/) \
-  2>&1 | tee "$CARGO_TARGET_DIR/e2e.log"
-E2E_STATUS=${PIPESTATUS[0]}
-set -e
-"$PGBIN/psql" -q "$DATABASE_URL" -c "drop database if exists $E2E_DB with (force)" >/dev/null || true
+E2E_STATUS=0
+: > "$CARGO_TARGET_DIR/e2e.log"
+for file in end2end/tests/*.test.mjs; do
+  db="paracrowd_e2e_$$_$(basename "$file" .test.mjs | tr -c 'a-z0-9\n' '_')"
+  "$PGBIN/psql" -q "$DATABASE_URL" -c "drop database if exists $db with (force)" -c "create database $db" >/dev/null
+  set +e
+  (cd end2end && PARACROWD_BIN="$CARGO_TARGET_DIR/release/paracrowd" E2E_DATABASE_URL="${DATABASE_URL%/*}/$db" \
+    LEPTOS_SITE_ROOT="$SITE" node --test --test-reporter=spec "tests/$(basename "$file")") \
+    2>&1 | tee -a "$CARGO_TARGET_DIR/e2e.log"
+  status=${PIPESTATUS[0]}
+  set -e
+  [ "$status" = 0 ] || E2E_STATUS=$status
+  "$PGBIN/psql" -q "$DATABASE_URL" -c "drop database if exists $db with (force)" >/dev/null || true
+done
 
 print_timings
 read -r CP CF < <(grep -E '^test result:' "$CARGO_TARGET_DIR/cargo-test.log" | awk '{p+=$4; f+=$6} END {print p+0, f+0}')
-EP=$(grep -E '^. pass [0-9]+' "$CARGO_TARGET_DIR/e2e.log" | awk '{print $3}' | tail -n 1)
-EF=$(grep -E '^. fail [0-9]+' "$CARGO_TARGET_DIR/e2e.log" | awk '{print $3}' | tail -n 1)
+EP=$(grep -E '^. pass [0-9]+' "$CARGO_TARGET_DIR/e2e.log" | awk '{s+=$3} END {print s+0}')
+EF=$(grep -E '^. fail [0-9]+' "$CARGO_TARGET_DIR/e2e.log" | awk '{s+=$3} END {print s+0}')
 EP=${EP:-0}; EF=${EF:-0}
 if [ "$E2E_STATUS" != 0 ] && [ "$EF" = 0 ]; then EF=1; fi
 echo "cargo test: $CP passed, $CF failed; browser tests: $EP passed, $EF failed"

@@ -17,6 +17,9 @@ Usage:
   paracrowd create-admin USERNAME          create an admin, or reset one; reads the password from
                                            stdin, or generates and prints one if stdin is a terminal
   paracrowd migrate                        run the database migrations and exit
+  paracrowd import-sources CAMPAIGN FILE [ORIGIN]
+                                           import APT source sentences (MSRP, CSV/TSV with `text`,
+                                           JSONL); ORIGIN for rows without one (default: upload)
   paracrowd score INPUT [OUTPUT]           score sentence pairs (TSV/CSV) with the MI and BLEURT
                                            models; writes a TSV (stdout without OUTPUT)
   paracrowd help                           this text
@@ -29,6 +32,10 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         [] | ["serve"] => serve(config).await,
         ["create-admin", username] => create_admin(config, username).await,
         ["migrate"] => with_database(&config, |_| async { Ok(()) }).await,
+        ["import-sources", campaign, file, rest @ ..] if rest.len() <= 1 => {
+            let origin = rest.first().copied().unwrap_or("upload").to_owned();
+            import_sources(config, campaign, file, &origin).await
+        }
         ["score", input, rest @ ..] if rest.len() <= 1 => {
             let ml = crate::ml::MlConfig::from_env()?;
             let (input, output) = (PathBuf::from(input), rest.first().map(PathBuf::from));
@@ -141,4 +148,40 @@ async fn create_admin(config: Config, username: &str) -> anyhow::Result<()> {
         println!("admin {username} is ready");
     }
     Ok(())
+}
+
+async fn import_sources(
+    config: Config,
+    campaign: &str,
+    file: &str,
+    origin: &str,
+) -> anyhow::Result<()> {
+    let campaign_id = uuid::Uuid::parse_str(campaign).context("CAMPAIGN must be a campaign id")?;
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {file}"))?;
+    let content = String::from_utf8(bytes).with_context(|| format!("{file} is not UTF-8 text"))?;
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let origin = origin.to_owned();
+    with_database(&config, |pool| async move {
+        match app::db::campaigns::find(&pool, campaign_id)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+        {
+            Some(c) if c.kind == "apt" => {}
+            Some(_) => bail!("campaign {campaign_id} is not an APT campaign"),
+            None => bail!("no campaign {campaign_id}"),
+        }
+        let summary =
+            app::api::campaigns::import_into(&pool, campaign_id, &name, &content, &origin)
+                .await
+                .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        println!(
+            "imported {} sentences ({} duplicates in the file, {} already in the campaign)",
+            summary.imported, summary.duplicates_in_file, summary.already_in_campaign
+        );
+        Ok(())
+    })
+    .await
 }

@@ -83,11 +83,12 @@ fn CampaignItem(c: CampaignSummary) -> impl IntoView {
     } else {
         "Judging"
     };
+    let href = format!("/{}/{}", c.kind, c.campaign_id);
     view! {
         <li>
             <span class="tag">{kind}</span>
             " "
-            {c.title}
+            <a href=href>{c.title}</a>
         </li>
     }
 }

@@ -1,0 +1,239 @@
+//! The APT writing page (annotators): the instructions, the given sentence, a text box, Check
+//! (Ctrl+Enter) with the verdict, BLEURT and reward, Submit (only for the exact checked text),
+//! Skip, and the running total. Needs JavaScript: every Check is a round trip to the models.
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::apt::{
+    apt_check, apt_next, apt_skip, apt_submit, AptTask, CheckOutcome, Verdict, MAX_ATTEMPT_CHARS,
+};
+use crate::error::{AppError, ErrorMessage};
+
+fn dollars(cents: i64) -> String {
+    format!("${}.{:02}", cents / 100, cents % 100)
+}
+
+#[component]
+pub fn AptPage() -> impl IntoView {
+    let params = use_params_map();
+    let campaign_id = move || params.read().get("id").unwrap_or_default();
+    let round = RwSignal::new(0u32);
+    let task = Resource::new(move || (campaign_id(), round.get()), |(id, _)| apt_next(id));
+    let next = Callback::new(move |()| round.update(|r| *r += 1));
+    view! {
+        <section class="card wide apt">
+            <noscript>
+                <p class="notice warn">"This task needs JavaScript: each Check asks the models."</p>
+            </noscript>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match task.await {
+                        Ok(AptTask::Write { source_id, source, total_cents, cap_cents, instructions }) => {
+                            view! {
+                                <Writer
+                                    campaign_id=campaign_id()
+                                    source_id
+                                    source
+                                    total_cents
+                                    cap_cents
+                                    instructions
+                                    next
+                                />
+                            }
+                                .into_any()
+                        }
+                        Ok(AptTask::Exhausted { total_cents }) => {
+                            view! {
+                                <h1>"No sentences left"</h1>
+                                <p>
+                                    "You have seen every sentence in this study. You earned "
+                                    <strong>{dollars(total_cents)}</strong> "."
+                                </p>
+                            }
+                                .into_any()
+                        }
+                        Ok(AptTask::Complete { total_cents, completion_code }) => {
+                            view! {
+                                <h1>"Study complete — thank you!"</h1>
+                                <p>
+                                    "You earned " <strong>{dollars(total_cents)}</strong>
+                                    ", the most this study pays. Your completion code:"
+                                </p>
+                                <p class="code" aria-label="Completion code">
+                                    {completion_code}
+                                </p>
+                            }
+                                .into_any()
+                        }
+                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn Writer(
+    campaign_id: String,
+    source_id: String,
+    source: String,
+    total_cents: i64,
+    cap_cents: i64,
+    instructions: String,
+    next: Callback<()>,
+) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let total = RwSignal::new(total_cents);
+    // The last Check's text and outcome: Submit is offered only while the box holds that text.
+    let checked: RwSignal<Option<(String, CheckOutcome)>> = RwSignal::new(None);
+    let error: RwSignal<Option<AppError>> = RwSignal::new(None);
+    let (cid, sid) = (StoredValue::new(campaign_id), StoredValue::new(source_id));
+
+    let check = Action::new(move |t: &String| {
+        let t = t.clone();
+        async move {
+            (
+                t.clone(),
+                apt_check(cid.get_value(), sid.get_value(), t).await,
+            )
+        }
+    });
+    let submit = Action::new(move |attempt: &String| {
+        let attempt = attempt.clone();
+        async move { apt_submit(cid.get_value(), attempt).await }
+    });
+    let skip =
+        Action::new(move |_: &()| async move { apt_skip(cid.get_value(), sid.get_value()).await });
+
+    Effect::new(move || {
+        if let Some((t, result)) = check.value().get() {
+            match result {
+                Ok(outcome) => {
+                    checked.set(Some((t, outcome)));
+                    error.set(None);
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        }
+    });
+    Effect::new(move || match submit.value().get() {
+        Some(Ok(outcome)) => {
+            total.set(outcome.total_cents);
+            next.run(());
+        }
+        Some(Err(e)) => error.set(Some(e)),
+        None => {}
+    });
+    Effect::new(move || match skip.value().get() {
+        Some(Ok(())) => next.run(()),
+        Some(Err(e)) => error.set(Some(e)),
+        None => {}
+    });
+
+    let run_check = move || {
+        let t = text.get_untracked().trim().to_owned();
+        if !check.pending().get_untracked() {
+            check.dispatch(t);
+        }
+    };
+    let current = move || {
+        checked
+            .get()
+            .filter(|(t, _)| *t == text.get().trim())
+            .map(|(_, o)| o)
+    };
+    let can_submit = move || current().is_some() && !submit.pending().get();
+    let chars = move || text.get().chars().count();
+
+    view! {
+        <div class="apt-head">
+            <h1>"Rewrite the sentence"</h1>
+            <p class="total" aria-live="polite">
+                "Earned: " <strong data-testid="total">{move || dollars(total.get())}</strong> " of "
+                {dollars(cap_cents)}
+            </p>
+        </div>
+        <details class="instructions" open=true>
+            <summary>"Instructions"</summary>
+            <p>
+                "Write a sentence that means the same as the given sentence but is worded and built as differently as you can. "
+                "Each sentence must follow from the other: yours from the given one AND the given one from yours. "
+                "Swapping a word for a synonym will usually be too similar to earn anything."
+            </p>
+            <p>
+                "Press Check (or Ctrl+Enter) as often as you like to see what your sentence would earn; Submit pays it and brings the next sentence. Rewards go up to $1 per sentence."
+            </p>
+            {(!instructions.trim().is_empty()).then(|| view! { <p class="campaign-instructions">{instructions.clone()}</p> })}
+        </details>
+        <blockquote class="source" aria-label="Given sentence">
+            {source}
+        </blockquote>
+        <label for="attempt">"Your sentence"</label>
+        <textarea
+            id="attempt"
+            rows="3"
+            maxlength=MAX_ATTEMPT_CHARS.to_string()
+            prop:value=move || text.get()
+            on:input=move |ev| text.set(event_target_value(&ev))
+            on:keydown=move |ev| {
+                if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                    ev.prevent_default();
+                    run_check();
+                }
+            }
+        ></textarea>
+        <p class="muted small">{move || format!("{} / {MAX_ATTEMPT_CHARS} characters", chars())}</p>
+        <div class="buttons">
+            <button
+                type="button"
+                on:click=move |_| run_check()
+                disabled=move || check.pending().get() || text.get().trim().is_empty()
+            >
+                {move || if check.pending().get() { "Checking…" } else { "Check" }}
+            </button>
+            <button
+                type="button"
+                class="pay"
+                disabled=move || !can_submit()
+                title="Check this exact text first"
+                on:click=move |_| {
+                    if let Some(o) = current() {
+                        submit.dispatch(o.attempt_id.clone());
+                    }
+                }
+            >
+                "Submit"
+            </button>
+            <button type="button" class="secondary" on:click=move |_| { skip.dispatch(()); }>
+                "Skip this sentence"
+            </button>
+        </div>
+        {move || error.get().map(|error| view! { <ErrorMessage error /> })}
+        {move || {
+            current()
+                .map(|o| {
+                    let (class, message) = match o.verdict {
+                        Verdict::Passes => ("notice ok", "Same meaning, different enough: this earns the reward below."),
+                        Verdict::NotEquivalent => ("notice warn", "Not logically equivalent: the two sentences do not each follow from the other. This earns nothing."),
+                        Verdict::TooSimilar => ("notice warn", "Too similar to the given sentence. Change the wording and structure more."),
+                    };
+                    view! {
+                        <div class=class role="status" data-testid="check-result">
+                            <p>{message}</p>
+                            <p>
+                                "Reward: " <strong data-testid="reward">{dollars(o.reward_cents)}</strong>
+                                " · BLEURT " {format!("{:.3}", o.bleurt)}
+                                " · mutual implication: " {if o.is_mutual_implication { "yes" } else { "no" }}
+                            </p>
+                            <p class="muted small">"Scored by " {o.mi_model.clone()} " and " {o.bleurt_model.clone()}</p>
+                        </div>
+                    }
+                })
+        }}
+        {move || {
+            (checked.get().is_some() && current().is_none())
+                .then(|| view! { <p class="muted">"You changed the text since the last Check: Check again to see its reward."</p> })
+        }}
+    }
+}

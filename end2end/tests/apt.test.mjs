@@ -1,0 +1,87 @@
+// The APT writing task in a real browser with the real default models: write, Check (and
+// Ctrl+Enter), see the verdict and reward, Submit, see the running total change.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, PASSWORD } from '../support.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const SOURCE = 'The company said its profits rose sharply last year.';
+// The default stand-in models judge this rewrite mutually implicative with BLEURT ~0.32: 3 cents.
+const PAYING = 'According to the firm, last year brought a steep increase in earnings.';
+
+async function call(page, name, form) {
+  const resp = await page.request.post(`${server.url}/api/${name}`, { form, headers: { accept: 'application/json' } });
+  assert.ok(resp.ok(), `${name}: ${resp.status()} ${await resp.text()}`);
+  return resp.json();
+}
+
+test('a worker writes, checks, sees the reward, submits and sees the total change', async () => {
+  // An admin sets up an open APT campaign with one source sentence.
+  const admin = await newPage(browser);
+  await admin.goto(`${server.url}/login`);
+  await admin.getByLabel('Username').fill('admin');
+  await admin.getByLabel('Password').fill(server.adminPassword);
+  await admin.getByRole('button', { name: 'Log in' }).click();
+  await admin.getByRole('heading', { name: 'Welcome, admin' }).waitFor();
+  const id = await call(admin, 'admin/create_campaign', {
+    kind: 'apt', title: 'Rewrite study', instructions: '', budget_cap_cents: '2000', bleurt_threshold: '0.5',
+  });
+  await call(admin, 'admin/import_sources', {
+    campaign_id: id, filename: 'sources.tsv', content: `text\torigin\n${SOURCE}\tmsrp\n`, default_origin: 'msrp',
+  });
+  await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
+
+  // A worker finds it on the home page.
+  const page = await newPage(browser);
+  const name = uniqueName('writer');
+  await page.goto(`${server.url}/register`);
+  await page.getByLabel('Username').fill(name);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('link', { name: 'Rewrite study' }).click();
+  await page.getByRole('heading', { name: 'Rewrite the sentence' }).waitFor();
+  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await page.getByLabel('Given sentence').getByText(SOURCE).waitFor();
+  assert.equal(await page.getByTestId('total').textContent(), '$0.00');
+  const submit = page.getByRole('button', { name: 'Submit' });
+  assert.equal(await submit.isDisabled(), true, 'no Submit before a Check');
+
+  // A too-close rewrite, checked with Ctrl+Enter.
+  const box = page.getByLabel('Your sentence');
+  await box.fill('The firm said its profits rose sharply last year.');
+  await box.press('Control+Enter');
+  const result = page.getByTestId('check-result');
+  await result.waitFor();
+  assert.match(await result.textContent(), /Reward: \$0\.\d\d/);
+
+  // Editing the text withdraws Submit until the new text is checked.
+  await box.fill(PAYING);
+  await page.getByText('Check again to see its reward').waitFor();
+  assert.equal(await submit.isDisabled(), true);
+  await page.getByRole('button', { name: 'Check' }).click();
+  await page.getByText('Same meaning, different enough').waitFor();
+  const reward = await page.getByTestId('reward').textContent();
+  assert.notEqual(reward, '$0.00', 'this rewrite earns something with the default models');
+
+  await submit.click();
+  // The only sentence is done: the page moves on and shows the new total.
+  await page.getByRole('heading', { name: 'No sentences left' }).waitFor();
+  await page.getByText(reward).waitFor();
+  assert.deepEqual(unexpectedErrors(page), []);
+  assert.deepEqual(unexpectedErrors(admin), []);
+  await page.context().close();
+  await admin.context().close();
+});
