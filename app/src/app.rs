@@ -8,8 +8,9 @@ use leptos_router::{
 
 use crate::components::nav::Nav;
 use crate::pages::{
-    admin::users_page::AdminUsersPage, apt_page::AptPage, home_page::HomePage,
-    login_page::LoginPage, not_found_page::NotFoundPage, register_page::RegisterPage,
+    admin::users_page::AdminUsersPage, apt_page::AptPage, apt_report_page::AptReportPage,
+    home_page::HomePage, login_page::LoginPage, not_found_page::NotFoundPage,
+    register_page::RegisterPage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -62,6 +63,7 @@ fn Layout() -> impl IntoView {
                     <Route path=path!("register") view=RegisterPage ssr=SsrMode::Async />
                     <Route path=path!("admin/users") view=AdminUsersPage ssr=SsrMode::Async />
                     <Route path=path!("apt/:id") view=AptPage ssr=SsrMode::Async />
+                    <Route path=path!("research/apt/:id") view=AptReportPage ssr=SsrMode::Async />
                 </Routes>
             </main>
     }

@@ -80,6 +80,12 @@ test('a worker writes, checks, sees the reward, submits and sees the total chang
   // The only sentence is done: the page moves on and shows the new total.
   await page.getByRole('heading', { name: 'No sentences left' }).waitFor();
   await page.getByText(reward).waitFor();
+  // The researcher's view shows the Check and the submission.
+  await admin.goto(`${server.url}/research/apt/${id}`);
+  await admin.getByRole('heading', { name: 'Table 2' }).waitFor();
+  await admin.locator('svg.chart rect').first().waitFor();
+  const row = admin.getByRole('table', { name: 'Table 2' }).getByRole('row').nth(1);
+  assert.match(await row.textContent(), /^2/, 'two Checks recorded');
   assert.deepEqual(unexpectedErrors(page), []);
   assert.deepEqual(unexpectedErrors(admin), []);
   await page.context().close();

@@ -429,3 +429,90 @@ async fn a_bad_source_file_names_its_line_and_imports_nothing(pool: PgPool) {
     assert_eq!(after, 3);
     app.stop().await;
 }
+
+#[sqlx::test(migrations = "../migrations")]
+async fn researchers_see_table_2_figure_2_and_earnings_and_annotators_do_not(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        2000,
+        "text\nalpha beta gamma delta\nalpha beta gamma epsilon\n",
+    )
+    .await;
+    let (worker, _) = app.annotator().await;
+    let (researcher, _) = app.user_with_role("researcher").await;
+    // Source 1: a non-MI Check, then a passing one (submitted). Source 2: MI but too similar.
+    for round in 0..2 {
+        let task = next(&app, &worker, &id).await;
+        let source_id = task["Write"]["source_id"].as_str().unwrap().to_owned();
+        if round == 0 {
+            json(check(&app, &worker, &id, &source_id, "nothing in common at all").await).await;
+            let ok = json(check(&app, &worker, &id, &source_id, PASSING).await).await;
+            json(submit(&app, &worker, &id, ok["attempt_id"].as_str().unwrap()).await).await;
+        } else {
+            // The same words in reverse order: MI with BLEURT 1.0, too similar.
+            let src = task["Write"]["source"].as_str().unwrap().to_owned();
+            let close = src.split(' ').rev().collect::<Vec<_>>().join(" ");
+            let v = json(check(&app, &worker, &id, &source_id, &close).await).await;
+            assert_eq!(v["verdict"], "TooSimilar", "{v}");
+        }
+    }
+
+    let resp = app
+        .call(&researcher, "research/apt_report", &[("campaign_id", &id)])
+        .await;
+    let report = json(resp).await;
+    let t = &report["table2"];
+    assert_eq!(
+        (
+            t["total_attempts"].as_u64(),
+            t["apt_attempts"].as_u64(),
+            t["mi_attempts"].as_u64(),
+            t["non_mi_attempts"].as_u64()
+        ),
+        (Some(3), Some(1), Some(2), Some(1))
+    );
+    assert_eq!(
+        (
+            t["unique_sources"].as_u64(),
+            t["apt_uniques"].as_u64(),
+            t["mi_uniques"].as_u64(),
+            t["non_mi_uniques"].as_u64()
+        ),
+        (Some(2), Some(1), Some(2), Some(1))
+    );
+    let svg = report["figure2_svg"].as_str().unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.matches("<rect").count() == 3,
+        "{svg}"
+    );
+    let workers = report["workers"].as_array().unwrap();
+    assert_eq!(workers.len(), 1);
+    assert_eq!(workers[0]["attempts"], 3);
+    assert_eq!(workers[0]["earned_cents"], 91);
+    assert!(workers[0]["worker"].as_str().unwrap().starts_with('W'));
+
+    // The page renders for researchers; annotators and visitors are refused.
+    let html = app
+        .get(&researcher, &format!("/research/apt/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("Table 2") && html.contains("<svg"), "{html}");
+    let resp = app
+        .call(&worker, "research/apt_report", &[("campaign_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let resp = app
+        .call(
+            &crate::helpers::client(),
+            "research/apt_report",
+            &[("campaign_id", &id)],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    app.stop().await;
+}

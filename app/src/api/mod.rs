@@ -3,6 +3,7 @@
 //! can call them.
 pub mod admin;
 pub mod apt;
+pub mod apt_report;
 pub mod auth;
 pub mod campaigns;
 

@@ -293,3 +293,43 @@ pub async fn update_worker_total(
     .await?;
     Ok(())
 }
+
+/// Every attempt's source, MI and BLEURT, for Table 2 and Figure 2.
+pub async fn list_attempt_points(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<Vec<(Uuid, bool, f32)>, AppError> {
+    Ok(sqlx::query_as::<_, (Uuid, bool, f32)>(
+        "select source_sentence_id, is_mutual_implication, bleurt from apt_attempt where campaign_id = $1",
+    )
+    .bind(campaign_id)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Per-worker activity and earnings in a campaign.
+#[derive(Debug, Clone, FromRow)]
+pub struct WorkerEarningRow {
+    pub app_user_id: Uuid,
+    pub attempts: i64,
+    pub submissions: i64,
+    pub earned_cents: i32,
+    pub is_complete: bool,
+}
+
+pub async fn list_worker_earnings(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<Vec<WorkerEarningRow>, AppError> {
+    Ok(sqlx::query_as::<_, WorkerEarningRow>(
+        r#"select w.app_user_id,
+                  (select count(*) from apt_attempt a where a.campaign_id = w.campaign_id and a.app_user_id = w.app_user_id) as attempts,
+                  (select count(*) from apt_submission s where s.campaign_id = w.campaign_id and s.app_user_id = w.app_user_id) as submissions,
+                  w.earned_cents, w.completion_code is not null as is_complete
+           from apt_worker w where w.campaign_id = $1
+           order by w.earned_cents desc, w.app_user_id"#,
+    )
+    .bind(campaign_id)
+    .fetch_all(db)
+    .await?)
+}

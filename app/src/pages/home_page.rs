@@ -12,7 +12,10 @@ pub fn HomePage() -> impl IntoView {
         <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match auth.user.await {
-                    Ok(Some(user)) => view! { <Campaigns username=user.username /> }.into_any(),
+                    Ok(Some(user)) => {
+                        let can_read = user.role.can_read_studies();
+                        view! { <Campaigns username=user.username can_read /> }.into_any()
+                    }
                     Ok(None) => view! { <Welcome /> }.into_any(),
                     Err(error) => view! { <ErrorMessage error /> }.into_any(),
                 }
@@ -43,7 +46,7 @@ fn Welcome() -> impl IntoView {
 }
 
 #[component]
-fn Campaigns(username: String) -> impl IntoView {
+fn Campaigns(username: String, can_read: bool) -> impl IntoView {
     let campaigns = Resource::new(|| (), |_| list_my_campaigns());
     view! {
         <section class="card">
@@ -63,7 +66,7 @@ fn Campaigns(username: String) -> impl IntoView {
                         Ok(list) => {
                             view! {
                                 <ul class="campaigns">
-                                    {list.into_iter().map(|c| view! { <CampaignItem c /> }).collect_view()}
+                                    {list.into_iter().map(|c| view! { <CampaignItem c can_read /> }).collect_view()}
                                 </ul>
                             }
                                 .into_any()
@@ -77,18 +80,23 @@ fn Campaigns(username: String) -> impl IntoView {
 }
 
 #[component]
-fn CampaignItem(c: CampaignSummary) -> impl IntoView {
+fn CampaignItem(c: CampaignSummary, can_read: bool) -> impl IntoView {
     let kind = if c.kind == "apt" {
         "Writing"
     } else {
         "Judging"
     };
     let href = format!("/{}/{}", c.kind, c.campaign_id);
+    let report = (can_read && c.kind == "apt").then(|| {
+        let href = format!("/research/apt/{}", c.campaign_id);
+        view! { " · " <a href=href>"report"</a> }
+    });
     view! {
         <li>
             <span class="tag">{kind}</span>
             " "
             <a href=href>{c.title}</a>
+            {report}
         </li>
     }
 }

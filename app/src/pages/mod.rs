@@ -1,6 +1,7 @@
 //! One route per file.
 pub mod admin;
 pub mod apt_page;
+pub mod apt_report_page;
 pub mod home_page;
 pub mod login_page;
 pub mod not_found_page;

@@ -2,6 +2,7 @@
 //! source sentences, choosing the next one, paying within the cap, the paper's Table 2 and
 //! Figure 2, and the train/test split by source. The database and pages build on these.
 pub mod budget;
+pub mod chart;
 pub mod serving;
 pub mod source_import;
 pub mod split;

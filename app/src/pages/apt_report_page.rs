@@ -1,0 +1,89 @@
+//! Researchers: Table 2, Figure 2 and earnings of an APT campaign, live (reload to refresh).
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::apt_report::{apt_report, AptReportView};
+use crate::domain::apt::stats::Table2;
+use crate::error::ErrorMessage;
+
+fn pct(part: u64, whole: u64) -> String {
+    Table2::percent(part, whole).map_or_else(|| "–".into(), |p| format!("{p:.2}%"))
+}
+
+#[component]
+pub fn AptReportPage() -> impl IntoView {
+    let params = use_params_map();
+    let report = Resource::new(
+        move || params.read().get("id").unwrap_or_default(),
+        apt_report,
+    );
+    view! {
+        <section class="card wide report">
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match report.await {
+                        Ok(r) => view! { <Report r /> }.into_any(),
+                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn Report(r: AptReportView) -> impl IntoView {
+    let t = r.table2;
+    let dollars = |c: i64| format!("${}.{:02}", c / 100, c % 100);
+    view! {
+        <h1>{r.title} " — APT report"</h1>
+        <p class="muted">"Status: " {r.status} " · BLEURT threshold " {r.bleurt_threshold}</p>
+        <h2>"Table 2"</h2>
+        <table class="table2" aria-label="Table 2">
+            <thead>
+                <tr>
+                    <th>"Total attempts"</th><th>"APT attempts"</th><th>"MI attempts"</th><th>"non-MI attempts"</th>
+                    <th>"Unique sentences"</th><th>"APT uniques"</th><th>"MI uniques"</th><th>"non-MI uniques"</th>
+                </tr>
+            </thead>
+            <tbody>
+                <tr>
+                    <td>{t.total_attempts}</td><td>{t.apt_attempts}</td><td>{t.mi_attempts}</td><td>{t.non_mi_attempts}</td>
+                    <td>{t.unique_sources}</td><td>{t.apt_uniques}</td><td>{t.mi_uniques}</td><td>{t.non_mi_uniques}</td>
+                </tr>
+                <tr class="muted">
+                    <td></td><td>{pct(t.apt_attempts, t.total_attempts)}</td><td>{pct(t.mi_attempts, t.total_attempts)}</td>
+                    <td>{pct(t.non_mi_attempts, t.total_attempts)}</td><td></td>
+                    <td>{pct(t.apt_uniques, t.unique_sources)}</td><td>{pct(t.mi_uniques, t.unique_sources)}</td>
+                    <td>{pct(t.non_mi_uniques, t.unique_sources)}</td>
+                </tr>
+            </tbody>
+        </table>
+        <h2>"Figure 2: BLEURT of attempts"</h2>
+        <p class="legend">
+            <span class="swatch apt"></span>"APT " <span class="swatch mi"></span>"MI, not APT "
+            <span class="swatch nonmi"></span>"non-MI"
+        </p>
+        {match r.figure2_svg {
+            Some(svg) => view! { <div class="figure" inner_html=svg></div> }.into_any(),
+            None => view! { <p class="empty">"No attempts yet."</p> }.into_any(),
+        }}
+        <h2>"Workers"</h2>
+        <table class="users">
+            <thead>
+                <tr><th>"Worker"</th><th>"Checks"</th><th>"Submissions"</th><th>"Earned"</th><th>"Done"</th></tr>
+            </thead>
+            <tbody>
+                {r.workers
+                    .into_iter()
+                    .map(|w| view! {
+                        <tr>
+                            <td>{w.worker}</td><td>{w.attempts}</td><td>{w.submissions}</td>
+                            <td>{dollars(w.earned_cents)}</td><td>{if w.is_complete { "yes" } else { "" }}</td>
+                        </tr>
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+}
