@@ -107,6 +107,7 @@ pub async fn build_router(
     };
     let router = Router::new()
         .route("/health", get(crate::routes::health::health))
+        .route("/export/apt/{campaign}", get(crate::routes::export::apt_attempts))
         .leptos_routes_with_context(&state, routes, context.clone(), {
             let options = state.leptos_options.clone();
             move || shell(options.clone())

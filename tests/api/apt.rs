@@ -516,3 +516,126 @@ async fn researchers_see_table_2_figure_2_and_earnings_and_annotators_do_not(poo
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
     app.stop().await;
 }
+
+#[sqlx::test(migrations = "../migrations")]
+async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let sources: String = (0..12)
+        .map(|i| format!("alpha beta gamma delta{i}\tmsrp\n"))
+        .collect();
+    let id = campaign(&app, &admin, 2000, &format!("text\torigin\n{sources}")).await;
+    let (worker, _) = app.annotator().await;
+    for _ in 0..12 {
+        let source_id = next(&app, &worker, &id).await["Write"]["source_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        for k in 0..2 {
+            json(
+                check(
+                    &app,
+                    &worker,
+                    &id,
+                    &source_id,
+                    &format!("alpha beta z{k} x2 x3 x4 x5 x6"),
+                )
+                .await,
+            )
+            .await;
+        }
+        app.call(
+            &worker,
+            "apt/skip",
+            &[("campaign_id", &id), ("source_id", &source_id)],
+        )
+        .await;
+    }
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let get = |c: &Client, q: &str| c.get(app.url(&format!("/export/apt/{id}{q}"))).send();
+
+    let all = get(&researcher, "").await.unwrap();
+    assert_eq!(all.status(), StatusCode::OK);
+    let text = all.text().await.unwrap();
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(
+        lines[0],
+        [
+            "token",
+            "time",
+            "duration",
+            "dataset",
+            "index",
+            "sentence",
+            "candidate",
+            "BLEURT",
+            "MI",
+            "dollar"
+        ]
+    );
+    assert_eq!(lines.len(), 1 + 24);
+    assert!(lines[1..].iter().all(|l| l.len() == 10
+        && l[0].starts_with('W')
+        && l[3] == "msrp"
+        && l[8] == "1"
+        && l[9] == "0.91"));
+
+    let part = |text: String| -> Vec<String> {
+        text.lines()
+            .skip(1)
+            .map(|l| l.split('\t').nth(5).unwrap().to_owned())
+            .collect()
+    };
+    let train = part(
+        get(&researcher, "?split=train&seed=3")
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+    );
+    let test = part(
+        get(&researcher, "?split=test&seed=3")
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(train.len() + test.len(), 24);
+    assert!(
+        test.len() >= 4 && test.len() <= 8,
+        "about a quarter: {}",
+        test.len()
+    );
+    assert!(
+        test.iter().all(|s| !train.contains(s)),
+        "no source sentence in both parts"
+    );
+    assert_eq!(
+        test,
+        part(
+            get(&researcher, "?split=test&seed=3")
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        ),
+        "reproducible"
+    );
+
+    assert_eq!(
+        get(&worker, "").await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        get(&crate::helpers::client(), "").await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        get(&researcher, "?split=sideways").await.unwrap().status(),
+        StatusCode::BAD_REQUEST
+    );
+    app.stop().await;
+}

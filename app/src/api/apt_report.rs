@@ -17,6 +17,7 @@ pub struct WorkerEarning {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AptReportView {
+    pub campaign_id: String,
     pub title: String,
     pub status: String,
     pub bleurt_threshold: f64,
@@ -78,6 +79,7 @@ mod ssr {
             })
             .collect();
         Ok(AptReportView {
+            campaign_id: id.to_string(),
             title: campaign.title,
             status: campaign.status,
             bleurt_threshold: threshold,

@@ -68,6 +68,14 @@ fn Report(r: AptReportView) -> impl IntoView {
             Some(svg) => view! { <div class="figure" inner_html=svg></div> }.into_any(),
             None => view! { <p class="empty">"No attempts yet."</p> }.into_any(),
         }}
+        <h2>"Export"</h2>
+        <p>
+            "Attempts in AP_H's layout: "
+            <a href=format!("/export/apt/{}", r.campaign_id)>"all"</a> ", "
+            <a href=format!("/export/apt/{}?split=train", r.campaign_id)>"train"</a> ", "
+            <a href=format!("/export/apt/{}?split=test", r.campaign_id)>"test"</a>
+            " (about 3:1, no source sentence in both; add &seed=N for another split)"
+        </p>
         <h2>"Workers"</h2>
         <table class="users">
             <thead>

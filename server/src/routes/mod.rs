@@ -1,2 +1,3 @@
 //! Plain axum routes (everything else is Leptos pages and server functions).
+pub mod export;
 pub mod health;
