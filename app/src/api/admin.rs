@@ -48,7 +48,7 @@ mod ssr {
     use crate::state::pool;
 
     fn parse_user_id(raw: &str) -> Result<Uuid, AppError> {
-        Uuid::parse_str(raw.trim()).map_err(|_| AppError::validation("user_id", "Not a user id."))
+        crate::api::parse_id(raw, "user_id")
     }
 
     pub async fn list_users() -> Result<Vec<UserAdminView>, AppError> {

@@ -93,16 +93,13 @@ mod ssr {
     use uuid::Uuid;
 
     use super::*;
+    use crate::api::parse_id;
     use crate::db::{apt as db, campaigns};
     use crate::domain::apt::{budget, serving};
     use crate::domain::reward::{attempt_contains_source, passes_apt, reward_cents};
     use crate::ml::ScoreError;
     use crate::session::require_user;
     use crate::state::app_state;
-
-    fn parse_id(raw: &str, field: &str) -> Result<Uuid, AppError> {
-        Uuid::parse_str(raw.trim()).map_err(|_| AppError::validation(field, "Not a valid id."))
-    }
 
     async fn open_apt_campaign(
         pool: &sqlx::PgPool,
@@ -116,10 +113,18 @@ mod ssr {
         }
     }
 
-    pub async fn next(campaign_id: String) -> Result<AptTask, AppError> {
+    /// The state, the logged-in worker and the open APT campaign every call starts from.
+    async fn caller(
+        campaign_id: &str,
+    ) -> Result<(crate::state::AppState, Uuid, campaigns::CampaignSettings), AppError> {
         let state = app_state()?;
         let user = require_user().await?.app_user_id;
-        let campaign = open_apt_campaign(&state.pool, &campaign_id).await?;
+        let campaign = open_apt_campaign(&state.pool, campaign_id).await?;
+        Ok((state, user, campaign))
+    }
+
+    pub async fn next(campaign_id: String) -> Result<AptTask, AppError> {
+        let (state, user, campaign) = caller(&campaign_id).await?;
         let cid = campaign.campaign_id;
         let worker = db::ensure_worker(&state.pool, cid, user).await?;
         let total = i64::from(worker.earned_cents);
@@ -190,9 +195,7 @@ mod ssr {
         source_id: String,
         text: String,
     ) -> Result<CheckOutcome, AppError> {
-        let state = app_state()?;
-        let user = require_user().await?.app_user_id;
-        let campaign = open_apt_campaign(&state.pool, &campaign_id).await?;
+        let (state, user, campaign) = caller(&campaign_id).await?;
         let cid = campaign.campaign_id;
         let source_id = parse_id(&source_id, "source_id")?;
         let active = db::find_active(&state.pool, cid, user)
@@ -252,9 +255,7 @@ mod ssr {
         campaign_id: String,
         attempt_id: String,
     ) -> Result<SubmitOutcome, AppError> {
-        let state = app_state()?;
-        let user = require_user().await?.app_user_id;
-        let campaign = open_apt_campaign(&state.pool, &campaign_id).await?;
+        let (state, user, campaign) = caller(&campaign_id).await?;
         let cid = campaign.campaign_id;
         let attempt_id = parse_id(&attempt_id, "attempt_id")?;
         let attempt = db::find_attempt(&state.pool, cid, user, attempt_id)
@@ -316,9 +317,7 @@ mod ssr {
     }
 
     pub async fn skip(campaign_id: String, source_id: String) -> Result<(), AppError> {
-        let state = app_state()?;
-        let user = require_user().await?.app_user_id;
-        let campaign = open_apt_campaign(&state.pool, &campaign_id).await?;
+        let (state, user, campaign) = caller(&campaign_id).await?;
         let source_id = parse_id(&source_id, "source_id")?;
         db::skip_active(&state.pool, campaign.campaign_id, user, source_id).await?;
         Ok(())

@@ -47,8 +47,7 @@ mod ssr {
     pub async fn report(campaign_id: String) -> Result<AptReportView, AppError> {
         let pool = crate::state::pool()?;
         crate::session::require_role(&[Role::Researcher, Role::Admin]).await?;
-        let id = uuid::Uuid::parse_str(campaign_id.trim())
-            .map_err(|_| AppError::validation("campaign_id", "Not a valid id."))?;
+        let id = crate::api::parse_id(&campaign_id, "campaign_id")?;
         let campaign = match crate::db::campaigns::find(&pool, id).await? {
             Some(c) if c.kind == "apt" => c,
             _ => return Err(AppError::NotFound),

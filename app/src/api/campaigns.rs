@@ -107,8 +107,7 @@ pub async fn set_campaign_status(campaign_id: String, status: String) -> Result<
                     "Status is draft, open or closed.",
                 ));
             }
-            let id = uuid::Uuid::parse_str(campaign_id.trim())
-                .map_err(|_| AppError::validation("campaign_id", "Not a valid id."))?;
+            let id = super::parse_id(&campaign_id, "campaign_id")?;
             crate::db::campaigns::update_status(&pool, id, &status).await
         }
         .await,
@@ -136,8 +135,7 @@ pub async fn import_sources(
         async {
             let pool = crate::state::pool()?;
             crate::session::require_role(&[crate::domain::Role::Admin]).await?;
-            let id = uuid::Uuid::parse_str(campaign_id.trim())
-                .map_err(|_| AppError::validation("campaign_id", "Not a valid id."))?;
+            let id = super::parse_id(&campaign_id, "campaign_id")?;
             match crate::db::campaigns::find(&pool, id).await? {
                 Some(c) if c.kind == "apt" => {}
                 Some(_) => {

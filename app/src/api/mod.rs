@@ -21,3 +21,10 @@ pub(crate) fn with_status<T>(
     }
     result
 }
+
+/// Parses an id sent by a form; a malformed one is a validation error naming the field.
+#[cfg(feature = "ssr")]
+pub(crate) fn parse_id(raw: &str, field: &str) -> Result<uuid::Uuid, crate::error::AppError> {
+    uuid::Uuid::parse_str(raw.trim())
+        .map_err(|_| crate::error::AppError::validation(field, "Not a valid id."))
+}
