@@ -20,6 +20,10 @@ Usage:
   paracrowd import-sources CAMPAIGN FILE [ORIGIN]
                                            import APT source sentences (MSRP, CSV/TSV with `text`,
                                            JSONL); ORIGIN for rows without one (default: upload)
+  paracrowd import-pairs CAMPAIGN FILE [--tests]
+                                           import sentence pairs into a judging campaign (CSV/TSV/
+                                           JSONL with sentence1, sentence2, optional group, label,
+                                           explanation); --tests makes labeled rows test pairs
   paracrowd score INPUT [OUTPUT]           score sentence pairs (TSV/CSV) with the MI and BLEURT
                                            models; writes a TSV (stdout without OUTPUT)
   paracrowd help                           this text
@@ -35,6 +39,11 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         ["import-sources", campaign, file, rest @ ..] if rest.len() <= 1 => {
             let origin = rest.first().copied().unwrap_or("upload").to_owned();
             import_sources(config, campaign, file, &origin).await
+        }
+        ["import-pairs", campaign, file, rest @ ..]
+            if rest.is_empty() || rest == ["--tests"] =>
+        {
+            import_pairs(config, campaign, file, !rest.is_empty()).await
         }
         ["score", input, rest @ ..] if rest.len() <= 1 => {
             let ml = crate::ml::MlConfig::from_env()?;
@@ -157,12 +166,7 @@ async fn import_sources(
     origin: &str,
 ) -> anyhow::Result<()> {
     let campaign_id = uuid::Uuid::parse_str(campaign).context("CAMPAIGN must be a campaign id")?;
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {file}"))?;
-    let content = String::from_utf8(bytes).with_context(|| format!("{file} is not UTF-8 text"))?;
-    let name = std::path::Path::new(file)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let (name, content) = read_text_file(file)?;
     let origin = origin.to_owned();
     with_database(&config, |pool| async move {
         match app::db::campaigns::find(&pool, campaign_id)
@@ -180,6 +184,55 @@ async fn import_sources(
         println!(
             "imported {} sentences ({} duplicates in the file, {} already in the campaign)",
             summary.imported, summary.duplicates_in_file, summary.already_in_campaign
+        );
+        Ok(())
+    })
+    .await
+}
+
+/// A file's name and its text (UTF-8 required).
+fn read_text_file(file: &str) -> anyhow::Result<(String, String)> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {file}"))?;
+    let content = String::from_utf8(bytes).with_context(|| format!("{file} is not UTF-8 text"))?;
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok((name, content))
+}
+
+async fn import_pairs(
+    config: Config,
+    campaign: &str,
+    file: &str,
+    labels_are_tests: bool,
+) -> anyhow::Result<()> {
+    let campaign_id = uuid::Uuid::parse_str(campaign).context("CAMPAIGN must be a campaign id")?;
+    let (name, content) = read_text_file(file)?;
+    with_database(&config, |pool| async move {
+        let err = |e: app::error::AppError| anyhow::anyhow!("{e}");
+        match app::db::campaigns::find(&pool, campaign_id).await.map_err(err)? {
+            Some(c) if c.kind == "judge" => {}
+            Some(_) => bail!("campaign {campaign_id} is not a judging campaign"),
+            None => bail!("no campaign {campaign_id}"),
+        }
+        let settings = app::db::judge::settings(&pool, campaign_id)
+            .await
+            .map_err(err)?
+            .context("the campaign has no judging settings")?;
+        let summary = app::api::judge_admin::import_into(
+            &pool,
+            campaign_id,
+            &settings,
+            &name,
+            &content,
+            labels_are_tests,
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        println!(
+            "imported {} pairs ({} test pairs in the file, {} duplicates in the file, {} already in the campaign)",
+            summary.imported, summary.tests_in_file, summary.duplicates_in_file, summary.already_in_campaign
         );
         Ok(())
     })

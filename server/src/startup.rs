@@ -10,7 +10,6 @@ use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use sqlx::{postgres::PgPoolOptions, PgPool};
 use tower_http::{
-    limit::RequestBodyLimitLayer,
     request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer},
     trace::TraceLayer,
 };
@@ -20,8 +19,14 @@ use tower_sessions_sqlx_store::PostgresStore;
 use crate::config::Config;
 use crate::embedded_pg::EmbeddedPostgres;
 
-/// Largest request body accepted (uploads get their own, larger limit in their routes).
+/// Largest request body accepted, except on the upload endpoints below.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Largest upload (a file of source sentences or sentence pairs, form-encoded).
+pub const MAX_UPLOAD_BYTES: usize = 64 * 1024 * 1024;
+
+/// The endpoints that take whole files.
+pub const UPLOAD_PATHS: &[&str] = &["/api/admin/import_sources", "/api/admin/import_pairs"];
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "paracrowd_session";
@@ -116,7 +121,9 @@ pub async fn build_router(
             context, shell,
         ))
         .layer(sessions)
-        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        // Our own limits (below) replace axum's 2 MB default, which server functions also obey.
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .layer(axum::middleware::from_fn(limit_body))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {
             let request_id = req
@@ -129,6 +136,33 @@ pub async fn build_router(
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state);
     Ok(router)
+}
+
+/// Limits request bodies: [`MAX_UPLOAD_BYTES`] on [`UPLOAD_PATHS`], [`MAX_BODY_BYTES`] elsewhere.
+/// A declared length over the limit gets 413 at once; a longer body without one fails to read.
+async fn limit_body(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let limit = if UPLOAD_PATHS.contains(&req.uri().path()) {
+        MAX_UPLOAD_BYTES
+    } else {
+        MAX_BODY_BYTES
+    };
+    let declared = req
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return (
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            format!("The request is larger than the {} MiB this address accepts.", limit >> 20),
+        )
+            .into_response();
+    }
+    let req = req.map(|body| axum::body::Body::new(http_body_util::Limited::new(body, limit)));
+    next.run(req).await
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves.

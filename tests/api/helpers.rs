@@ -2,7 +2,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use app::ml::{PairScorer, PairScores, ScoreFuture, ScorerVersions};
+use app::ml::{PairScorer, PairScores, ScoreError, ScoreFuture, ScorerVersions};
 
 use reqwest::{header, Client, Response, StatusCode};
 use server::config::Config;
@@ -197,8 +197,12 @@ pub async fn error_of(resp: Response) -> serde_json::Value {
 }
 
 /// A deterministic stand-in for the models: MI when the two texts share at least half their
-/// words; BLEURT is the Jaccard overlap of the word sets mapped to [-1, 1].
+/// words; BLEURT is the Jaccard overlap of the word sets mapped to [-1, 1]. An attempt containing
+/// [`BUSY_MARKER`] is answered as a full model queue would be.
 pub struct FakeScorer;
+
+/// Makes the FakeScorer answer "busy".
+pub const BUSY_MARKER: &str = "queue-full-please";
 
 impl PairScorer for FakeScorer {
     fn score(&self, source: String, attempt: String) -> ScoreFuture {
@@ -212,7 +216,11 @@ impl PairScorer for FakeScorer {
         let is_mi = shared * 2.0 >= a.len().min(b.len()).max(1) as f32;
         let bleurt = 2.0 * overlap - 1.0;
         let versions = self.versions();
+        let busy = attempt.contains(BUSY_MARKER);
         Box::pin(async move {
+            if busy {
+                return Err(ScoreError::Busy);
+            }
             Ok(PairScores {
                 labels: vec!["not_mi".into(), "mi".into()],
                 forward_probs: vec![1.0 - overlap, overlap],

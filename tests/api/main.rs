@@ -6,5 +6,6 @@ mod apt;
 mod cli;
 mod embedded_postgres;
 mod helpers;
+mod judge;
 mod pages;
 mod sessions;

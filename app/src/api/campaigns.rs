@@ -53,19 +53,8 @@ pub async fn create_campaign(
                     "A campaign is `apt` or `judge`.",
                 ));
             }
-            let title = title.trim();
-            if title.is_empty() || title.chars().count() > 200 {
-                return Err(AppError::validation(
-                    "title",
-                    "Give the campaign a title of 1 to 200 characters.",
-                ));
-            }
-            if instructions.chars().count() > 20_000 {
-                return Err(AppError::validation(
-                    "instructions",
-                    "Instructions are limited to 20,000 characters.",
-                ));
-            }
+            let title = check_title(&title)?;
+            check_instructions(&instructions)?;
             if !(1..=1_000_000).contains(&budget_cap_cents) {
                 return Err(AppError::validation(
                     "budget_cap_cents",
@@ -78,8 +67,9 @@ pub async fn create_campaign(
                     "The BLEURT threshold must be a number between -10 and 10.",
                 ));
             }
+            let mut tx = pool.begin().await?;
             let id = crate::db::campaigns::insert(
-                &pool,
+                &mut *tx,
                 &kind,
                 title,
                 &instructions,
@@ -88,10 +78,112 @@ pub async fn create_campaign(
                 me.app_user_id,
             )
             .await?;
+            if kind == "judge" {
+                // MultiPIT's settings; `create_judge_campaign` sets them explicitly.
+                let settings = crate::domain::judge::settings::JudgeSettings::default();
+                crate::db::judge::insert_settings(&mut *tx, id, &settings).await?;
+            }
+            tx.commit().await?;
             Ok(id.to_string())
         }
         .await,
     )
+}
+
+/// A campaign title: 1 to 200 characters after trimming.
+#[cfg(feature = "ssr")]
+pub(crate) fn check_title(title: &str) -> Result<&str, AppError> {
+    let title = title.trim();
+    if title.is_empty() || title.chars().count() > 200 {
+        return Err(AppError::validation(
+            "title",
+            "Give the campaign a title of 1 to 200 characters.",
+        ));
+    }
+    Ok(title)
+}
+
+/// Instructions: at most 20,000 characters.
+#[cfg(feature = "ssr")]
+pub(crate) fn check_instructions(instructions: &str) -> Result<(), AppError> {
+    if instructions.chars().count() > 20_000 {
+        return Err(AppError::validation(
+            "instructions",
+            "Instructions are limited to 20,000 characters.",
+        ));
+    }
+    Ok(())
+}
+
+/// A campaign as admins see it in their list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdminCampaign {
+    pub campaign_id: String,
+    pub kind: String,
+    pub title: String,
+    pub status: String,
+    pub instructions: String,
+    pub budget_cap_cents: i32,
+    /// Source sentences (APT) or pairs including test pairs (judging).
+    pub items: i64,
+    /// Attempts (APT) or judgments (judging).
+    pub work: i64,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+}
+
+/// Every campaign, newest first, with counts. Admins only.
+#[server(endpoint = "admin/list_campaigns")]
+pub async fn list_campaigns() -> Result<Vec<AdminCampaign>, AppError> {
+    super::with_status(
+        async {
+            let pool = crate::state::pool()?;
+            crate::session::require_role(&[crate::domain::Role::Admin]).await?;
+            Ok(crate::db::campaigns::list_all(&pool)
+                .await?
+                .into_iter()
+                .map(admin_view)
+                .collect())
+        }
+        .await,
+    )
+}
+
+/// One campaign with counts. Admins only.
+#[server(endpoint = "admin/get_campaign")]
+pub async fn get_campaign(campaign_id: String) -> Result<AdminCampaign, AppError> {
+    super::with_status(
+        async {
+            let pool = crate::state::pool()?;
+            crate::session::require_role(&[crate::domain::Role::Admin]).await?;
+            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            crate::db::campaigns::list_all(&pool)
+                .await?
+                .into_iter()
+                .find(|c| c.campaign_id == id)
+                .map(admin_view)
+                .ok_or(AppError::NotFound)
+        }
+        .await,
+    )
+}
+
+#[cfg(feature = "ssr")]
+fn admin_view(c: crate::db::campaigns::CampaignListRow) -> AdminCampaign {
+    AdminCampaign {
+        campaign_id: c.campaign_id.to_string(),
+        kind: c.kind,
+        title: c.title,
+        status: c.status,
+        instructions: c.instructions,
+        budget_cap_cents: c.budget_cap_cents,
+        items: c.items,
+        work: c.work,
+        created_at: c
+            .created_at
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default(),
+    }
 }
 
 /// Opens, closes or drafts a campaign. Admins only.

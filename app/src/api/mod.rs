@@ -6,6 +6,8 @@ pub mod apt;
 pub mod apt_report;
 pub mod auth;
 pub mod campaigns;
+pub mod judge;
+pub mod judge_admin;
 
 pub use admin::{list_users, ListUsers, SetUserBlocked, SetUserRole, UserAdminView};
 pub use auth::{current_user, CurrentUser, Login, Logout, Register, UserView};

@@ -85,3 +85,36 @@ pub async fn update_status(
     }
     Ok(())
 }
+
+/// A campaign with its counts, for the admin's list.
+#[derive(Debug, Clone, FromRow)]
+pub struct CampaignListRow {
+    pub campaign_id: Uuid,
+    pub kind: String,
+    pub title: String,
+    pub status: String,
+    pub instructions: String,
+    pub budget_cap_cents: i32,
+    pub items: i64,
+    pub work: i64,
+    pub created_at: time::OffsetDateTime,
+}
+
+/// Every campaign, newest first, with its sources or pairs and its attempts or judgments.
+pub async fn list_all(db: impl PgExecutor<'_>) -> Result<Vec<CampaignListRow>, AppError> {
+    Ok(sqlx::query_as::<_, CampaignListRow>(
+        r#"select c.campaign_id, c.kind, c.title, c.status, c.instructions, c.budget_cap_cents,
+                  case when c.kind = 'apt'
+                       then (select count(*) from source_sentence s where s.campaign_id = c.campaign_id)
+                       else (select count(*) from judge_pair p where p.campaign_id = c.campaign_id)
+                  end as items,
+                  case when c.kind = 'apt'
+                       then (select count(*) from apt_attempt a where a.campaign_id = c.campaign_id)
+                       else (select count(*) from judge_judgment j where j.campaign_id = c.campaign_id)
+                  end as work,
+                  c.created_at
+           from campaign c order by c.created_at desc"#,
+    )
+    .fetch_all(db)
+    .await?)
+}

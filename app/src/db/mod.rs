@@ -2,4 +2,5 @@
 //! pool or a transaction.
 pub mod apt;
 pub mod campaigns;
+pub mod judge;
 pub mod users;

@@ -4,6 +4,9 @@ pub mod account;
 pub mod apt;
 pub mod mutual_implication;
 pub mod rate_limit;
+pub mod table_file;
+pub mod agreement;
+pub mod judge;
 pub mod reward;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};

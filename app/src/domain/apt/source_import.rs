@@ -10,6 +10,9 @@
 //! in the campaign).
 use std::collections::HashSet;
 
+use crate::domain::table_file::{self, err, TableFormat};
+pub use crate::domain::table_file::ImportError;
+
 /// Longest source sentence accepted, in characters.
 pub const MAX_SOURCE_CHARS: usize = 1000;
 /// Longest origin name, in characters.
@@ -41,21 +44,6 @@ pub enum SourceFormat {
     Csv,
     Tsv,
     JsonLines,
-}
-
-/// Why a file was refused; `line` is 1-based.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
-pub struct ImportError {
-    pub line: usize,
-    pub message: String,
-}
-
-fn err(line: usize, message: impl Into<String>) -> ImportError {
-    ImportError {
-        line,
-        message: message.into(),
-    }
 }
 
 /// Guesses the format: MSRP headers first, then the extension (`.jsonl`/`.json`, `.csv`),
@@ -92,9 +80,9 @@ pub fn parse_sources(
     let raw = match format {
         SourceFormat::MsrpPairs => parse_msrp(text, 3, Some(1), &default_origin)?,
         SourceFormat::MsrpSentences => parse_msrp(text, 1, Some(0), &default_origin)?,
-        SourceFormat::Csv => parse_delimited(text, b',', true, &default_origin)?,
-        SourceFormat::Tsv => parse_delimited(text, b'\t', false, &default_origin)?,
-        SourceFormat::JsonLines => parse_jsonl(text, &default_origin)?,
+        SourceFormat::Csv => parse_table(text, TableFormat::Csv, &default_origin)?,
+        SourceFormat::Tsv => parse_table(text, TableFormat::Tsv, &default_origin)?,
+        SourceFormat::JsonLines => parse_table(text, TableFormat::JsonLines, &default_origin)?,
     };
     let mut seen = HashSet::new();
     let mut parsed = ParsedSources::default();
@@ -151,105 +139,27 @@ fn parse_msrp(
     Ok(out)
 }
 
-fn parse_delimited(
+fn parse_table(
     text: &str,
-    delimiter: u8,
-    quoting: bool,
+    format: TableFormat,
     origin: &str,
 ) -> Result<Numbered, ImportError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .quoting(quoting)
-        .has_headers(true)
-        .flexible(false)
-        .from_reader(text.as_bytes());
-    let headers = reader
-        .headers()
-        .map_err(|e| err(1, format!("unreadable header: {e}")))?
-        .clone();
-    let col = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h.trim().eq_ignore_ascii_case(name))
-    };
-    let text_col = col("text").ok_or_else(|| err(1, "the header has no `text` column"))?;
-    let (origin_col, id_col) = (col("origin"), col("id"));
-    let mut out = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line() as usize);
-            err(line, csv_message(&e))
-        })?;
-        let line = record.position().map_or(0, |p| p.line() as usize);
-        if record.iter().all(|c| c.trim().is_empty()) {
-            continue;
-        }
-        out.push((
-            line,
-            SourceRow {
-                text: record.get(text_col).unwrap_or_default().to_owned(),
-                origin: origin_col
-                    .and_then(|c| record.get(c))
-                    .filter(|o| !o.trim().is_empty())
-                    .unwrap_or(origin)
-                    .to_owned(),
-                external_id: id_col
-                    .and_then(|c| record.get(c))
-                    .map(str::to_owned)
-                    .filter(|s| !s.is_empty()),
-            },
-        ));
-    }
-    Ok(out)
-}
-
-fn csv_message(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => {
-            format!("expected {expected_len} columns, found {len}")
-        }
-        csv::ErrorKind::Utf8 { .. } => "not valid UTF-8".into(),
-        _ => e.to_string(),
-    }
-}
-
-fn parse_jsonl(text: &str, origin: &str) -> Result<Numbered, ImportError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let n = i + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| err(n, format!("not a JSON object: {e}")))?;
-        let obj = value
-            .as_object()
-            .ok_or_else(|| err(n, "not a JSON object"))?;
-        let text = obj
-            .get("text")
-            .and_then(|t| t.as_str())
-            .ok_or_else(|| err(n, "no string field `text`"))?;
-        let string_field = |k: &str| -> Option<String> {
-            obj.get(k).and_then(|v| match v {
-                serde_json::Value::String(s) => Some(s.clone()),
-                serde_json::Value::Number(x) => Some(x.to_string()),
-                _ => None,
-            })
-        };
-        out.push((
-            n,
-            SourceRow {
-                text: text.to_owned(),
-                origin: string_field("origin")
-                    .filter(|o| !o.trim().is_empty())
-                    .unwrap_or_else(|| origin.to_owned()),
-                external_id: string_field("id"),
-            },
-        ));
-    }
-    Ok(out)
+    let table = table_file::read(text, format, MAX_ROWS)?;
+    table.require_column(&["text"])?;
+    table
+        .records
+        .into_iter()
+        .map(|r| -> Result<(usize, SourceRow), ImportError> {
+            // A missing or empty text is reported by `check_row` ("the sentence is empty").
+            let text = r.get(&["text"]).unwrap_or_default().to_owned();
+            let row = SourceRow {
+                text,
+                origin: r.get(&["origin"]).unwrap_or(origin).to_owned(),
+                external_id: r.get(&["id"]).map(str::to_owned),
+            };
+            Ok((r.line, row))
+        })
+        .collect()
 }
 
 fn check_origin(origin: &str, line: usize) -> Result<String, ImportError> {

@@ -1,0 +1,188 @@
+//! The quality gate of MultiPIT §2.4: "Workers can continue in the task if they achieve > 85%
+//! accuracy on the test pairs and > 0.2 Cohen's kappa when compared with the major vote of
+//! other workers."
+//!
+//! Rules, as implemented:
+//! - The gate applies once a worker has `gate_min_judgments` judgments (test pairs included).
+//! - Test accuracy = correct test answers / test answers; it applies when at least one test pair
+//!   was answered. Kept while strictly above the minimum.
+//! - Kappa: Cohen's kappa between the worker's labels and the leave-one-out majority of the
+//!   *other* workers' trusted judgments on the same (non-test) pairs. Pairs where the others tie
+//!   or no one else has judged are left out. Kappa applies when at least [`MIN_KAPPA_ITEMS`]
+//!   pairs remain and it is defined (it is undefined when the worker and the majority each gave
+//!   one and the same label throughout). Kept while strictly above the minimum.
+use serde::{Deserialize, Serialize};
+
+use super::settings::JudgeSettings;
+use crate::domain::agreement::{cohen_kappa, majority};
+
+/// Fewest pairs with a majority of others before kappa is used.
+pub const MIN_KAPPA_ITEMS: usize = 10;
+
+/// One non-test pair a worker judged, with the other workers' votes on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Comparison {
+    pub label: bool,
+    pub others_paraphrase: u32,
+    pub others_not: u32,
+}
+
+/// The numbers behind a decision (stored with every status change).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GateNumbers {
+    pub judgments: u32,
+    pub tests_answered: u32,
+    pub test_accuracy: Option<f64>,
+    pub kappa: Option<f64>,
+    pub kappa_items: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateDecision {
+    /// Too few judgments for the gate.
+    NotYet,
+    Keep,
+    /// Below a threshold; the reason is written for the worker and the admin.
+    Stop(String),
+}
+
+/// The test accuracy and leave-one-out kappa of a worker.
+pub fn numbers(judgments: u32, test_correct: &[bool], comparisons: &[Comparison]) -> GateNumbers {
+    let tests_answered = test_correct.len() as u32;
+    let test_accuracy = (tests_answered > 0).then(|| {
+        test_correct.iter().filter(|c| **c).count() as f64 / tests_answered as f64
+    });
+    let pairs: Vec<(bool, bool)> = comparisons
+        .iter()
+        .filter_map(|c| {
+            let votes = std::iter::repeat_n(true, c.others_paraphrase as usize)
+                .chain(std::iter::repeat_n(false, c.others_not as usize));
+            majority(votes).map(|m| (c.label, m))
+        })
+        .collect();
+    let kappa = if pairs.len() >= MIN_KAPPA_ITEMS {
+        cohen_kappa(&pairs)
+    } else {
+        None
+    };
+    GateNumbers {
+        judgments,
+        tests_answered,
+        test_accuracy,
+        kappa,
+        kappa_items: pairs.len() as u32,
+    }
+}
+
+/// Keep or stop a worker with these numbers.
+pub fn decide(settings: &JudgeSettings, n: &GateNumbers) -> GateDecision {
+    if n.judgments < settings.gate_min_judgments {
+        return GateDecision::NotYet;
+    }
+    if let Some(acc) = n.test_accuracy {
+        if acc <= settings.min_test_accuracy {
+            return GateDecision::Stop(format!(
+                "Your accuracy on the check questions is {:.0}%; this study needs more than {:.0}%.",
+                acc * 100.0,
+                settings.min_test_accuracy * 100.0
+            ));
+        }
+    }
+    if let Some(k) = n.kappa {
+        if k <= settings.min_kappa {
+            return GateDecision::Stop(format!(
+                "Your answers agree too little with other workers' (kappa {k:.2}; this study needs more than {:.2}).",
+                settings.min_kappa
+            ));
+        }
+    }
+    GateDecision::Keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> JudgeSettings {
+        JudgeSettings {
+            gate_min_judgments: 20,
+            ..JudgeSettings::default()
+        }
+    }
+
+    fn agreeing(n: usize, flip_every: usize) -> Vec<Comparison> {
+        (0..n)
+            .map(|i| {
+                let truth = i % 2 == 0;
+                let label = if flip_every > 0 && i % flip_every == 0 { !truth } else { truth };
+                let (p, q) = if truth { (4, 1) } else { (1, 4) };
+                Comparison { label, others_paraphrase: p, others_not: q }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn accuracy_and_kappa_arithmetic() {
+        let n = numbers(30, &[true, true, true, false], &agreeing(20, 0));
+        assert_eq!(n.tests_answered, 4);
+        assert_eq!(n.test_accuracy, Some(0.75));
+        assert_eq!(n.kappa, Some(1.0));
+        assert_eq!(n.kappa_items, 20);
+    }
+
+    #[test]
+    fn ties_and_unjudged_pairs_are_left_out_of_kappa() {
+        let mut c = agreeing(10, 0);
+        c.push(Comparison { label: true, others_paraphrase: 2, others_not: 2 });
+        c.push(Comparison { label: false, others_paraphrase: 0, others_not: 0 });
+        assert_eq!(numbers(12, &[], &c).kappa_items, 10);
+        // Nine pairs are too few: no kappa yet.
+        assert_eq!(numbers(9, &[], &agreeing(9, 0)).kappa, None);
+    }
+
+    #[test]
+    fn thresholds_are_strict_as_in_the_paper() {
+        let s = settings();
+        let at = |acc: f64, kappa: f64| {
+            decide(&s, &GateNumbers {
+                judgments: 20,
+                tests_answered: 4,
+                test_accuracy: Some(acc),
+                kappa: Some(kappa),
+                kappa_items: 20,
+            })
+        };
+        assert_eq!(at(0.9, 0.5), GateDecision::Keep);
+        assert!(matches!(at(0.85, 0.5), GateDecision::Stop(m) if m.contains("85%")));
+        assert!(matches!(at(1.0, 0.2), GateDecision::Stop(m) if m.contains("kappa 0.20")));
+    }
+
+    #[test]
+    fn too_few_judgments_or_no_evidence_keep_the_worker() {
+        let s = settings();
+        let n = numbers(19, &[false, false], &[]);
+        assert_eq!(decide(&s, &n), GateDecision::NotYet);
+        let n = numbers(20, &[], &[]);
+        assert_eq!(decide(&s, &n), GateDecision::Keep);
+    }
+
+    #[test]
+    fn always_paraphrase_and_random_workers_are_stopped() {
+        let s = settings();
+        // Always "paraphrase": half the (balanced) test pairs wrong, kappa 0.
+        let always: Vec<Comparison> = agreeing(20, 0)
+            .into_iter()
+            .map(|c| Comparison { label: true, ..c })
+            .collect();
+        let n = numbers(25, &[true, false, true, false, true], &always);
+        assert_eq!(n.kappa, Some(0.0));
+        assert!(matches!(decide(&s, &n), GateDecision::Stop(_)));
+        // Perfect tests but flipping every other answer elsewhere: kappa about 0.
+        let n = numbers(25, &[true; 5], &agreeing(20, 2));
+        assert!(n.kappa.unwrap() <= 0.2, "{n:?}");
+        assert!(matches!(decide(&s, &n), GateDecision::Stop(m) if m.contains("kappa")));
+        // An honest worker with one slip in twenty is kept.
+        let n = numbers(25, &[true; 5], &agreeing(20, 20));
+        assert_eq!(decide(&s, &n), GateDecision::Keep);
+    }
+}

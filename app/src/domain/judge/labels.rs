@@ -1,0 +1,89 @@
+//! A pair's label from its "paraphrase" votes. MultiPIT (§2.5): with 6 judgments, more than 3
+//! "paraphrase" votes make a paraphrase, fewer than 3 a non-paraphrase, exactly 3 is unresolved.
+//! Other judgment counts take thresholds from [`default_thresholds`] or the campaign.
+use serde::{Deserialize, Serialize};
+
+/// A pair's label by vote threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VoteLabel {
+    Paraphrase,
+    NotParaphrase,
+    Unresolved,
+}
+
+/// Vote thresholds: paraphrase at `>= paraphrase_min`, non-paraphrase at `<= not_max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Thresholds {
+    pub paraphrase_min: u32,
+    pub not_max: u32,
+}
+
+/// Strict majority either way, a tie unresolved: for 6 judgments `>= 4` / `<= 2` (the paper's
+/// rule); for 5, `>= 3` / `<= 2` (no ties possible).
+pub fn default_thresholds(judgments: u32) -> Thresholds {
+    Thresholds {
+        paraphrase_min: judgments / 2 + 1,
+        not_max: judgments.saturating_sub(1) / 2,
+    }
+}
+
+/// The label of a pair with `paraphrase_votes` "paraphrase" votes.
+pub fn vote_label(paraphrase_votes: u32, t: Thresholds) -> VoteLabel {
+    if paraphrase_votes >= t.paraphrase_min {
+        VoteLabel::Paraphrase
+    } else if paraphrase_votes <= t.not_max {
+        VoteLabel::NotParaphrase
+    } else {
+        VoteLabel::Unresolved
+    }
+}
+
+/// Checks campaign thresholds against the number of judgments per pair.
+pub fn check_thresholds(judgments: u32, t: Thresholds) -> Result<(), String> {
+    if t.not_max >= t.paraphrase_min {
+        return Err("The non-paraphrase bound must be below the paraphrase bound.".into());
+    }
+    if t.paraphrase_min > judgments {
+        return Err(format!(
+            "A paraphrase cannot need more than the {judgments} judgments a pair gets."
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn six_judgments_follow_the_paper() {
+        let t = default_thresholds(6);
+        assert_eq!(t, Thresholds { paraphrase_min: 4, not_max: 2 });
+        let labels: Vec<VoteLabel> = (0..=6).map(|v| vote_label(v, t)).collect();
+        use VoteLabel::*;
+        assert_eq!(
+            labels,
+            [NotParaphrase, NotParaphrase, NotParaphrase, Unresolved, Paraphrase, Paraphrase, Paraphrase]
+        );
+    }
+
+    #[test]
+    fn odd_counts_have_no_ties_and_custom_thresholds_apply() {
+        let t = default_thresholds(5);
+        assert_eq!(t, Thresholds { paraphrase_min: 3, not_max: 2 });
+        assert_eq!(vote_label(3, t), VoteLabel::Paraphrase);
+        assert_eq!(vote_label(2, t), VoteLabel::NotParaphrase);
+        assert_eq!(default_thresholds(1), Thresholds { paraphrase_min: 1, not_max: 0 });
+        // A stricter rule: 5 of 6 for paraphrase, at most 1 for not.
+        let strict = Thresholds { paraphrase_min: 5, not_max: 1 };
+        assert_eq!(vote_label(4, strict), VoteLabel::Unresolved);
+        assert_eq!(vote_label(5, strict), VoteLabel::Paraphrase);
+    }
+
+    #[test]
+    fn bad_thresholds_are_refused() {
+        assert!(check_thresholds(6, Thresholds { paraphrase_min: 3, not_max: 3 }).is_err());
+        assert!(check_thresholds(6, Thresholds { paraphrase_min: 7, not_max: 2 }).is_err());
+        assert!(check_thresholds(6, default_thresholds(6)).is_ok());
+    }
+}

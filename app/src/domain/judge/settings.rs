@@ -1,0 +1,185 @@
+//! A judging campaign's settings, their defaults (MultiPIT's) and their checks, and the two
+//! paraphrase definitions of the paper's Figure 3, in our own words, with its examples.
+use serde::{Deserialize, Serialize};
+
+use super::labels::{check_thresholds, default_thresholds, Thresholds};
+
+/// Which paraphrase definition workers judge by (MultiPIT Figure 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Definition {
+    /// MultiPIT-crowd: sentence 2 may add relevant information (for tracking information).
+    Loose,
+    /// MultiPIT-expert: no added information that would need fact-checking (for generation).
+    Strict,
+}
+
+impl Definition {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Definition::Loose => "loose",
+            Definition::Strict => "strict",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "loose" => Some(Definition::Loose),
+            "strict" => Some(Definition::Strict),
+            _ => None,
+        }
+    }
+
+    /// The definition as workers read it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Definition::Loose => {
+                "Two sentences are paraphrases when they report the same thing: each one implies the \
+                 other. A sentence may also be shorter (a simplification) or add information that is \
+                 common sense, world knowledge, or new but relevant to the same event — that is \
+                 still a paraphrase. If one sentence says something the other does not support, or \
+                 they are about different events, it is not a paraphrase."
+            }
+            Definition::Strict => {
+                "Two sentences are paraphrases when each one implies the other. A sentence may be \
+                 shorter (a simplification) or add only common sense or widely known facts. If one \
+                 sentence adds information that someone would need to fact-check (numbers, names, \
+                 causes, claims not in the other sentence), it is NOT a paraphrase."
+            }
+        }
+    }
+}
+
+/// An example of the definition (Figure 3 of the MultiPIT paper).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example {
+    pub sentence1: &'static str,
+    pub sentence2: &'static str,
+    pub why: &'static str,
+    pub loose: bool,
+    pub strict: bool,
+}
+
+/// The paper's three examples, with how each definition labels them.
+pub const EXAMPLES: [Example; 3] = [
+    Example {
+        sentence1: "Sweden's first female PM Magdalena Andersson, resigns on DAY ONE!!",
+        sentence2: "Swedish PM Magdalena Andersson resigns hours after taking job.",
+        why: "A simplification: the second says the same thing more briefly.",
+        loose: true,
+        strict: true,
+    },
+    Example {
+        sentence1: "Facebook announces it will be changing its name to Meta.",
+        sentence2: "Facebook relaunches itself as 'Meta' in a clear bid to dominate the metaverse.",
+        why: "Adds world knowledge anyone following the news has.",
+        loose: true,
+        strict: true,
+    },
+    Example {
+        sentence1: "100% of the 140,000 U.S. jobs lost in December were held by women.",
+        sentence2: "In fact women lost 111% of the jobs in December because men gained 16,000 jobs.",
+        why: "Adds numbers that would need fact-checking: a paraphrase under the loose definition only.",
+        loose: true,
+        strict: false,
+    },
+];
+
+/// Everything a judging campaign is configured with.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct JudgeSettings {
+    pub definition: Definition,
+    pub judgments_per_pair: u32,
+    /// One hidden test pair in every `test_every` served pairs; 0 = none.
+    pub test_every: u32,
+    /// A worker is kept while their test accuracy is above this (MultiPIT: > 85%).
+    pub min_test_accuracy: f64,
+    /// ... and their kappa against the others' majority is above this (MultiPIT: > 0.2).
+    pub min_kappa: f64,
+    /// The gate applies from this many judgments on.
+    pub gate_min_judgments: u32,
+    pub thresholds: Thresholds,
+    /// An abandoned assignment frees its slot after this long.
+    pub lease_seconds: u32,
+}
+
+impl Default for JudgeSettings {
+    fn default() -> Self {
+        JudgeSettings {
+            definition: Definition::Loose,
+            judgments_per_pair: 6,
+            test_every: 5,
+            min_test_accuracy: 0.85,
+            min_kappa: 0.2,
+            gate_min_judgments: 30,
+            thresholds: default_thresholds(6),
+            lease_seconds: 900,
+        }
+    }
+}
+
+impl JudgeSettings {
+    /// Checks every field; the error names the field and says what is allowed.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(1..=50).contains(&self.judgments_per_pair) {
+            return Err(("judgments_per_pair", "Judgments per pair must be 1 to 50.".into()));
+        }
+        if self.test_every == 1 || self.test_every > 100 {
+            return Err((
+                "test_every",
+                "One test pair in every N: N is 2 to 100, or 0 for no test pairs.".into(),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.min_test_accuracy) {
+            return Err(("min_test_accuracy", "Minimum test accuracy is 0 to 1.".into()));
+        }
+        if !(-1.0..=1.0).contains(&self.min_kappa) {
+            return Err(("min_kappa", "Minimum kappa is -1 to 1.".into()));
+        }
+        if !(1..=100_000).contains(&self.gate_min_judgments) {
+            return Err((
+                "gate_min_judgments",
+                "The gate needs 1 to 100,000 judgments before it applies.".into(),
+            ));
+        }
+        if !(30..=86_400).contains(&self.lease_seconds) {
+            return Err(("lease_seconds", "A lease lasts 30 seconds to a day.".into()));
+        }
+        check_thresholds(self.judgments_per_pair, self.thresholds).map_err(|m| ("thresholds", m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_multipits_and_valid() {
+        let s = JudgeSettings::default();
+        assert_eq!((s.judgments_per_pair, s.test_every), (6, 5));
+        assert_eq!((s.min_test_accuracy, s.min_kappa), (0.85, 0.2));
+        assert!(s.check().is_ok());
+    }
+
+    #[test]
+    fn bad_settings_name_their_field() {
+        let bad = |f: fn(&mut JudgeSettings)| {
+            let mut s = JudgeSettings::default();
+            f(&mut s);
+            s.check().unwrap_err().0
+        };
+        assert_eq!(bad(|s| s.judgments_per_pair = 0), "judgments_per_pair");
+        assert_eq!(bad(|s| s.test_every = 1), "test_every");
+        assert_eq!(bad(|s| s.min_test_accuracy = 1.5), "min_test_accuracy");
+        assert_eq!(bad(|s| s.min_kappa = f64::NAN), "min_kappa");
+        assert_eq!(bad(|s| s.lease_seconds = 5), "lease_seconds");
+        assert_eq!(bad(|s| s.judgments_per_pair = 3), "thresholds");
+    }
+
+    #[test]
+    fn definitions_differ_on_the_fact_checking_example() {
+        assert!(EXAMPLES.iter().all(|e| e.loose));
+        assert_eq!(EXAMPLES.iter().filter(|e| !e.strict).count(), 1);
+        assert_eq!(Definition::parse("strict"), Some(Definition::Strict));
+        assert_eq!(Definition::parse("other"), None);
+    }
+}

@@ -1,0 +1,637 @@
+//! The MultiPIT judging task over HTTP: concurrent workers never push a pair past its count nor
+//! see a pair twice, test pairs look like any other pair, the gate stops bad workers and keeps
+//! honest ones, leases expire, answers are idempotent, imports are all or nothing.
+use std::collections::{BTreeSet, HashMap};
+
+use reqwest::{Client, StatusCode};
+use serde_json::Value;
+use sqlx::PgPool;
+
+use crate::helpers::{error_of, spawn_app, TestApp};
+
+async fn json(resp: reqwest::Response) -> Value {
+    let status = resp.status();
+    let body = resp.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+struct Setup<'a> {
+    judgments_per_pair: u32,
+    test_every: u32,
+    gate_min_judgments: u32,
+    pairs_csv: &'a str,
+    tests_csv: Option<&'a str>,
+}
+
+/// An open judging campaign created and filled through the API.
+async fn campaign(app: &TestApp, admin: &Client, s: Setup<'_>) -> String {
+    let resp = app
+        .call(
+            admin,
+            "admin/create_judge_campaign",
+            &[
+                ("title", "Judging test"),
+                ("instructions", "Read both sentences."),
+                ("definition", "loose"),
+                ("judgments_per_pair", &s.judgments_per_pair.to_string()),
+                ("test_every", &s.test_every.to_string()),
+                ("min_test_accuracy", "0.85"),
+                ("min_kappa", "0.2"),
+                ("gate_min_judgments", &s.gate_min_judgments.to_string()),
+            ],
+        )
+        .await;
+    let id = json(resp).await.as_str().unwrap().to_owned();
+    let import = |content: &str, tests: bool| {
+        let id = id.clone();
+        let content = content.to_owned();
+        async move {
+            json(
+                app.call(
+                    admin,
+                    "admin/import_pairs",
+                    &[
+                        ("campaign_id", &id),
+                        ("filename", "pairs.csv"),
+                        ("content", &content),
+                        ("labels_are_tests", if tests { "true" } else { "false" }),
+                    ],
+                )
+                .await,
+            )
+            .await
+        }
+    };
+    import(s.pairs_csv, false).await;
+    if let Some(tests) = s.tests_csv {
+        import(tests, true).await;
+    }
+    let resp = app
+        .call(
+            admin,
+            "admin/set_campaign_status",
+            &[("campaign_id", &id), ("status", "open")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    id
+}
+
+/// `n` ordinary pairs whose true label is written into sentence 2 ("[P]" or "[N]"), so a
+/// simulated honest worker can answer from what it is shown.
+fn pairs_csv(n: usize) -> String {
+    let mut s = String::from("sentence1,sentence2\n");
+    for i in 0..n {
+        let tag = if i % 2 == 0 { "P" } else { "N" };
+        s.push_str(&format!("Pair {i} first sentence.,Pair {i} second sentence [{tag}].\n"));
+    }
+    s
+}
+
+/// `n` test pairs, half paraphrases, with explanations.
+fn tests_csv(n: usize) -> String {
+    let mut s = String::from("sentence1,sentence2,gold_label,explanation\n");
+    for i in 0..n {
+        let (tag, label) = if i % 2 == 0 { ("P", 1) } else { ("N", 0) };
+        s.push_str(&format!(
+            "Test {i} first sentence.,Test {i} second sentence [{tag}].,{label},Because test {i} is {tag}.\n"
+        ));
+    }
+    s
+}
+
+fn truth(task: &Value) -> bool {
+    task["Judge"]["sentence2"].as_str().unwrap().contains("[P]")
+}
+
+async fn next(app: &TestApp, c: &Client, id: &str) -> Value {
+    json(app.call(c, "judge/next", &[("campaign_id", id)]).await).await
+}
+
+async fn answer(app: &TestApp, c: &Client, id: &str, assignment: &str, p: bool) -> reqwest::Response {
+    app.call(
+        c,
+        "judge/answer",
+        &[
+            ("campaign_id", id),
+            ("assignment_id", assignment),
+            ("is_paraphrase", if p { "true" } else { "false" }),
+        ],
+    )
+    .await
+}
+
+/// Judges until nothing is left, the worker is stopped, or `limit` answers; `choose` picks the
+/// answer from the task. Returns the assignment ids seen and the last task.
+async fn work(
+    app: &TestApp,
+    c: &Client,
+    id: &str,
+    limit: usize,
+    mut choose: impl FnMut(&Value) -> bool,
+) -> (Vec<String>, Value) {
+    let mut seen = Vec::new();
+    loop {
+        let task = next(app, c, id).await;
+        if task.get("Judge").is_none() || seen.len() >= limit {
+            return (seen, task);
+        }
+        let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+        let outcome = json(answer(app, c, id, &a, choose(&task)).await).await;
+        seen.push(a);
+        if outcome["stopped"].is_string() {
+            return (seen, next(app, c, id).await);
+        }
+    }
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 6,
+            test_every: 5,
+            gate_min_judgments: 10_000,
+            pairs_csv: &pairs_csv(40),
+            tests_csv: Some(&tests_csv(6)),
+        },
+    )
+    .await;
+    let mut workers = Vec::new();
+    for _ in 0..20 {
+        workers.push(app.annotator().await.0);
+    }
+    let runs = workers.iter().map(|c| work(&app, c, &id, usize::MAX, truth));
+    let results = futures::future::join_all(runs).await;
+    for (seen, last) in &results {
+        assert!(last.get("NothingLeft").is_some(), "{last}");
+        let unique: BTreeSet<&String> = seen.iter().collect();
+        assert_eq!(unique.len(), seen.len());
+    }
+    // Every ordinary pair has exactly 6 judgments, from 6 different workers.
+    let rows: Vec<(i64, i64, i32)> = sqlx::query_as(
+        r#"select count(j.judgment_id), count(distinct j.app_user_id), p.n_judgments
+           from judge_pair p left join judge_judgment j using (pair_id)
+           where not p.is_test group by p.pair_id, p.n_judgments"#,
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), 40);
+    for (n, distinct, counter) in rows {
+        assert_eq!((n, distinct, counter), (6, 6, 6));
+    }
+    // No worker was given the same pair twice (served, not only judged).
+    let repeats: i64 = sqlx::query_scalar(
+        "select count(*) from (select 1 from judge_assignment group by app_user_id, pair_id having count(*) > 1) r",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(repeats, 0);
+    // Test pairs came one in each block of five served pairs.
+    let per_worker: Vec<(i64, i64)> = sqlx::query_as(
+        r#"select count(*), count(*) filter (where is_test) from judge_assignment group by app_user_id"#,
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    for (served, tests) in per_worker {
+        let blocks = served / 5;
+        assert!(tests >= blocks.min(6) && tests <= (served + 4) / 5, "{served} served, {tests} tests");
+    }
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_test_pair_looks_exactly_like_any_other_pair(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 6,
+            test_every: 2,
+            gate_min_judgments: 10_000,
+            pairs_csv: &pairs_csv(4),
+            tests_csv: Some(&tests_csv(4)),
+        },
+    )
+    .await;
+    let (worker, _) = app.annotator().await;
+    let mut bodies: HashMap<bool, String> = HashMap::new();
+    for _ in 0..4 {
+        let resp = app.call(&worker, "judge/next", &[("campaign_id", &id)]).await;
+        let body = resp.text().await.unwrap();
+        let task: Value = serde_json::from_str(&body).unwrap();
+        let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+        let is_test: bool = sqlx::query_scalar(
+            "select is_test from judge_assignment where assignment_id = $1::uuid",
+        )
+        .bind(&a)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        bodies.insert(is_test, body.clone());
+        // Nothing in the payload gives a test pair away.
+        assert!(!body.contains("Because test"), "{body}");
+        assert!(!body.to_lowercase().contains("gold"), "{body}");
+        assert!(!body.contains("is_test"), "{body}");
+        json(answer(&app, &worker, &id, &a, truth(&task)).await).await;
+    }
+    let shape = |body: &str| {
+        let v: Value = serde_json::from_str(body).unwrap();
+        let judge = v["Judge"].as_object().unwrap().clone();
+        let keys: Vec<(String, &'static str)> = judge
+            .iter()
+            .map(|(k, v)| {
+                let kind = match v {
+                    Value::String(s) if uuid::Uuid::parse_str(s).is_ok() => "uuid",
+                    Value::String(_) => "string",
+                    Value::Number(_) => "number",
+                    Value::Object(_) => "object",
+                    _ => "other",
+                };
+                (k.clone(), kind)
+            })
+            .collect();
+        (keys, judge["guide"].clone())
+    };
+    assert_eq!(
+        shape(&bodies[&true]),
+        shape(&bodies[&false]),
+        "test: {}\nordinary: {}",
+        bodies[&true],
+        bodies[&false]
+    );
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest_one(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 6,
+            test_every: 5,
+            gate_min_judgments: 15,
+            pairs_csv: &pairs_csv(60),
+            tests_csv: Some(&tests_csv(20)),
+        },
+    )
+    .await;
+    // Four honest workers judge 40 pairs each first, so the others have a majority to meet.
+    for _ in 0..4 {
+        let (c, _) = app.annotator().await;
+        let (_, last) = work(&app, &c, &id, 40, truth).await;
+        assert!(last.get("Judge").is_some(), "honest workers are kept: {last}");
+    }
+    let (always, always_name) = app.annotator().await;
+    let (random, random_name) = app.annotator().await;
+    let (honest, honest_name) = app.annotator().await;
+    let (_, last) = work(&app, &always, &id, 40, |_| true).await;
+    assert!(last.get("Stopped").is_some(), "{last}");
+    let message = last["Stopped"]["message"].as_str().unwrap();
+    assert!(message.contains("quality bar"), "{message}");
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let (_, last) = work(&app, &random, &id, 40, |_| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state & 1 == 1
+    })
+    .await;
+    assert!(last.get("Stopped").is_some(), "{last}");
+    let (seen, last) = work(&app, &honest, &id, 40, truth).await;
+    assert_eq!(seen.len(), 40);
+    assert!(last.get("Judge").is_some(), "{last}");
+
+    // The change is stored with its numbers, and the stopped workers' judgments are untrusted.
+    let status = |name: &str| {
+        let pool = pool.clone();
+        let name = name.to_owned();
+        async move {
+            sqlx::query_as::<_, (String, i64, i64)>(
+                r#"select w.status,
+                          (select count(*) from judge_worker_event e where e.app_user_id = w.app_user_id
+                             and e.status = 'stopped' and e.judgments >= 15 and e.changed_by is null),
+                          (select count(*) from judge_judgment j where j.app_user_id = w.app_user_id and j.trusted)
+                   from judge_worker w join app_user u using (app_user_id) where u.username = $1"#,
+            )
+            .bind(name)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    assert_eq!(status(&always_name).await, ("stopped".into(), 1, 0));
+    assert_eq!(status(&random_name).await, ("stopped".into(), 1, 0));
+    assert_eq!(status(&honest_name).await, ("active".into(), 0, 40));
+    // Pair counters hold only trusted votes.
+    let drift: i64 = sqlx::query_scalar(
+        r#"select count(*) from judge_pair p where p.n_judgments <>
+               (select count(*) from judge_judgment j where j.pair_id = p.pair_id and j.trusted)"#,
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(drift, 0);
+
+    // The admin sees it and reverses it; the worker goes on with trusted judgments.
+    let overview = json(
+        app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
+    let row = overview["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["username"] == always_name.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["status"], "stopped");
+    assert!(row["last_reason"].as_str().unwrap().len() > 10);
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_judge_worker_status",
+            &[
+                ("campaign_id", &id),
+                ("user_id", row["user_id"].as_str().unwrap()),
+                ("status", "active"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let (st, _, trusted) = status(&always_name).await;
+    assert_eq!(st, "active");
+    assert!(trusted > 0);
+    assert!(next(&app, &always, &id).await.get("Judge").is_some());
+    // Annotators cannot do that.
+    let resp = app
+        .call(
+            &random,
+            "admin/set_judge_worker_status",
+            &[("campaign_id", &id), ("user_id", &app.user_id(&random_name).await), ("status", "active")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_missed_test_pair_shows_the_answer_and_its_explanation(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 6,
+            test_every: 2,
+            gate_min_judgments: 10_000,
+            pairs_csv: &pairs_csv(6),
+            tests_csv: Some(&tests_csv(6)),
+        },
+    )
+    .await;
+    let (worker, _) = app.annotator().await;
+    let mut missed = 0;
+    for _ in 0..6 {
+        let task = next(&app, &worker, &id).await;
+        let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+        let wrong = !truth(&task);
+        let outcome = json(answer(&app, &worker, &id, &a, wrong).await).await;
+        let is_test = task["Judge"]["sentence1"].as_str().unwrap().starts_with("Test");
+        if is_test {
+            missed += 1;
+            assert_eq!(outcome["feedback"]["is_paraphrase"], Value::Bool(!wrong));
+            let why = outcome["feedback"]["explanation"].as_str().unwrap();
+            assert!(why.starts_with("Because test"), "{why}");
+            // Pressing again answers the same, and stores nothing new.
+            let again = json(answer(&app, &worker, &id, &a, wrong).await).await;
+            assert_eq!(again["was_already_answered"], true);
+            assert_eq!(again["feedback"], outcome["feedback"]);
+        } else {
+            assert!(outcome["feedback"].is_null(), "{outcome}");
+        }
+    }
+    assert_eq!(missed, 3, "one test pair in every two");
+    let n: i64 = sqlx::query_scalar("select count(*) from judge_judgment")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 6);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn leases_renew_on_reload_and_expire_when_abandoned(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 1,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            pairs_csv: "sentence1,sentence2\nOnly one.,Just one.\n",
+            tests_csv: None,
+        },
+    )
+    .await;
+    let (a, _) = app.annotator().await;
+    let (b, _) = app.annotator().await;
+    let first = next(&app, &a, &id).await;
+    let again = next(&app, &a, &id).await;
+    assert_eq!(first, again, "a reload gives the same pair back");
+    assert!(next(&app, &b, &id).await.get("NothingLeft").is_some());
+
+    // A abandons the pair: once the lease has run out, B gets it.
+    sqlx::query("update judge_assignment set lease_expires_at = now() - interval '1 second'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let task_b = next(&app, &b, &id).await;
+    let ab = task_b["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+    // A's late answer finds the slot taken; B's is stored.
+    let aa = first["Judge"]["assignment_id"].as_str().unwrap();
+    let resp = answer(&app, &a, &id, aa, true).await;
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    json(answer(&app, &b, &id, &ab, true).await).await;
+    let n: i64 = sqlx::query_scalar("select count(*) from judge_judgment")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 1);
+    // Someone else's assignment is not found.
+    let resp = answer(&app, &a, &id, &ab, false).await;
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 6,
+            test_every: 5,
+            gate_min_judgments: 30,
+            pairs_csv: "sentence1,sentence2\na,b\n",
+            tests_csv: None,
+        },
+    )
+    .await;
+    let import = |name: &str, content: String, tests: bool| {
+        let (id, name) = (id.clone(), name.to_owned());
+        let admin = &admin;
+        let app = &app;
+        async move {
+            app.call(
+                admin,
+                "admin/import_pairs",
+                &[
+                    ("campaign_id", &id),
+                    ("filename", &name),
+                    ("content", &content),
+                    ("labels_are_tests", if tests { "true" } else { "false" }),
+                ],
+            )
+            .await
+        }
+    };
+    // A bad line: a message naming it, nothing imported.
+    let resp = import("bad.csv", "sentence1,sentence2,label\nx,y,1\nz,w,perhaps\n".into(), true).await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let msg = error_of(resp).await["Validation"]["message"].as_str().unwrap().to_owned();
+    assert!(msg.starts_with("line 3:"), "{msg}");
+    let count = || async {
+        sqlx::query_scalar::<_, i64>("select count(*) from judge_pair")
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    assert_eq!(count().await, 1);
+
+    // The real corpora: MultiPIT expert (CSV) and Twitter URL votes (TSV, URL groups).
+    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
+    let multipit = std::fs::read_to_string(format!("{shared}/multipit_expert/test.csv")).unwrap();
+    let s = json(import("test.csv", multipit.clone(), false).await).await;
+    let rows = csv::Reader::from_reader(multipit.as_bytes()).records().count() as u64;
+    assert_eq!(
+        s["imported"].as_u64().unwrap() + s["duplicates_in_file"].as_u64().unwrap(),
+        rows,
+        "{s}"
+    );
+    let votes = std::fs::read_to_string(format!("{shared}/twitter_url/test_votes.tsv")).unwrap();
+    let s = json(import("test_votes.tsv", votes.clone(), false).await).await;
+    assert!(s["imported"].as_u64().unwrap() > 1000, "{s}");
+    let groups: i64 = sqlx::query_scalar(
+        "select count(distinct group_key) from judge_pair where group_key like 'https://%'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert!(groups > 10, "{groups} URL groups");
+
+    // An all-paraphrase gold set is flagged.
+    let gold = "sentence1,sentence2,label,explanation\ng1,h1,1,same\ng2,h2,1,same\ng3,h3,1,same\n";
+    let s = json(import("gold.csv", gold.into(), true).await).await;
+    assert_eq!(s["tests_in_file"], 3);
+    let overview = json(app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)]).await).await;
+    assert!(overview["gold_warning"].as_str().unwrap().contains("100%"), "{overview}");
+    let gold = "sentence1,sentence2,label\nn1,m1,0\nn2,m2,0\n";
+    json(import("gold2.csv", gold.into(), true).await).await;
+    let overview = json(app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)]).await).await;
+    assert!(overview["gold_warning"].is_null(), "{overview}");
+    assert_eq!(overview["test_pairs"], 5);
+
+    // Annotators can neither import nor read gold labels.
+    let (worker, _) = app.annotator().await;
+    for (name, form) in [
+        ("admin/import_pairs", vec![("campaign_id", id.as_str()), ("filename", "x.csv"), ("content", "sentence1,sentence2\nq,r\n"), ("labels_are_tests", "false")]),
+        ("admin/list_pairs", vec![("campaign_id", id.as_str()), ("tests_only", "true"), ("page", "0")]),
+        ("admin/judge_overview", vec![("campaign_id", id.as_str())]),
+    ] {
+        let resp = app.call(&worker, name, &form).await;
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN, "{name}");
+    }
+    // Admins can, and can mark a pair as a test pair.
+    let pairs = json(app.call(&admin, "admin/list_pairs", &[("campaign_id", &id), ("tests_only", "false"), ("page", "0")]).await).await;
+    let pair = pairs.as_array().unwrap().iter().find(|p| p["is_test"] == false).unwrap();
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_test_pair",
+            &[
+                ("campaign_id", &id),
+                ("pair_id", pair["pair_id"].as_str().unwrap()),
+                ("gold", "not_paraphrase"),
+                ("explanation", "Different events."),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let tests = json(app.call(&admin, "admin/list_pairs", &[("campaign_id", &id), ("tests_only", "true"), ("page", "0")]).await).await;
+    assert_eq!(tests.as_array().unwrap().len(), 6);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let base = [
+        ("title", "t"),
+        ("instructions", ""),
+        ("definition", "strict"),
+        ("judgments_per_pair", "6"),
+        ("test_every", "5"),
+        ("min_test_accuracy", "0.85"),
+        ("min_kappa", "0.2"),
+        ("gate_min_judgments", "30"),
+    ];
+    for (field, value) in [
+        ("definition", "vague"),
+        ("test_every", "1"),
+        ("min_test_accuracy", "2"),
+        ("judgments_per_pair", "0"),
+    ] {
+        let form: Vec<(&str, &str)> = base
+            .iter()
+            .map(|&(k, v)| (k, if k == field { value } else { v }))
+            .collect();
+        let resp = app.call(&admin, "admin/create_judge_campaign", &form).await;
+        assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY, "{field}");
+        assert_eq!(error_of(resp).await["Validation"]["field"], field);
+    }
+    // Thresholds that leave no room: paraphrase needs 3, not-paraphrase allows 3.
+    let mut form = base.to_vec();
+    form.push(("paraphrase_min_votes", "3"));
+    form.push(("non_paraphrase_max_votes", "3"));
+    let resp = app.call(&admin, "admin/create_judge_campaign", &form).await;
+    assert_eq!(error_of(resp).await["Validation"]["field"], "thresholds");
+    let n: i64 = sqlx::query_scalar("select count(*) from campaign")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 0);
+    app.stop().await;
+}
