@@ -96,3 +96,36 @@ export function unexpectedErrors(page) {
     (e) => !/Failed to load resource: the server responded with a status of (401|403|422|429)/.test(e),
   );
 }
+
+/** Logs the first admin in on `page`. */
+export async function loginAdmin(page, server) {
+  await page.goto(`${server.url}/login`);
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill(server.adminPassword);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Welcome, admin' }).waitFor();
+}
+
+/** Registers a new annotator on `page`; returns the name. */
+export async function registerWorker(page, server, prefix) {
+  const name = uniqueName(prefix);
+  await page.goto(`${server.url}/register`);
+  await page.getByLabel('Username').fill(name);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: `Welcome, ${name}` }).waitFor();
+  return name;
+}
+
+/** Uploads `content` as a file named `name` through the campaign page's import form. */
+export async function uploadFile(page, name, content, { asTests = false } = {}) {
+  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await page.getByLabel('File').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(content) });
+  const box = page.getByLabel(/Labeled rows are hidden test pairs/);
+  if (await box.count()) await box.setChecked(asTests);
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const result = page.getByTestId('import-result');
+  await result.filter({ hasText: name }).waitFor();
+  return result.textContent();
+}

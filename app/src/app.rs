@@ -8,7 +8,8 @@ use leptos_router::{
 
 use crate::components::nav::Nav;
 use crate::pages::{
-    admin::users_page::AdminUsersPage, apt_page::AptPage, apt_report_page::AptReportPage,
+    admin::campaign_page::AdminCampaignPage, admin::campaigns_page::AdminCampaignsPage,
+    admin::users_page::AdminUsersPage, apt_page::AptPage, judge_page::JudgePage, apt_report_page::AptReportPage,
     home_page::HomePage, login_page::LoginPage, not_found_page::NotFoundPage,
     register_page::RegisterPage,
 };
@@ -62,7 +63,10 @@ fn Layout() -> impl IntoView {
                     <Route path=path!("login") view=LoginPage ssr=SsrMode::Async />
                     <Route path=path!("register") view=RegisterPage ssr=SsrMode::Async />
                     <Route path=path!("admin/users") view=AdminUsersPage ssr=SsrMode::Async />
+                    <Route path=path!("admin/campaigns") view=AdminCampaignsPage ssr=SsrMode::Async />
+                    <Route path=path!("admin/campaigns/:id") view=AdminCampaignPage ssr=SsrMode::Async />
                     <Route path=path!("apt/:id") view=AptPage ssr=SsrMode::Async />
+                    <Route path=path!("judge/:id") view=JudgePage ssr=SsrMode::Async />
                     <Route path=path!("research/apt/:id") view=AptReportPage ssr=SsrMode::Async />
                 </Routes>
             </main>

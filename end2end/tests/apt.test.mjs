@@ -2,7 +2,9 @@
 // Ctrl+Enter), see the verdict and reward, Submit, see the running total change.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, PASSWORD } from '../support.mjs';
+import {
+  startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, loginAdmin, uploadFile, PASSWORD,
+} from '../support.mjs';
 
 let server;
 let browser;
@@ -21,27 +23,23 @@ const SOURCE = 'The company said its profits rose sharply last year.';
 // The default stand-in models judge this rewrite mutually implicative with BLEURT ~0.32: 3 cents.
 const PAYING = 'According to the firm, last year brought a steep increase in earnings.';
 
-async function call(page, name, form) {
-  const resp = await page.request.post(`${server.url}/api/${name}`, { form, headers: { accept: 'application/json' } });
-  assert.ok(resp.ok(), `${name}: ${resp.status()} ${await resp.text()}`);
-  return resp.json();
-}
-
 test('a worker writes, checks, sees the reward, submits and sees the total change', async () => {
-  // An admin sets up an open APT campaign with one source sentence.
+  // An admin creates an APT campaign in the browser and uploads its sentences as a file.
   const admin = await newPage(browser);
-  await admin.goto(`${server.url}/login`);
-  await admin.getByLabel('Username').fill('admin');
-  await admin.getByLabel('Password').fill(server.adminPassword);
-  await admin.getByRole('button', { name: 'Log in' }).click();
-  await admin.getByRole('heading', { name: 'Welcome, admin' }).waitFor();
-  const id = await call(admin, 'admin/create_campaign', {
-    kind: 'apt', title: 'Rewrite study', instructions: '', budget_cap_cents: '2000', bleurt_threshold: '0.5',
-  });
-  await call(admin, 'admin/import_sources', {
-    campaign_id: id, filename: 'sources.tsv', content: `text\torigin\n${SOURCE}\tmsrp\n`, default_origin: 'msrp',
-  });
-  await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
+  await loginAdmin(admin, server);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  const form = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
+  await form.getByLabel('Title').fill('Rewrite study');
+  await form.getByRole('button', { name: 'Create writing campaign' }).click();
+  await admin.getByRole('heading', { name: 'Rewrite study' }).waitFor();
+  assert.match(
+    await uploadFile(admin, 'sources.tsv', `text\torigin\n${SOURCE}\tmsrp\n${SOURCE}\tmsrp\n`),
+    /imported 1 sentences; skipped 1 repeated in the file/,
+  );
+  await admin.getByRole('button', { name: 'Open to workers' }).click();
+  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  const id = admin.url().split('/').pop();
 
   // A worker finds it on the home page.
   const page = await newPage(browser);
@@ -70,6 +68,11 @@ test('a worker writes, checks, sees the reward, submits and sees the total chang
   // Editing the text withdraws Submit until the new text is checked.
   await box.fill(PAYING);
   await page.getByText('Check again to see its reward').waitFor();
+  assert.equal(await submit.isDisabled(), true);
+  // Typed text survives a reload (kept in the browser until submitted).
+  await page.reload();
+  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await page.waitForFunction((t) => document.getElementById('attempt')?.value === t, PAYING);
   assert.equal(await submit.isDisabled(), true);
   await page.getByRole('button', { name: 'Check' }).click();
   await page.getByText('Same meaning, different enough').waitFor();

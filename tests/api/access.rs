@@ -12,7 +12,9 @@ async fn anonymous_annotators_and_researchers_are_refused_by_every_admin_functio
     let (annotator, _) = app.annotator().await;
     let (researcher, _) = app.user_with_role("researcher").await;
     let anonymous = client();
-    let calls: [(&str, Vec<(&str, &str)>); 3] = [
+    let some_id = uuid::Uuid::new_v4().to_string();
+    let c = some_id.as_str();
+    let calls: Vec<(&str, Vec<(&str, &str)>)> = vec![
         ("admin/list_users", vec![]),
         (
             "admin/set_user_role",
@@ -21,6 +23,71 @@ async fn anonymous_annotators_and_researchers_are_refused_by_every_admin_functio
         (
             "admin/set_user_blocked",
             vec![("user_id", &victim_id), ("blocked", "true")],
+        ),
+        ("admin/list_campaigns", vec![]),
+        ("admin/get_campaign", vec![("campaign_id", c)]),
+        (
+            "admin/create_campaign",
+            vec![
+                ("kind", "apt"),
+                ("title", "t"),
+                ("instructions", ""),
+                ("budget_cap_cents", "2000"),
+                ("bleurt_threshold", "0.5"),
+            ],
+        ),
+        (
+            "admin/set_campaign_status",
+            vec![("campaign_id", c), ("status", "open")],
+        ),
+        (
+            "admin/import_sources",
+            vec![
+                ("campaign_id", c),
+                ("filename", "s.tsv"),
+                ("content", "text\nx\n"),
+                ("default_origin", "u"),
+            ],
+        ),
+        (
+            "admin/create_judge_campaign",
+            vec![
+                ("title", "t"),
+                ("instructions", ""),
+                ("definition", "loose"),
+                ("judgments_per_pair", "6"),
+                ("test_every", "5"),
+                ("min_test_accuracy", "0.85"),
+                ("min_kappa", "0.2"),
+                ("gate_min_judgments", "30"),
+            ],
+        ),
+        (
+            "admin/import_pairs",
+            vec![
+                ("campaign_id", c),
+                ("filename", "p.csv"),
+                ("content", "sentence1,sentence2\na,b\n"),
+                ("labels_are_tests", "true"),
+            ],
+        ),
+        ("admin/judge_overview", vec![("campaign_id", c)]),
+        (
+            "admin/list_pairs",
+            vec![("campaign_id", c), ("tests_only", "true"), ("page", "0")],
+        ),
+        (
+            "admin/set_test_pair",
+            vec![
+                ("campaign_id", c),
+                ("pair_id", c),
+                ("gold", "paraphrase"),
+                ("explanation", ""),
+            ],
+        ),
+        (
+            "admin/set_judge_worker_status",
+            vec![("campaign_id", c), ("user_id", &victim_id), ("status", "stopped")],
         ),
     ];
 
@@ -55,6 +122,11 @@ async fn anonymous_annotators_and_researchers_are_refused_by_every_admin_functio
             .await
             .unwrap();
     assert_eq!((role.as_str(), status.as_str()), ("annotator", "active"));
+    let campaigns: i64 = sqlx::query_scalar("select count(*) from campaign")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(campaigns, 0);
     app.stop().await;
 }
 

@@ -160,3 +160,56 @@ async fn a_request_body_over_the_limit_is_refused(pool: PgPool) {
     assert_eq!(n, 0);
     app.stop().await;
 }
+
+#[sqlx::test(migrations = "../migrations")]
+async fn campaign_pages_render_for_admins_and_the_judge_page_for_workers(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let (annotator, _) = app.annotator().await;
+    let resp = app
+        .call(
+            &admin,
+            "admin/create_campaign",
+            &[
+                ("kind", "judge"),
+                ("title", "Judge <b>this</b>"),
+                ("instructions", ""),
+                ("budget_cap_cents", "2000"),
+                ("bleurt_threshold", "0.5"),
+            ],
+        )
+        .await;
+    let id: String = resp.json().await.unwrap();
+    app.call(
+        &admin,
+        "admin/import_pairs",
+        &[
+            ("campaign_id", &id),
+            ("filename", "p.tsv"),
+            ("content", "sent_1\tsent_2\tlabel\tExplanation\nA cat sat.\tA cat was sitting.\t1\tSecret reason\n<script>x</script>\tplain\t\t\n"),
+            ("labels_are_tests", "true"),
+        ],
+    )
+    .await;
+    app.call(&admin, "admin/set_campaign_status", &[("campaign_id", &id), ("status", "open")])
+        .await;
+
+    let html = app.get(&admin, "/admin/campaigns").await.text().await.unwrap();
+    assert!(html.contains("Judge &lt;b&gt;this&lt;/b&gt;"), "titles are escaped: {html}");
+    let html = app.get(&admin, &format!("/admin/campaigns/{id}")).await.text().await.unwrap();
+    assert!(html.contains("Secret reason"), "admins see gold explanations");
+    assert!(!html.contains("<script>x</script>"), "pair text never arrives raw");
+    assert!(html.contains("test pairs are unbalanced"), "one gold pair, all paraphrase");
+
+    for path in ["/admin/campaigns", &format!("/admin/campaigns/{id}")] {
+        let html = app.get(&annotator, path).await.text().await.unwrap();
+        assert!(html.contains("You do not have permission"), "{path}: {html}");
+        assert!(!html.contains("Secret reason"));
+    }
+    // The worker's page is rendered complete on the server (the pair is there, no gold).
+    let html = app.get(&annotator, &format!("/judge/{id}")).await.text().await.unwrap();
+    assert!(html.contains("Is sentence 2 a paraphrase of sentence 1?"), "{html}");
+    assert!(html.contains("aria-label=\"Sentence 1\""));
+    assert!(!html.contains("Secret reason"));
+    app.stop().await;
+}

@@ -36,7 +36,12 @@ pub fn Nav() -> impl IntoView {
 #[component]
 fn UserLinks(user: UserView) -> impl IntoView {
     let auth = use_auth();
-    let admin = (user.role == Role::Admin).then(|| view! { <a href="/admin/users">"Users"</a> });
+    let admin = (user.role == Role::Admin).then(|| {
+        view! {
+            <a href="/admin/campaigns">"Manage campaigns"</a>
+            <a href="/admin/users">"Users"</a>
+        }
+    });
     view! {
         <a href="/">"Campaigns"</a>
         {admin}

@@ -7,6 +7,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::apt::{
     apt_check, apt_next, apt_skip, apt_submit, AptTask, CheckOutcome, Verdict, MAX_ATTEMPT_CHARS,
 };
+use crate::components::browser::{load_draft, save_draft};
 use crate::error::{AppError, ErrorMessage};
 
 fn dollars(cents: i64) -> String {
@@ -88,6 +89,14 @@ fn Writer(
     // The last Check's text and outcome: Submit is offered only while the box holds that text.
     let checked: RwSignal<Option<(String, CheckOutcome)>> = RwSignal::new(None);
     let error: RwSignal<Option<AppError>> = RwSignal::new(None);
+    // The text being written survives a reload or a closed tab: it is kept in localStorage
+    // per campaign and sentence until it is submitted or the sentence skipped.
+    let draft_key = StoredValue::new(format!("paracrowd.apt.draft.{campaign_id}.{source_id}"));
+    Effect::new(move || {
+        if let Some(draft) = draft_key.with_value(|k| load_draft(k)) {
+            text.set(draft);
+        }
+    });
     let (cid, sid) = (StoredValue::new(campaign_id), StoredValue::new(source_id));
 
     let check = Action::new(move |t: &String| {
@@ -120,13 +129,17 @@ fn Writer(
     Effect::new(move || match submit.value().get() {
         Some(Ok(outcome)) => {
             total.set(outcome.total_cents);
+            draft_key.with_value(|k| save_draft(k, ""));
             next.run(());
         }
         Some(Err(e)) => error.set(Some(e)),
         None => {}
     });
     Effect::new(move || match skip.value().get() {
-        Some(Ok(())) => next.run(()),
+        Some(Ok(())) => {
+            draft_key.with_value(|k| save_draft(k, ""));
+            next.run(());
+        }
         Some(Err(e)) => error.set(Some(e)),
         None => {}
     });
@@ -175,7 +188,11 @@ fn Writer(
             rows="3"
             maxlength=MAX_ATTEMPT_CHARS.to_string()
             prop:value=move || text.get()
-            on:input=move |ev| text.set(event_target_value(&ev))
+            on:input=move |ev| {
+                let value = event_target_value(&ev);
+                draft_key.with_value(|k| save_draft(k, &value));
+                text.set(value);
+            }
             on:keydown=move |ev| {
                 if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                     ev.prevent_default();

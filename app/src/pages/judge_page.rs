@@ -1,0 +1,246 @@
+//! The judging page (annotators): two sentences side by side, "Paraphrase" / "Not paraphrase"
+//! (keys 1 and 2, or ← and →, answer and move on in one press), a progress count, the
+//! definition one click away, and the right answer with its explanation after a missed test
+//! pair.
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::judge::{judge_answer, judge_next, AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
+use crate::domain::judge::settings::{Definition, EXAMPLES};
+use crate::error::{AppError, ErrorMessage};
+
+#[component]
+pub fn JudgePage() -> impl IntoView {
+    let params = use_params_map();
+    let campaign_id = move || params.read().get("id").unwrap_or_default();
+    let round = RwSignal::new(0u32);
+    let task = Resource::new(move || (campaign_id(), round.get()), |(id, _)| judge_next(id));
+    let next = Callback::new(move |()| round.update(|r| *r += 1));
+    // What happened to the last answer when the page moved on regardless (e.g. a timed-out pair).
+    let notice: RwSignal<Option<String>> = RwSignal::new(None);
+    view! {
+        <section class="card wide judge">
+            {move || notice.get().map(|m| view! { <p class="notice warn" role="status">{m}</p> })}
+            <noscript>
+                <p class="notice warn">"This task needs JavaScript: each answer is sent as you press."</p>
+            </noscript>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match task.await {
+                        Ok(JudgeTask::Judge { assignment_id, sentence1, sentence2, judged, guide }) => {
+                            view! {
+                                <Judge
+                                    campaign_id=campaign_id()
+                                    assignment_id
+                                    sentence1
+                                    sentence2
+                                    judged
+                                    guide
+                                    next
+                                    notice
+                                />
+                            }
+                                .into_any()
+                        }
+                        Ok(JudgeTask::NothingLeft { judged }) => {
+                            view! {
+                                <h1>"Nothing to judge right now"</h1>
+                                <p>
+                                    "You have judged " <strong>{judged}</strong>
+                                    " pairs. Every other pair has all its judgments or is being judged by someone else; pairs that others leave unfinished come back later."
+                                </p>
+                                <p><a href="/">"Back to your campaigns"</a></p>
+                            }
+                                .into_any()
+                        }
+                        Ok(JudgeTask::Stopped { judged, message }) => {
+                            view! {
+                                <h1>"Thank you"</h1>
+                                <p class="notice warn" role="status">{message}</p>
+                                <p class="muted">"Judgments you made: " {judged}</p>
+                            }
+                                .into_any()
+                        }
+                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// The answer keys: 1 or ← for "Paraphrase", 2 or → for "Not paraphrase".
+fn key_answer(key: &str) -> Option<bool> {
+    match key {
+        "1" | "ArrowLeft" => Some(true),
+        "2" | "ArrowRight" => Some(false),
+        _ => None,
+    }
+}
+
+#[component]
+fn Judge(
+    campaign_id: String,
+    assignment_id: String,
+    sentence1: String,
+    sentence2: String,
+    judged: i64,
+    guide: JudgeGuide,
+    next: Callback<()>,
+    notice: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let (cid, aid) = (StoredValue::new(campaign_id), StoredValue::new(assignment_id));
+    let error: RwSignal<Option<AppError>> = RwSignal::new(None);
+    let feedback: RwSignal<Option<Feedback>> = RwSignal::new(None);
+    let show_guide = RwSignal::new(false);
+    let answer = Action::new(move |p: &bool| {
+        let p = *p;
+        async move { judge_answer(cid.get_value(), aid.get_value(), p).await }
+    });
+    Effect::new(move || match answer.value().get() {
+        Some(Ok(AnswerOutcome { feedback: Some(f), .. })) => {
+            notice.set(None);
+            feedback.set(Some(f));
+        }
+        Some(Ok(_)) => {
+            notice.set(None);
+            next.run(());
+        }
+        Some(Err(AppError::Conflict(m))) => {
+            // The pair went to someone else while this page was away: say so, then move on.
+            notice.set(Some(m));
+            next.run(());
+        }
+        Some(Err(e)) => error.set(Some(e)),
+        None => {}
+    });
+    let send = move |p: bool| {
+        if !answer.pending().get_untracked() && answer.value().get_untracked().is_none() {
+            answer.dispatch(p);
+        }
+    };
+    let done = move || answer.pending().get() || answer.value().get().is_some_and(|r| r.is_ok());
+    let dismiss = move || {
+        feedback.set(None);
+        next.run(());
+    };
+
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+            if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || ev.repeat() {
+                return;
+            }
+            if feedback.get_untracked().is_some() {
+                if ev.key() == "Enter" || ev.key() == " " {
+                    ev.prevent_default();
+                    dismiss();
+                }
+                return;
+            }
+            if let Some(p) = key_answer(&ev.key()) {
+                ev.prevent_default();
+                send(p);
+            }
+        });
+        on_cleanup(move || handle.remove());
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = key_answer;
+
+    let definition = Definition::parse(&guide.definition).unwrap_or(Definition::Loose);
+    let instructions = guide.instructions.clone();
+    view! {
+        <div class="judge-head">
+            <h1>"Is sentence 2 a paraphrase of sentence 1?"</h1>
+            <p class="progress" aria-live="polite">
+                "Judged: " <strong data-testid="judged">{judged}</strong>
+            </p>
+        </div>
+        <div class="pair">
+            <blockquote aria-label="Sentence 1">{sentence1}</blockquote>
+            <blockquote aria-label="Sentence 2">{sentence2}</blockquote>
+        </div>
+        <div class="answers">
+            <button type="button" class="yes" disabled=done on:click=move |_| send(true)>
+                "Paraphrase" <kbd>"1"</kbd>
+            </button>
+            <button type="button" class="no" disabled=done on:click=move |_| send(false)>
+                "Not paraphrase" <kbd>"2"</kbd>
+            </button>
+        </div>
+        <p class="muted small">"Keys: 1 or ← for Paraphrase, 2 or → for Not paraphrase."</p>
+        {move || error.get().map(|error| view! { <ErrorMessage error /> })}
+        {move || {
+            feedback
+                .get()
+                .map(|f| {
+                    let right = if f.is_paraphrase { "Paraphrase" } else { "Not paraphrase" };
+                    view! {
+                        <div class="notice warn feedback" role="alertdialog" aria-label="Check question">
+                            <p>
+                                <strong>"That was a check question, and the answer is: " {right} "."</strong>
+                            </p>
+                            {(!f.explanation.is_empty()).then(|| view! { <p data-testid="explanation">{f.explanation.clone()}</p> })}
+                            <button type="button" on:click=move |_| dismiss()>
+                                "Continue (Enter)"
+                            </button>
+                        </div>
+                    }
+                })
+        }}
+        <p>
+            <button type="button" class="link" on:click=move |_| show_guide.update(|s| *s = !*s)>
+                {move || if show_guide.get() { "Hide the definition" } else { "Show the definition" }}
+            </button>
+        </p>
+        <Show when=move || show_guide.get()>
+            <Guide definition instructions=instructions.clone() />
+        </Show>
+    }
+}
+
+#[component]
+fn Guide(definition: Definition, instructions: String) -> impl IntoView {
+    let strict = definition == Definition::Strict;
+    view! {
+        <div class="guide" data-testid="definition">
+            <h2>{if strict { "Definition (strict)" } else { "Definition" }}</h2>
+            <p>{definition.text()}</p>
+            {(!instructions.trim().is_empty()).then(|| view! { <p class="campaign-instructions">{instructions}</p> })}
+            <h3>"Examples"</h3>
+            <ul class="examples">
+                {EXAMPLES
+                    .iter()
+                    .map(|e| {
+                        let yes = if strict { e.strict } else { e.loose };
+                        view! {
+                            <li>
+                                <p>"1: " {e.sentence1}</p>
+                                <p>"2: " {e.sentence2}</p>
+                                <p>
+                                    <strong>{if yes { "Paraphrase" } else { "Not paraphrase" }}</strong>
+                                    " — " {e.why}
+                                </p>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_answer;
+
+    #[test]
+    fn keys_answer_as_labelled() {
+        assert_eq!(key_answer("1"), Some(true));
+        assert_eq!(key_answer("ArrowLeft"), Some(true));
+        assert_eq!(key_answer("2"), Some(false));
+        assert_eq!(key_answer("ArrowRight"), Some(false));
+        assert_eq!(key_answer("3"), None);
+    }
+}

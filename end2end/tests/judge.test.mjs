@@ -1,0 +1,92 @@
+// The MultiPIT judging task in a real browser: an admin creates a judging campaign and uploads
+// pairs and gold test pairs from files; a worker judges ten pairs with the keyboard alone,
+// misses a test pair, sees the right answer and its explanation, and goes on.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile,
+} from '../support.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// Ordinary pairs carry their true label in sentence 2 so the simulated worker can answer.
+const PAIRS = ['sentence1,sentence2']
+  .concat(Array.from({ length: 30 }, (_, i) => `Pair ${i} says one thing.,Pair ${i} says it again [${i % 2 ? 'N' : 'P'}].`))
+  .join('\n');
+const GOLD = ['sentence1,sentence2,label,explanation']
+  .concat(Array.from({ length: 6 }, (_, i) => `Test ${i} says one thing.,Test ${i} says it again [${i % 2 ? 'P' : 'N'}].,${i % 2},Because check ${i} is ${i % 2 ? 'a paraphrase' : 'not a paraphrase'}.`))
+  .join('\n');
+
+test('an admin sets up a judging campaign and a worker judges ten pairs with the keyboard', async () => {
+  const admin = await newPage(browser);
+  await loginAdmin(admin, server);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
+  await form.getByLabel('Title').fill('Tweet pairs');
+  await form.getByLabel('Paraphrase definition').selectOption('strict');
+  await form.getByRole('button', { name: 'Create judging campaign' }).click();
+  await admin.getByRole('heading', { name: 'Tweet pairs' }).waitFor();
+  assert.match(await uploadFile(admin, 'pairs.csv', PAIRS), /imported 30 pairs \(0 test pairs/);
+  assert.match(await uploadFile(admin, 'gold.csv', GOLD, { asTests: true }), /imported 6 pairs \(6 test pairs/);
+  // A bad file names its line and stores nothing.
+  await admin.getByLabel('File').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('sentence1,sentence2,label\na,b,1\nc,d,maybe\n') });
+  await admin.getByRole('button', { name: 'Import', exact: true }).click();
+  await admin.getByText(/line 3: the label `maybe`/).waitFor();
+  await admin.getByRole('button', { name: 'Open to workers' }).click();
+  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  assert.equal(await admin.getByTestId('items').textContent(), '36');
+
+  const page = await newPage(browser);
+  const name = await registerWorker(page, server, 'judge');
+  await page.getByRole('link', { name: 'Tweet pairs' }).click();
+  await page.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
+  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  // The definition is one click away.
+  await page.getByRole('button', { name: 'Show the definition' }).click();
+  await page.getByTestId('definition').getByText('Definition (strict)').waitFor();
+
+  let missed = 0;
+  for (let n = 0; n < 10; n += 1) {
+    assert.equal(await page.getByTestId('judged').textContent(), String(n));
+    const s1 = await page.getByLabel('Sentence 1').textContent();
+    const s2 = await page.getByLabel('Sentence 2').textContent();
+    const isTest = s1.startsWith('Test');
+    // Right on ordinary pairs, wrong on test pairs (the tags stand in for a careless worker).
+    const paraphrase = isTest ? !s2.includes('[P]') : s2.includes('[P]');
+    await page.keyboard.press(paraphrase ? '1' : 'ArrowRight');
+    const alert = page.getByRole('alertdialog');
+    const moved = page.getByTestId('judged').filter({ hasText: new RegExp(`^${n + 1}$`) });
+    await Promise.race([alert.waitFor(), moved.waitFor()]);
+    if (await alert.count()) {
+      missed += 1;
+      const right = paraphrase ? 'Not paraphrase' : 'Paraphrase';
+      assert.match(await alert.textContent(), new RegExp(`the answer is: ${right}\\.`));
+      assert.match(await page.getByTestId('explanation').textContent(), /^Because check \d is (not )?a paraphrase\.$/);
+      await page.keyboard.press('Enter');
+      await moved.waitFor();
+    }
+  }
+  assert.equal(missed, 2, 'one test pair in every five, each answered wrongly');
+
+  // The admin sees the worker's ten judgments.
+  await admin.reload();
+  const row = admin.getByRole('table', { name: 'Workers' }).locator(`tr[data-username="${name}"]`);
+  await row.waitFor();
+  assert.match(await row.textContent(), new RegExp(`^${name}10`));
+  assert.deepEqual(unexpectedErrors(page), []);
+  assert.deepEqual(unexpectedErrors(admin), []);
+  await page.context().close();
+  await admin.context().close();
+});
