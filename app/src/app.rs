@@ -9,9 +9,9 @@ use leptos_router::{
 use crate::components::nav::Nav;
 use crate::pages::{
     admin::campaign_page::AdminCampaignPage, admin::campaigns_page::AdminCampaignsPage,
-    admin::users_page::AdminUsersPage, apt_page::AptPage, judge_page::JudgePage, apt_report_page::AptReportPage,
-    home_page::HomePage, login_page::LoginPage, not_found_page::NotFoundPage,
-    register_page::RegisterPage,
+    admin::users_page::AdminUsersPage, apt_page::AptPage, apt_report_page::AptReportPage,
+    home_page::HomePage, judge_page::JudgePage, login_page::LoginPage,
+    not_found_page::NotFoundPage, register_page::RegisterPage,
 };
 
 /// The document around the app, rendered on the server only.

@@ -40,9 +40,7 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
             let origin = rest.first().copied().unwrap_or("upload").to_owned();
             import_sources(config, campaign, file, &origin).await
         }
-        ["import-pairs", campaign, file, rest @ ..]
-            if rest.is_empty() || rest == ["--tests"] =>
-        {
+        ["import-pairs", campaign, file, rest @ ..] if rest.is_empty() || rest == ["--tests"] => {
             import_pairs(config, campaign, file, !rest.is_empty()).await
         }
         ["score", input, rest @ ..] if rest.len() <= 1 => {

@@ -157,7 +157,10 @@ async fn limit_body(
     if declared.is_some_and(|n| n > limit as u64) {
         return (
             axum::http::StatusCode::PAYLOAD_TOO_LARGE,
-            format!("The request is larger than the {} MiB this address accepts.", limit >> 20),
+            format!(
+                "The request is larger than the {} MiB this address accepts.",
+                limit >> 20
+            ),
         )
             .into_response();
     }

@@ -87,7 +87,11 @@ async fn anonymous_annotators_and_researchers_are_refused_by_every_admin_functio
         ),
         (
             "admin/set_judge_worker_status",
-            vec![("campaign_id", c), ("user_id", &victim_id), ("status", "stopped")],
+            vec![
+                ("campaign_id", c),
+                ("user_id", &victim_id),
+                ("status", "stopped"),
+            ],
         ),
     ];
 

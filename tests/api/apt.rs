@@ -668,7 +668,10 @@ async fn a_full_model_queue_answers_busy_and_stores_nothing(pool: PgPool) {
 /// endpoint, which has its own body limit; other endpoints keep the 1 MiB limit.
 #[sqlx::test(migrations = "../migrations")]
 async fn the_msrp_sentence_file_uploads_through_the_browser_endpoint(pool: PgPool) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/msrp/msr_paraphrase_data.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/msrp/msr_paraphrase_data.txt"
+    );
     let content = std::fs::read_to_string(path).expect("../shared/data/msrp is beside the repo");
     assert!(content.len() > 1024 * 1024);
     let app = spawn_app(pool.clone()).await;

@@ -122,3 +122,87 @@ async fn serve_starts_its_own_postgres_prints_the_admin_password_and_stops_on_si
     assert!(out.contains("username: admin"), "{out}");
     assert!(out.contains("password: "), "{out}");
 }
+
+/// Runs `paracrowd ARGS` against the test's database; returns (success, stdout + stderr).
+async fn run_cli(pool: &PgPool, args: &[&str]) -> (bool, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("DATABASE_URL", url_of(pool))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn import_commands_load_sentences_and_pairs_all_or_nothing(pool: PgPool) {
+    let dir = tempfile::tempdir().unwrap();
+    let make = |kind: &str| {
+        let pool = pool.clone();
+        let kind = kind.to_owned();
+        async move {
+            let id: uuid::Uuid = sqlx::query_scalar(
+                "insert into campaign (kind, title) values ($1, 'cli') returning campaign_id",
+            )
+            .bind(&kind)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            if kind == "judge" {
+                sqlx::query("insert into judge_settings (campaign_id) values ($1)")
+                    .bind(id)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            id.to_string()
+        }
+    };
+    let judge = make("judge").await;
+    let apt = make("apt").await;
+
+    let pairs = dir.path().join("gold.jsonl");
+    std::fs::write(
+        &pairs,
+        "{\"sentence1\": \"a\", \"sentence2\": \"b\", \"label\": 1, \"explanation\": \"same\"}\n{\"sentence1\": \"c\", \"sentence2\": \"d\"}\n",
+    )
+    .unwrap();
+    let (ok, out) = run_cli(
+        &pool,
+        &["import-pairs", &judge, pairs.to_str().unwrap(), "--tests"],
+    )
+    .await;
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("imported 2 pairs (1 test pairs in the file"),
+        "{out}"
+    );
+    let tests: i64 = sqlx::query_scalar("select count(*) from judge_pair where is_test")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(tests, 1);
+
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "sentence1,sentence2\nx,y\n\"\",z\n").unwrap();
+    let (ok, out) = run_cli(&pool, &["import-pairs", &judge, bad.to_str().unwrap()]).await;
+    assert!(!ok);
+    assert!(out.contains("line 3: sentence 1 is empty"), "{out}");
+    let (ok, out) = run_cli(&pool, &["import-pairs", &apt, pairs.to_str().unwrap()]).await;
+    assert!(!ok && out.contains("not a judging campaign"), "{out}");
+
+    let sources = dir.path().join("s.tsv");
+    std::fs::write(&sources, "text\torigin\nOne.\tmsrp\nTwo.\tppnmt\n").unwrap();
+    let (ok, out) = run_cli(&pool, &["import-sources", &apt, sources.to_str().unwrap()]).await;
+    assert!(ok && out.contains("imported 2 sentences"), "{out}");
+    let n: i64 = sqlx::query_scalar("select count(*) from judge_pair")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 2, "the bad file added nothing");
+}

@@ -84,7 +84,9 @@ fn pairs_csv(n: usize) -> String {
     let mut s = String::from("sentence1,sentence2\n");
     for i in 0..n {
         let tag = if i % 2 == 0 { "P" } else { "N" };
-        s.push_str(&format!("Pair {i} first sentence.,Pair {i} second sentence [{tag}].\n"));
+        s.push_str(&format!(
+            "Pair {i} first sentence.,Pair {i} second sentence [{tag}].\n"
+        ));
     }
     s
 }
@@ -109,7 +111,13 @@ async fn next(app: &TestApp, c: &Client, id: &str) -> Value {
     json(app.call(c, "judge/next", &[("campaign_id", id)]).await).await
 }
 
-async fn answer(app: &TestApp, c: &Client, id: &str, assignment: &str, p: bool) -> reqwest::Response {
+async fn answer(
+    app: &TestApp,
+    c: &Client,
+    id: &str,
+    assignment: &str,
+    p: bool,
+) -> reqwest::Response {
     app.call(
         c,
         "judge/answer",
@@ -166,7 +174,9 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
     for _ in 0..20 {
         workers.push(app.annotator().await.0);
     }
-    let runs = workers.iter().map(|c| work(&app, c, &id, usize::MAX, truth));
+    let runs = workers
+        .iter()
+        .map(|c| work(&app, c, &id, usize::MAX, truth));
     let results = futures::future::join_all(runs).await;
     for (seen, last) in &results {
         assert!(last.get("NothingLeft").is_some(), "{last}");
@@ -186,6 +196,29 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
     for (n, distinct, counter) in rows {
         assert_eq!((n, distinct, counter), (6, 6, 6));
     }
+    // Admins see each complete pair's label by vote threshold (honest workers: 6 of 6 or 0 of 6).
+    let admin_pairs = json(
+        app.call(
+            &admin,
+            "admin/list_pairs",
+            &[("campaign_id", &id), ("tests_only", "false"), ("page", "0")],
+        )
+        .await,
+    )
+    .await;
+    for p in admin_pairs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["is_test"] == false)
+    {
+        let expected = if p["sentence2"].as_str().unwrap().contains("[P]") {
+            "Paraphrase"
+        } else {
+            "NotParaphrase"
+        };
+        assert_eq!(p["label"], expected, "{p}");
+    }
     // No worker was given the same pair twice (served, not only judged).
     let repeats: i64 = sqlx::query_scalar(
         "select count(*) from (select 1 from judge_assignment group by app_user_id, pair_id having count(*) > 1) r",
@@ -203,7 +236,10 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
     .unwrap();
     for (served, tests) in per_worker {
         let blocks = served / 5;
-        assert!(tests >= blocks.min(6) && tests <= (served + 4) / 5, "{served} served, {tests} tests");
+        assert!(
+            tests >= blocks.min(6) && tests <= (served + 4) / 5,
+            "{served} served, {tests} tests"
+        );
     }
     app.stop().await;
 }
@@ -227,7 +263,9 @@ async fn a_test_pair_looks_exactly_like_any_other_pair(pool: PgPool) {
     let (worker, _) = app.annotator().await;
     let mut bodies: HashMap<bool, String> = HashMap::new();
     for _ in 0..4 {
-        let resp = app.call(&worker, "judge/next", &[("campaign_id", &id)]).await;
+        let resp = app
+            .call(&worker, "judge/next", &[("campaign_id", &id)])
+            .await;
         let body = resp.text().await.unwrap();
         let task: Value = serde_json::from_str(&body).unwrap();
         let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
@@ -274,9 +312,7 @@ async fn a_test_pair_looks_exactly_like_any_other_pair(pool: PgPool) {
 }
 
 #[sqlx::test(migrations = "../migrations")]
-async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest_one(
-    pool: PgPool,
-) {
+async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest_one(pool: PgPool) {
     let app = spawn_app(pool.clone()).await;
     let (admin, _) = app.user_with_role("admin").await;
     let id = campaign(
@@ -295,7 +331,10 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     for _ in 0..4 {
         let (c, _) = app.annotator().await;
         let (_, last) = work(&app, &c, &id, 40, truth).await;
-        assert!(last.get("Judge").is_some(), "honest workers are kept: {last}");
+        assert!(
+            last.get("Judge").is_some(),
+            "honest workers are kept: {last}"
+        );
     }
     let (always, always_name) = app.annotator().await;
     let (random, random_name) = app.annotator().await;
@@ -384,7 +423,11 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
         .call(
             &random,
             "admin/set_judge_worker_status",
-            &[("campaign_id", &id), ("user_id", &app.user_id(&random_name).await), ("status", "active")],
+            &[
+                ("campaign_id", &id),
+                ("user_id", &app.user_id(&random_name).await),
+                ("status", "active"),
+            ],
         )
         .await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
@@ -414,7 +457,10 @@ async fn a_missed_test_pair_shows_the_answer_and_its_explanation(pool: PgPool) {
         let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
         let wrong = !truth(&task);
         let outcome = json(answer(&app, &worker, &id, &a, wrong).await).await;
-        let is_test = task["Judge"]["sentence1"].as_str().unwrap().starts_with("Test");
+        let is_test = task["Judge"]["sentence1"]
+            .as_str()
+            .unwrap()
+            .starts_with("Test");
         if is_test {
             missed += 1;
             assert_eq!(outcome["feedback"]["is_paraphrase"], Value::Bool(!wrong));
@@ -466,7 +512,10 @@ async fn leases_renew_on_reload_and_expire_when_abandoned(pool: PgPool) {
         .await
         .unwrap();
     let task_b = next(&app, &b, &id).await;
-    let ab = task_b["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+    let ab = task_b["Judge"]["assignment_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     // A's late answer finds the slot taken; B's is stored.
     let aa = first["Judge"]["assignment_id"].as_str().unwrap();
     let resp = answer(&app, &a, &id, aa, true).await;
@@ -518,9 +567,17 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
         }
     };
     // A bad line: a message naming it, nothing imported.
-    let resp = import("bad.csv", "sentence1,sentence2,label\nx,y,1\nz,w,perhaps\n".into(), true).await;
+    let resp = import(
+        "bad.csv",
+        "sentence1,sentence2,label\nx,y,1\nz,w,perhaps\n".into(),
+        true,
+    )
+    .await;
     assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    let msg = error_of(resp).await["Validation"]["message"].as_str().unwrap().to_owned();
+    let msg = error_of(resp).await["Validation"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(msg.starts_with("line 3:"), "{msg}");
     let count = || async {
         sqlx::query_scalar::<_, i64>("select count(*) from judge_pair")
@@ -534,7 +591,9 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
     let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
     let multipit = std::fs::read_to_string(format!("{shared}/multipit_expert/test.csv")).unwrap();
     let s = json(import("test.csv", multipit.clone(), false).await).await;
-    let rows = csv::Reader::from_reader(multipit.as_bytes()).records().count() as u64;
+    let rows = csv::Reader::from_reader(multipit.as_bytes())
+        .records()
+        .count() as u64;
     assert_eq!(
         s["imported"].as_u64().unwrap() + s["duplicates_in_file"].as_u64().unwrap(),
         rows,
@@ -555,27 +614,66 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
     let gold = "sentence1,sentence2,label,explanation\ng1,h1,1,same\ng2,h2,1,same\ng3,h3,1,same\n";
     let s = json(import("gold.csv", gold.into(), true).await).await;
     assert_eq!(s["tests_in_file"], 3);
-    let overview = json(app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)]).await).await;
-    assert!(overview["gold_warning"].as_str().unwrap().contains("100%"), "{overview}");
+    let overview = json(
+        app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
+    assert!(
+        overview["gold_warning"].as_str().unwrap().contains("100%"),
+        "{overview}"
+    );
     let gold = "sentence1,sentence2,label\nn1,m1,0\nn2,m2,0\n";
     json(import("gold2.csv", gold.into(), true).await).await;
-    let overview = json(app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)]).await).await;
+    let overview = json(
+        app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
     assert!(overview["gold_warning"].is_null(), "{overview}");
     assert_eq!(overview["test_pairs"], 5);
 
     // Annotators can neither import nor read gold labels.
     let (worker, _) = app.annotator().await;
     for (name, form) in [
-        ("admin/import_pairs", vec![("campaign_id", id.as_str()), ("filename", "x.csv"), ("content", "sentence1,sentence2\nq,r\n"), ("labels_are_tests", "false")]),
-        ("admin/list_pairs", vec![("campaign_id", id.as_str()), ("tests_only", "true"), ("page", "0")]),
+        (
+            "admin/import_pairs",
+            vec![
+                ("campaign_id", id.as_str()),
+                ("filename", "x.csv"),
+                ("content", "sentence1,sentence2\nq,r\n"),
+                ("labels_are_tests", "false"),
+            ],
+        ),
+        (
+            "admin/list_pairs",
+            vec![
+                ("campaign_id", id.as_str()),
+                ("tests_only", "true"),
+                ("page", "0"),
+            ],
+        ),
         ("admin/judge_overview", vec![("campaign_id", id.as_str())]),
     ] {
         let resp = app.call(&worker, name, &form).await;
         assert_eq!(resp.status(), StatusCode::FORBIDDEN, "{name}");
     }
     // Admins can, and can mark a pair as a test pair.
-    let pairs = json(app.call(&admin, "admin/list_pairs", &[("campaign_id", &id), ("tests_only", "false"), ("page", "0")]).await).await;
-    let pair = pairs.as_array().unwrap().iter().find(|p| p["is_test"] == false).unwrap();
+    let pairs = json(
+        app.call(
+            &admin,
+            "admin/list_pairs",
+            &[("campaign_id", &id), ("tests_only", "false"), ("page", "0")],
+        )
+        .await,
+    )
+    .await;
+    let pair = pairs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["is_test"] == false)
+        .unwrap();
     let resp = app
         .call(
             &admin,
@@ -589,7 +687,15 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
         )
         .await;
     assert_eq!(resp.status(), StatusCode::OK);
-    let tests = json(app.call(&admin, "admin/list_pairs", &[("campaign_id", &id), ("tests_only", "true"), ("page", "0")]).await).await;
+    let tests = json(
+        app.call(
+            &admin,
+            "admin/list_pairs",
+            &[("campaign_id", &id), ("tests_only", "true"), ("page", "0")],
+        )
+        .await,
+    )
+    .await;
     assert_eq!(tests.as_array().unwrap().len(), 6);
     app.stop().await;
 }

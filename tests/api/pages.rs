@@ -191,24 +191,61 @@ async fn campaign_pages_render_for_admins_and_the_judge_page_for_workers(pool: P
         ],
     )
     .await;
-    app.call(&admin, "admin/set_campaign_status", &[("campaign_id", &id), ("status", "open")])
-        .await;
+    app.call(
+        &admin,
+        "admin/set_campaign_status",
+        &[("campaign_id", &id), ("status", "open")],
+    )
+    .await;
 
-    let html = app.get(&admin, "/admin/campaigns").await.text().await.unwrap();
-    assert!(html.contains("Judge &lt;b&gt;this&lt;/b&gt;"), "titles are escaped: {html}");
-    let html = app.get(&admin, &format!("/admin/campaigns/{id}")).await.text().await.unwrap();
-    assert!(html.contains("Secret reason"), "admins see gold explanations");
-    assert!(!html.contains("<script>x</script>"), "pair text never arrives raw");
-    assert!(html.contains("test pairs are unbalanced"), "one gold pair, all paraphrase");
+    let html = app
+        .get(&admin, "/admin/campaigns")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Judge &lt;b&gt;this&lt;/b&gt;"),
+        "titles are escaped: {html}"
+    );
+    let html = app
+        .get(&admin, &format!("/admin/campaigns/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Secret reason"),
+        "admins see gold explanations"
+    );
+    assert!(
+        !html.contains("<script>x</script>"),
+        "pair text never arrives raw"
+    );
+    assert!(
+        html.contains("test pairs are unbalanced"),
+        "one gold pair, all paraphrase"
+    );
 
     for path in ["/admin/campaigns", &format!("/admin/campaigns/{id}")] {
         let html = app.get(&annotator, path).await.text().await.unwrap();
-        assert!(html.contains("You do not have permission"), "{path}: {html}");
+        assert!(
+            html.contains("You do not have permission"),
+            "{path}: {html}"
+        );
         assert!(!html.contains("Secret reason"));
     }
     // The worker's page is rendered complete on the server (the pair is there, no gold).
-    let html = app.get(&annotator, &format!("/judge/{id}")).await.text().await.unwrap();
-    assert!(html.contains("Is sentence 2 a paraphrase of sentence 1?"), "{html}");
+    let html = app
+        .get(&annotator, &format!("/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Is sentence 2 a paraphrase of sentence 1?"),
+        "{html}"
+    );
     assert!(html.contains("aria-label=\"Sentence 1\""));
     assert!(!html.contains("Secret reason"));
     app.stop().await;

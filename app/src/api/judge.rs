@@ -85,7 +85,15 @@ mod ssr {
     /// The caller, the open judging campaign and its settings every call starts from.
     async fn caller(
         raw: &str,
-    ) -> Result<(sqlx::PgPool, Uuid, campaigns::CampaignSettings, JudgeSettings), AppError> {
+    ) -> Result<
+        (
+            sqlx::PgPool,
+            Uuid,
+            campaigns::CampaignSettings,
+            JudgeSettings,
+        ),
+        AppError,
+    > {
         let pool = pool()?;
         let user = require_user().await?.app_user_id;
         let id = parse_id(raw, "campaign_id")?;

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::domain::judge::labels::VoteLabel;
 use crate::error::AppError;
 
 /// The result of importing a file of pairs.
@@ -26,6 +27,8 @@ pub struct AdminPair {
     pub gold_explanation: Option<String>,
     pub n_judgments: i32,
     pub n_paraphrase: i32,
+    /// The label by vote threshold once the pair has all its judgments, else `None`.
+    pub label: Option<VoteLabel>,
 }
 
 /// A worker's standing, for admins.
@@ -86,7 +89,11 @@ pub async fn create_judge_campaign(
             definition,
             [judgments_per_pair, test_every, gate_min_judgments],
             (min_test_accuracy, min_kappa),
-            (paraphrase_min_votes, non_paraphrase_max_votes, lease_seconds),
+            (
+                paraphrase_min_votes,
+                non_paraphrase_max_votes,
+                lease_seconds,
+            ),
         )
         .await,
     )
@@ -217,8 +224,7 @@ mod ssr {
             .check()
             .map_err(|(field, message)| AppError::validation(field, message))?;
         let mut tx = pool.begin().await?;
-        let id =
-            campaigns::insert(&mut *tx, "judge", title, &instructions, 2000, 0.5, me).await?;
+        let id = campaigns::insert(&mut *tx, "judge", title, &instructions, 2000, 0.5, me).await?;
         db::insert_settings(&mut *tx, id, &settings).await?;
         tx.commit().await?;
         Ok(id.to_string())
@@ -247,9 +253,13 @@ mod ssr {
         let parsed = parse_pairs(filename, content, labels_are_tests)
             .map_err(|e| AppError::validation("content", e))?;
         let mut tx = pool.begin().await?;
-        let (imported, skipped) =
-            db::insert_pairs(&mut tx, campaign_id, &parsed.rows, settings.judgments_per_pair)
-                .await?;
+        let (imported, skipped) = db::insert_pairs(
+            &mut tx,
+            campaign_id,
+            &parsed.rows,
+            settings.judgments_per_pair,
+        )
+        .await?;
         tx.commit().await?;
         Ok(PairImportSummary {
             imported,
@@ -309,7 +319,7 @@ mod ssr {
         page: u32,
     ) -> Result<Vec<AdminPair>, AppError> {
         let (pool, _) = admin().await?;
-        let (id, _) = judge_campaign(&pool, &campaign_id).await?;
+        let (id, settings) = judge_campaign(&pool, &campaign_id).await?;
         let rows = db::list_pairs(&pool, id, tests_only, i64::from(page) * 100, 100).await?;
         Ok(rows
             .into_iter()
@@ -323,6 +333,14 @@ mod ssr {
                 gold_explanation: r.gold_explanation,
                 n_judgments: r.n_judgments,
                 n_paraphrase: r.n_paraphrase,
+                label: (!r.is_test && r.n_judgments as u32 >= settings.judgments_per_pair).then(
+                    || {
+                        crate::domain::judge::labels::vote_label(
+                            r.n_paraphrase as u32,
+                            settings.thresholds,
+                        )
+                    },
+                ),
             })
             .collect())
     }

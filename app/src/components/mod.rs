@@ -1,4 +1,4 @@
 //! Reusable views. They get their data from props and contexts, never from the database.
 pub mod auth_context;
-pub mod nav;
 pub mod browser;
+pub mod nav;

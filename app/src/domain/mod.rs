@@ -1,13 +1,13 @@
 //! Pure domain code: no database, no HTTP, no Leptos. Compiles to wasm, so the browser can
 //! validate with the same rules the server enforces.
 pub mod account;
+pub mod agreement;
 pub mod apt;
+pub mod judge;
 pub mod mutual_implication;
 pub mod rate_limit;
-pub mod table_file;
-pub mod agreement;
-pub mod judge;
 pub mod reward;
+pub mod table_file;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};
 pub use rate_limit::{AttemptLimiter, LimitPolicy};

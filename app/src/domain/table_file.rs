@@ -81,10 +81,9 @@ impl Table {
     /// (JSON lines are checked row by row by the caller.)
     pub fn require_column(&self, names: &[&str]) -> Result<(), ImportError> {
         match &self.header {
-            Some(header) if !names.iter().any(|n| header.iter().any(|h| h == n)) => Err(err(
-                1,
-                format!("the header has no `{}` column", names[0]),
-            )),
+            Some(header) if !names.iter().any(|n| header.iter().any(|h| h == n)) => {
+                Err(err(1, format!("the header has no `{}` column", names[0])))
+            }
             _ => Ok(()),
         }
     }
@@ -264,7 +263,10 @@ mod tests {
     #[test]
     fn bad_lines_are_reported_by_number() {
         let e = read("a,b\n1,2\n1,2,3\n", TableFormat::Csv, 10).unwrap_err();
-        assert_eq!((e.line, e.message.as_str()), (3, "expected 2 columns, found 3"));
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (3, "expected 2 columns, found 3")
+        );
         let e = read("{\"a\": 1}\n{\"a\": \n", TableFormat::JsonLines, 10).unwrap_err();
         assert_eq!(e.line, 2);
         let e = read("{\"a\": 1}\n[1]\n", TableFormat::JsonLines, 10).unwrap_err();

@@ -14,7 +14,10 @@ pub fn JudgePage() -> impl IntoView {
     let params = use_params_map();
     let campaign_id = move || params.read().get("id").unwrap_or_default();
     let round = RwSignal::new(0u32);
-    let task = Resource::new(move || (campaign_id(), round.get()), |(id, _)| judge_next(id));
+    let task = Resource::new(
+        move || (campaign_id(), round.get()),
+        |(id, _)| judge_next(id),
+    );
     let next = Callback::new(move |()| round.update(|r| *r += 1));
     // What happened to the last answer when the page moved on regardless (e.g. a timed-out pair).
     let notice: RwSignal<Option<String>> = RwSignal::new(None);
@@ -89,7 +92,10 @@ fn Judge(
     next: Callback<()>,
     notice: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let (cid, aid) = (StoredValue::new(campaign_id), StoredValue::new(assignment_id));
+    let (cid, aid) = (
+        StoredValue::new(campaign_id),
+        StoredValue::new(assignment_id),
+    );
     let error: RwSignal<Option<AppError>> = RwSignal::new(None);
     let feedback: RwSignal<Option<Feedback>> = RwSignal::new(None);
     let show_guide = RwSignal::new(false);
@@ -98,7 +104,9 @@ fn Judge(
         async move { judge_answer(cid.get_value(), aid.get_value(), p).await }
     });
     Effect::new(move || match answer.value().get() {
-        Some(Ok(AnswerOutcome { feedback: Some(f), .. })) => {
+        Some(Ok(AnswerOutcome {
+            feedback: Some(f), ..
+        })) => {
             notice.set(None);
             feedback.set(Some(f));
         }

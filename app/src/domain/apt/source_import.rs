@@ -10,8 +10,8 @@
 //! in the campaign).
 use std::collections::HashSet;
 
-use crate::domain::table_file::{self, err, TableFormat};
 pub use crate::domain::table_file::ImportError;
+use crate::domain::table_file::{self, err, TableFormat};
 
 /// Longest source sentence accepted, in characters.
 pub const MAX_SOURCE_CHARS: usize = 1000;
@@ -139,11 +139,7 @@ fn parse_msrp(
     Ok(out)
 }
 
-fn parse_table(
-    text: &str,
-    format: TableFormat,
-    origin: &str,
-) -> Result<Numbered, ImportError> {
+fn parse_table(text: &str, format: TableFormat, origin: &str) -> Result<Numbered, ImportError> {
     let table = table_file::read(text, format, MAX_ROWS)?;
     table.require_column(&["text"])?;
     table

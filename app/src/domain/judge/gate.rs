@@ -49,9 +49,8 @@ pub enum GateDecision {
 /// The test accuracy and leave-one-out kappa of a worker.
 pub fn numbers(judgments: u32, test_correct: &[bool], comparisons: &[Comparison]) -> GateNumbers {
     let tests_answered = test_correct.len() as u32;
-    let test_accuracy = (tests_answered > 0).then(|| {
-        test_correct.iter().filter(|c| **c).count() as f64 / tests_answered as f64
-    });
+    let test_accuracy = (tests_answered > 0)
+        .then(|| test_correct.iter().filter(|c| **c).count() as f64 / tests_answered as f64);
     let pairs: Vec<(bool, bool)> = comparisons
         .iter()
         .filter_map(|c| {
@@ -114,9 +113,17 @@ mod tests {
         (0..n)
             .map(|i| {
                 let truth = i % 2 == 0;
-                let label = if flip_every > 0 && i % flip_every == 0 { !truth } else { truth };
+                let label = if flip_every > 0 && i % flip_every == 0 {
+                    !truth
+                } else {
+                    truth
+                };
                 let (p, q) = if truth { (4, 1) } else { (1, 4) };
-                Comparison { label, others_paraphrase: p, others_not: q }
+                Comparison {
+                    label,
+                    others_paraphrase: p,
+                    others_not: q,
+                }
             })
             .collect()
     }
@@ -133,8 +140,16 @@ mod tests {
     #[test]
     fn ties_and_unjudged_pairs_are_left_out_of_kappa() {
         let mut c = agreeing(10, 0);
-        c.push(Comparison { label: true, others_paraphrase: 2, others_not: 2 });
-        c.push(Comparison { label: false, others_paraphrase: 0, others_not: 0 });
+        c.push(Comparison {
+            label: true,
+            others_paraphrase: 2,
+            others_not: 2,
+        });
+        c.push(Comparison {
+            label: false,
+            others_paraphrase: 0,
+            others_not: 0,
+        });
         assert_eq!(numbers(12, &[], &c).kappa_items, 10);
         // Nine pairs are too few: no kappa yet.
         assert_eq!(numbers(9, &[], &agreeing(9, 0)).kappa, None);
@@ -144,13 +159,16 @@ mod tests {
     fn thresholds_are_strict_as_in_the_paper() {
         let s = settings();
         let at = |acc: f64, kappa: f64| {
-            decide(&s, &GateNumbers {
-                judgments: 20,
-                tests_answered: 4,
-                test_accuracy: Some(acc),
-                kappa: Some(kappa),
-                kappa_items: 20,
-            })
+            decide(
+                &s,
+                &GateNumbers {
+                    judgments: 20,
+                    tests_answered: 4,
+                    test_accuracy: Some(acc),
+                    kappa: Some(kappa),
+                    kappa_items: 20,
+                },
+            )
         };
         assert_eq!(at(0.9, 0.5), GateDecision::Keep);
         assert!(matches!(at(0.85, 0.5), GateDecision::Stop(m) if m.contains("85%")));

@@ -58,32 +58,75 @@ mod tests {
     #[test]
     fn six_judgments_follow_the_paper() {
         let t = default_thresholds(6);
-        assert_eq!(t, Thresholds { paraphrase_min: 4, not_max: 2 });
+        assert_eq!(
+            t,
+            Thresholds {
+                paraphrase_min: 4,
+                not_max: 2
+            }
+        );
         let labels: Vec<VoteLabel> = (0..=6).map(|v| vote_label(v, t)).collect();
         use VoteLabel::*;
         assert_eq!(
             labels,
-            [NotParaphrase, NotParaphrase, NotParaphrase, Unresolved, Paraphrase, Paraphrase, Paraphrase]
+            [
+                NotParaphrase,
+                NotParaphrase,
+                NotParaphrase,
+                Unresolved,
+                Paraphrase,
+                Paraphrase,
+                Paraphrase
+            ]
         );
     }
 
     #[test]
     fn odd_counts_have_no_ties_and_custom_thresholds_apply() {
         let t = default_thresholds(5);
-        assert_eq!(t, Thresholds { paraphrase_min: 3, not_max: 2 });
+        assert_eq!(
+            t,
+            Thresholds {
+                paraphrase_min: 3,
+                not_max: 2
+            }
+        );
         assert_eq!(vote_label(3, t), VoteLabel::Paraphrase);
         assert_eq!(vote_label(2, t), VoteLabel::NotParaphrase);
-        assert_eq!(default_thresholds(1), Thresholds { paraphrase_min: 1, not_max: 0 });
+        assert_eq!(
+            default_thresholds(1),
+            Thresholds {
+                paraphrase_min: 1,
+                not_max: 0
+            }
+        );
         // A stricter rule: 5 of 6 for paraphrase, at most 1 for not.
-        let strict = Thresholds { paraphrase_min: 5, not_max: 1 };
+        let strict = Thresholds {
+            paraphrase_min: 5,
+            not_max: 1,
+        };
         assert_eq!(vote_label(4, strict), VoteLabel::Unresolved);
         assert_eq!(vote_label(5, strict), VoteLabel::Paraphrase);
     }
 
     #[test]
     fn bad_thresholds_are_refused() {
-        assert!(check_thresholds(6, Thresholds { paraphrase_min: 3, not_max: 3 }).is_err());
-        assert!(check_thresholds(6, Thresholds { paraphrase_min: 7, not_max: 2 }).is_err());
+        assert!(check_thresholds(
+            6,
+            Thresholds {
+                paraphrase_min: 3,
+                not_max: 3
+            }
+        )
+        .is_err());
+        assert!(check_thresholds(
+            6,
+            Thresholds {
+                paraphrase_min: 7,
+                not_max: 2
+            }
+        )
+        .is_err());
         assert!(check_thresholds(6, default_thresholds(6)).is_ok());
     }
 }

@@ -23,8 +23,24 @@ pub const MAX_EXPLANATION_CHARS: usize = 2000;
 /// Most pairs in one file.
 pub const MAX_PAIRS: usize = 200_000;
 
-const S1: &[&str] = &["sentence1", "sentence_1", "sent_1", "sent1", "#1 string", "text_a", "s1"];
-const S2: &[&str] = &["sentence2", "sentence_2", "sent_2", "sent2", "#2 string", "text_b", "s2"];
+const S1: &[&str] = &[
+    "sentence1",
+    "sentence_1",
+    "sent_1",
+    "sent1",
+    "#1 string",
+    "text_a",
+    "s1",
+];
+const S2: &[&str] = &[
+    "sentence2",
+    "sentence_2",
+    "sent_2",
+    "sent2",
+    "#2 string",
+    "text_b",
+    "s2",
+];
 const GROUP: &[&str] = &["group", "group_key", "trend", "url", "topic", "cluster"];
 const ID: &[&str] = &["id", "pair_id"];
 const LABEL: &[&str] = &["gold_label", "gold", "label", "quality"];
@@ -80,12 +96,20 @@ fn sentence(r: &Record, names: &[&str], which: &str) -> Result<String, ImportErr
     Ok(s)
 }
 
-fn optional(r: &Record, names: &[&str], max: usize, what: &str) -> Result<Option<String>, ImportError> {
+fn optional(
+    r: &Record,
+    names: &[&str],
+    max: usize,
+    what: &str,
+) -> Result<Option<String>, ImportError> {
     let Some(v) = r.get(names).map(clean).filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
     if v.chars().count() > max {
-        return Err(err(r.line, format!("the {what} is longer than {max} characters")));
+        return Err(err(
+            r.line,
+            format!("the {what} is longer than {max} characters"),
+        ));
     }
     Ok(Some(v))
 }
@@ -98,7 +122,10 @@ fn pair(r: &Record, labels_are_tests: bool) -> Result<PairRow, ImportError> {
         Some(raw) => Some(parse_label(raw).ok_or_else(|| {
             err(
                 r.line,
-                format!("the label `{}` is not 1/0, true/false, yes/no or paraphrase/not_paraphrase", raw.trim()),
+                format!(
+                    "the label `{}` is not 1/0, true/false, yes/no or paraphrase/not_paraphrase",
+                    raw.trim()
+                ),
             )
         })?),
     };
@@ -171,7 +198,8 @@ mod tests {
 
     #[test]
     fn twitter_url_votes_tsv_with_url_groups() {
-        let tsv = "sent_1\tsent_2\tn_pos\tn_raters\turl\nHow \"an\" x\tHow a y\t4\t6\thttps://t.co/l1\n";
+        let tsv =
+            "sent_1\tsent_2\tn_pos\tn_raters\turl\nHow \"an\" x\tHow a y\t4\t6\thttps://t.co/l1\n";
         let p = parse_pairs("test_votes.tsv", tsv, false).unwrap();
         let r = &p.rows[0];
         assert_eq!(r.sentence1, "How \"an\" x");
@@ -183,7 +211,10 @@ mod tests {
     fn msrp_pairs_and_jsonl_with_explanations() {
         let msrp = "\u{feff}Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tA.\tB.\n";
         let p = parse_pairs("msr_paraphrase_test.txt", msrp, true).unwrap();
-        assert_eq!((p.rows[0].sentence1.as_str(), p.rows[0].label), ("A.", Some(true)));
+        assert_eq!(
+            (p.rows[0].sentence1.as_str(), p.rows[0].label),
+            ("A.", Some(true))
+        );
         let jsonl = "{\"sentence1\": \"a\", \"sentence2\": \"b\", \"gold_label\": \"not_paraphrase\", \"explanation\": \"b adds a claim\", \"trend\": \"t1\"}\n";
         let p = parse_pairs("gold.jsonl", jsonl, true).unwrap();
         let r = &p.rows[0];
@@ -196,15 +227,26 @@ mod tests {
     #[test]
     fn bad_files_name_the_line() {
         let e = parse_pairs("p.csv", "sentence1,label\na,1\n", false).unwrap_err();
-        assert_eq!(e.to_string(), "line 1: the header has no `sentence2` column");
-        let e = parse_pairs("p.csv", "sentence1,sentence2,label\na,b,1\na,c,maybe\n", true).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 1: the header has no `sentence2` column"
+        );
+        let e = parse_pairs(
+            "p.csv",
+            "sentence1,sentence2,label\na,b,1\na,c,maybe\n",
+            true,
+        )
+        .unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.message.contains("`maybe`"), "{e}");
         let e = parse_pairs("p.csv", "sentence1,sentence2\na,b\n\" \",c\n", false).unwrap_err();
         assert_eq!(e.to_string(), "line 3: sentence 1 is empty");
         let e = parse_pairs("p.jsonl", "{\"sentence1\": \"a\"}\n", false).unwrap_err();
         assert_eq!(e.to_string(), "line 1: sentence 2 is empty");
-        let long = format!("sentence1\tsentence2\na\t{}\n", "x".repeat(MAX_SENTENCE_CHARS + 1));
+        let long = format!(
+            "sentence1\tsentence2\na\t{}\n",
+            "x".repeat(MAX_SENTENCE_CHARS + 1)
+        );
         assert_eq!(parse_pairs("p.tsv", &long, false).unwrap_err().line, 2);
         assert!(parse_pairs("p.csv", "sentence1,sentence2\n", false).is_err());
     }

@@ -121,7 +121,10 @@ impl JudgeSettings {
     /// Checks every field; the error names the field and says what is allowed.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         if !(1..=50).contains(&self.judgments_per_pair) {
-            return Err(("judgments_per_pair", "Judgments per pair must be 1 to 50.".into()));
+            return Err((
+                "judgments_per_pair",
+                "Judgments per pair must be 1 to 50.".into(),
+            ));
         }
         if self.test_every == 1 || self.test_every > 100 {
             return Err((
@@ -130,7 +133,10 @@ impl JudgeSettings {
             ));
         }
         if !(0.0..=1.0).contains(&self.min_test_accuracy) {
-            return Err(("min_test_accuracy", "Minimum test accuracy is 0 to 1.".into()));
+            return Err((
+                "min_test_accuracy",
+                "Minimum test accuracy is 0 to 1.".into(),
+            ));
         }
         if !(-1.0..=1.0).contains(&self.min_kappa) {
             return Err(("min_kappa", "Minimum kappa is -1 to 1.".into()));

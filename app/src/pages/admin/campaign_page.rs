@@ -10,6 +10,7 @@ use crate::api::judge_admin::{
     SetJudgeWorkerStatus, SetTestPair,
 };
 use crate::components::browser::read_chosen_file;
+use crate::domain::judge::labels::VoteLabel;
 use crate::error::{AppError, ErrorMessage};
 
 #[component]
@@ -71,7 +72,11 @@ fn Campaign(
     } else {
         view! { <a href=format!("/judge/{}", c.campaign_id)>"Worker's page"</a> }.into_any()
     };
-    let (items, work) = if is_apt { ("source sentences", "checks") } else { ("pairs", "judgments") };
+    let (items, work) = if is_apt {
+        ("source sentences", "checks")
+    } else {
+        ("pairs", "judgments")
+    };
     view! {
         <section class="card wide">
             <p class="muted"><a href="/admin/campaigns">"← Campaigns"</a></p>
@@ -196,7 +201,13 @@ fn JudgeAdmin(campaign_id: String, imported: RwSignal<u32>) -> impl IntoView {
     let set_test = ServerAction::<SetTestPair>::new();
     let cid = StoredValue::new(campaign_id);
     let overview = Resource::new(
-        move || (imported.get(), set_worker.version().get(), set_test.version().get()),
+        move || {
+            (
+                imported.get(),
+                set_worker.version().get(),
+                set_test.version().get(),
+            )
+        },
         move |_| judge_overview(cid.get_value()),
     );
     let tests_only = RwSignal::new(true);
@@ -245,7 +256,11 @@ fn Overview(
     campaign_id: String,
     set_worker: ServerAction<SetJudgeWorkerStatus>,
 ) -> impl IntoView {
-    let percent = if o.pairs > 0 { o.complete_pairs as f64 * 100.0 / o.pairs as f64 } else { 0.0 };
+    let percent = if o.pairs > 0 {
+        o.complete_pairs as f64 * 100.0 / o.pairs as f64
+    } else {
+        0.0
+    };
     view! {
         <p>
             "Definition: " <strong>{o.definition.clone()}</strong> " · "
@@ -320,14 +335,18 @@ fn WorkerRow(
 }
 
 #[component]
-fn PairTable(list: Vec<AdminPair>, campaign_id: String, set_test: ServerAction<SetTestPair>) -> impl IntoView {
+fn PairTable(
+    list: Vec<AdminPair>,
+    campaign_id: String,
+    set_test: ServerAction<SetTestPair>,
+) -> impl IntoView {
     view! {
         <table class="users pairs" aria-label="Pairs">
             <thead>
                 <tr>
                     <th scope="col">"Sentence 1"</th>
                     <th scope="col">"Sentence 2"</th>
-                    <th scope="col">"Votes"</th>
+                    <th scope="col">"Paraphrase votes · label"</th>
                     <th scope="col">"Test pair (gold)"</th>
                 </tr>
             </thead>
@@ -345,7 +364,14 @@ fn PairTable(list: Vec<AdminPair>, campaign_id: String, set_test: ServerAction<S
                             <tr>
                                 <td>{p.sentence1}</td>
                                 <td>{p.sentence2}</td>
-                                <td>{format!("{} / {}", p.n_paraphrase, p.n_judgments)}</td>
+                                <td>
+                                    {format!("{} / {}", p.n_paraphrase, p.n_judgments)}
+                                    {p.label.map(|l| match l {
+                                        VoteLabel::Paraphrase => " · paraphrase",
+                                        VoteLabel::NotParaphrase => " · not paraphrase",
+                                        VoteLabel::Unresolved => " · unresolved",
+                                    })}
+                                </td>
                                 <td>
                                     <ActionForm action=set_test attr:class="gold">
                                         <input type="hidden" name="campaign_id" value=campaign_id />

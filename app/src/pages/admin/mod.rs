@@ -1,5 +1,5 @@
 //! Admin-only pages. The pages show what the server functions return; the server functions
 //! check the role.
-pub mod users_page;
 pub mod campaign_page;
 pub mod campaigns_page;
+pub mod users_page;
