@@ -6,6 +6,8 @@ source "$(dirname "$0")/lib.sh"
 export RUST_LOG="${RUST_LOG:-warn}"
 # The model tests must run here (they skip only on machines without models).
 export PARACROWD_REQUIRE_MODELS=1
+# Tests that read ../shared/data skip without it (a user's clone); here it must be read.
+if [ -d "$ROOT/../shared/data" ]; then export PARACROWD_REQUIRE_DATA=1; fi
 # Integration tests run in parallel on two cores; each sqlx::test database needs connections.
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-4}"
 

@@ -10,8 +10,8 @@ use crate::components::nav::Nav;
 use crate::pages::{
     admin::campaign_page::AdminCampaignPage, admin::campaigns_page::AdminCampaignsPage,
     admin::users_page::AdminUsersPage, apt_page::AptPage, apt_report_page::AptReportPage,
-    home_page::HomePage, judge_page::JudgePage, login_page::LoginPage,
-    not_found_page::NotFoundPage, register_page::RegisterPage,
+    home_page::HomePage, judge_page::JudgePage, judge_report_page::JudgeReportPage,
+    login_page::LoginPage, not_found_page::NotFoundPage, register_page::RegisterPage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -68,6 +68,7 @@ fn Layout() -> impl IntoView {
                     <Route path=path!("apt/:id") view=AptPage ssr=SsrMode::Async />
                     <Route path=path!("judge/:id") view=JudgePage ssr=SsrMode::Async />
                     <Route path=path!("research/apt/:id") view=AptReportPage ssr=SsrMode::Async />
+                    <Route path=path!("research/judge/:id") view=JudgeReportPage ssr=SsrMode::Async />
                 </Routes>
             </main>
     }

@@ -242,3 +242,24 @@ impl PairScorer for FakeScorer {
         })
     }
 }
+
+/// A file of `../shared/data` (third-party corpora, never copied into the repo). Where it is
+/// absent (a fresh clone without `../shared`) the caller skips that part with a message; where
+/// `PARACROWD_REQUIRE_DATA` is set (`scripts/test.sh` sets it when `../shared/data` exists) a
+/// missing file fails the test.
+pub fn shared_data(relative: &str) -> Option<String> {
+    let path = format!(
+        "{}/../../shared/data/{relative}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if std::env::var_os("PARACROWD_REQUIRE_DATA").is_some() => {
+            panic!("{path}: {e} (PARACROWD_REQUIRE_DATA is set)")
+        }
+        Err(e) => {
+            eprintln!("skipping the part that needs {path}: {e}");
+            None
+        }
+    }
+}

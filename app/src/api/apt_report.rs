@@ -36,13 +36,9 @@ pub async fn apt_report(campaign_id: String) -> Result<AptReportView, AppError> 
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
+    use crate::domain::account::pseudonym;
     use crate::domain::apt::{chart, stats};
     use crate::domain::Role;
-
-    /// A stable pseudonym: `W` and the first 8 hex digits of the account id.
-    pub fn pseudonym(id: &uuid::Uuid) -> String {
-        format!("W{}", &id.simple().to_string()[..8])
-    }
 
     pub async fn report(campaign_id: String) -> Result<AptReportView, AppError> {
         let pool = crate::state::pool()?;

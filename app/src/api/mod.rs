@@ -8,6 +8,7 @@ pub mod auth;
 pub mod campaigns;
 pub mod judge;
 pub mod judge_admin;
+pub mod judge_report;
 
 pub use admin::{list_users, ListUsers, SetUserBlocked, SetUserRole, UserAdminView};
 pub use auth::{current_user, CurrentUser, Login, Logout, Register, UserView};

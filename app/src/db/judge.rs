@@ -681,3 +681,25 @@ pub async fn last_reason(
     .fetch_optional(db)
     .await?)
 }
+
+/// A trusted judgment of an ordinary pair, for the agreement statistics.
+#[derive(Debug, Clone, FromRow)]
+pub struct JudgmentRow {
+    pub pair_id: Uuid,
+    pub app_user_id: Uuid,
+    pub is_paraphrase: bool,
+    pub seconds: f64,
+}
+
+pub async fn trusted_judgments(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<Vec<JudgmentRow>, AppError> {
+    Ok(sqlx::query_as::<_, JudgmentRow>(
+        r#"select pair_id, app_user_id, is_paraphrase, seconds from judge_judgment
+           where campaign_id = $1 and trusted and not is_test"#,
+    )
+    .bind(campaign_id)
+    .fetch_all(db)
+    .await?)
+}

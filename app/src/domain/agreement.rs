@@ -41,6 +41,133 @@ pub fn majority(votes: impl IntoIterator<Item = bool>) -> Option<bool> {
     }
 }
 
+/// Fleiss' kappa (Fleiss 1971) over items that each have the same number of ratings `n >= 2`;
+/// `table[i][c]` counts the ratings of item `i` in category `c`. As statsmodels'
+/// `fleiss_kappa(table, method="fleiss")`:
+/// `p_c = sum_i n_ic / (N n)`, `P_i = (sum_c n_ic^2 - n) / (n (n - 1))`,
+/// `kappa = (mean P_i - sum_c p_c^2) / (1 - sum_c p_c^2)`.
+///
+/// `None` for no items, unequal or fewer than 2 ratings per item, or when every rating is the
+/// same category (`sum p_c^2 = 1`).
+pub fn fleiss_kappa(table: &[Vec<u32>]) -> Option<f64> {
+    let n = table.first()?.iter().sum::<u32>();
+    if n < 2 || table.iter().any(|row| row.iter().sum::<u32>() != n) {
+        return None;
+    }
+    let (items, n) = (table.len() as f64, f64::from(n));
+    let k = table.iter().map(Vec::len).max()?;
+    let mut p_c = vec![0.0; k];
+    let mut p_bar = 0.0;
+    for row in table {
+        let mut sq = 0.0;
+        for (c, &x) in row.iter().enumerate() {
+            let x = f64::from(x);
+            p_c[c] += x;
+            sq += x * x;
+        }
+        p_bar += (sq - n) / (n * (n - 1.0));
+    }
+    p_bar /= items;
+    let p_e: f64 = p_c.iter().map(|t| (t / (items * n)).powi(2)).sum();
+    if (1.0 - p_e).abs() < 1e-15 {
+        return None;
+    }
+    Some((p_bar - p_e) / (1.0 - p_e))
+}
+
+/// Krippendorff's alpha for nominal data (Krippendorff 2011, "Computing Krippendorff's
+/// alpha-reliability"), from each unit's counts per value; units may have any number of ratings
+/// and those with fewer than 2 are not pairable and are left out. As the `krippendorff`
+/// package's `alpha(value_counts=..., level_of_measurement="nominal")`:
+/// coincidences `o_ck = sum_u n_uc (n_uk - [c = k]) / (m_u - 1)`, `n_c = sum_k o_ck`,
+/// `alpha = 1 - (n - 1) sum_{c != k} o_ck / sum_{c != k} n_c n_k`.
+///
+/// `None` when fewer than 2 pairable values or no variation at all (expected disagreement 0).
+pub fn krippendorff_alpha_nominal(value_counts: &[Vec<u32>]) -> Option<f64> {
+    let k = value_counts.iter().map(Vec::len).max()?;
+    let mut o = vec![vec![0.0f64; k]; k];
+    for row in value_counts {
+        let m: u32 = row.iter().sum();
+        if m < 2 {
+            continue;
+        }
+        let m = f64::from(m);
+        for c in 0..row.len() {
+            for d in 0..row.len() {
+                let (x, y) = (f64::from(row[c]), f64::from(row[d]));
+                o[c][d] += x * if c == d { y - 1.0 } else { y } / (m - 1.0);
+            }
+        }
+    }
+    let n_c: Vec<f64> = o.iter().map(|r| r.iter().sum()).collect();
+    let n: f64 = n_c.iter().sum();
+    if n < 2.0 {
+        return None;
+    }
+    let (mut observed, mut expected) = (0.0, 0.0);
+    for c in 0..k {
+        for d in 0..k {
+            if c != d {
+                observed += o[c][d];
+                expected += n_c[c] * n_c[d];
+            }
+        }
+    }
+    if expected <= 0.0 {
+        return None;
+    }
+    Some(1.0 - (n - 1.0) * observed / expected)
+}
+
+/// Gwet's AC1 for any number of raters per item (Gwet 2008, "Computing inter-rater reliability
+/// and its variance in the presence of high agreement"), as `irrCAC`'s `CAC.gwet()` with
+/// identity weights: over items with `r_i >= 2` ratings,
+/// `p_a = mean_i sum_c r_ic (r_ic - 1) / (r_i (r_i - 1))`; over all rated items,
+/// `pi_c = mean_i r_ic / r_i`; `p_e = sum_c pi_c (1 - pi_c) / (q - 1)` with `q` categories;
+/// `AC1 = (p_a - p_e) / (1 - p_e)`. Unlike kappa it stays high when one label dominates.
+///
+/// `None` for fewer than 2 categories or no item with 2 ratings.
+pub fn gwet_ac1(table: &[Vec<u32>], categories: usize) -> Option<f64> {
+    if categories < 2 {
+        return None;
+    }
+    let (mut pa, mut n2) = (0.0, 0usize);
+    let mut pi = vec![0.0; categories];
+    let mut rated = 0usize;
+    for row in table {
+        let r: u32 = row.iter().sum();
+        if r == 0 {
+            continue;
+        }
+        rated += 1;
+        let rf = f64::from(r);
+        for (c, &x) in row.iter().enumerate().take(categories) {
+            pi[c] += f64::from(x) / rf;
+        }
+        if r >= 2 {
+            n2 += 1;
+            let agree: f64 = row
+                .iter()
+                .map(|&x| f64::from(x) * (f64::from(x) - 1.0))
+                .sum();
+            pa += agree / (rf * (rf - 1.0));
+        }
+    }
+    if n2 == 0 {
+        return None;
+    }
+    pa /= n2 as f64;
+    let pe: f64 = pi
+        .iter()
+        .map(|p| {
+            let p = p / rated as f64;
+            p * (1.0 - p)
+        })
+        .sum::<f64>()
+        / (categories as f64 - 1.0);
+    Some((pa - pe) / (1.0 - pe))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

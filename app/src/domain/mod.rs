@@ -3,6 +3,7 @@
 pub mod account;
 pub mod agreement;
 pub mod apt;
+pub mod dawid_skene;
 pub mod judge;
 pub mod mutual_implication;
 pub mod rate_limit;

@@ -87,8 +87,8 @@ fn CampaignItem(c: CampaignSummary, can_read: bool) -> impl IntoView {
         "Judging"
     };
     let href = format!("/{}/{}", c.kind, c.campaign_id);
-    let report = (can_read && c.kind == "apt").then(|| {
-        let href = format!("/research/apt/{}", c.campaign_id);
+    let report = can_read.then(|| {
+        let href = format!("/research/{}/{}", c.kind, c.campaign_id);
         view! { " · " <a href=href>"report"</a> }
     });
     view! {

@@ -86,8 +86,8 @@ pub async fn apt_attempts(
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
         out.push_str(&format!(
-            "W{}\t{time}\t{:.1}\t{}\t{}\t{}\t{}\t{:.6}\t{}\t{:.2}\n",
-            &row.app_user_id.simple().to_string()[..8],
+            "{}\t{time}\t{:.1}\t{}\t{}\t{}\t{}\t{:.6}\t{}\t{:.2}\n",
+            app::domain::account::pseudonym(&row.app_user_id),
             row.seconds_since_shown,
             clean(&row.origin),
             clean(row.external_id.as_deref().unwrap_or("")),

@@ -4,5 +4,6 @@
 pub mod gate;
 pub mod labels;
 pub mod pair_import;
+pub mod report;
 pub mod schedule;
 pub mod settings;

@@ -70,7 +70,12 @@ fn Campaign(
         }
         .into_any()
     } else {
-        view! { <a href=format!("/judge/{}", c.campaign_id)>"Worker's page"</a> }.into_any()
+        view! {
+            <a href=format!("/judge/{}", c.campaign_id)>"Worker's page"</a>
+            " · "
+            <a href=format!("/research/judge/{}", c.campaign_id)>"Agreement dashboard"</a>
+        }
+        .into_any()
     };
     let (items, work) = if is_apt {
         ("source sentences", "checks")

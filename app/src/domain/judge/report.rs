@@ -1,0 +1,254 @@
+//! A judging campaign's agreement, computed from its trusted judgments of ordinary pairs: the
+//! statistics of `domain::agreement` and `domain::dawid_skene` put together for the researcher's
+//! dashboard. Pure: the caller loads the judgments and maps ids to indices.
+use serde::{Deserialize, Serialize};
+
+use super::labels::{vote_label, Thresholds, VoteLabel};
+use crate::domain::agreement::{
+    cohen_kappa, fleiss_kappa, gwet_ac1, krippendorff_alpha_nominal, majority,
+};
+use crate::domain::dawid_skene::{dawid_skene, Answer};
+
+/// One trusted judgment of an ordinary pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judgment {
+    pub pair: usize,
+    pub worker: usize,
+    pub is_paraphrase: bool,
+    pub seconds: f64,
+}
+
+/// A worker's agreement numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerAgreement {
+    pub judgments: u64,
+    /// Cohen's kappa against the leave-one-out majority of the others (ties left out).
+    pub kappa_vs_majority: Option<f64>,
+    /// Dawid-Skene: P(says paraphrase | paraphrase) and P(says not | not).
+    pub sensitivity: Option<f64>,
+    pub specificity: Option<f64>,
+    pub median_seconds: Option<f64>,
+}
+
+/// The campaign's agreement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Agreement {
+    pub pairs_judged: u64,
+    pub judgments: u64,
+    /// Fleiss' kappa over the pairs with all their judgments.
+    pub fleiss: Option<f64>,
+    pub fleiss_pairs: u64,
+    pub alpha: Option<f64>,
+    pub ac1: Option<f64>,
+    /// The mean of the workers' kappa against the majority (MultiPIT reports 0.70).
+    pub mean_kappa_vs_majority: Option<f64>,
+    /// How many complete pairs got 0, 1, ..., n "paraphrase" votes.
+    pub vote_distribution: Vec<u64>,
+    /// Complete pairs by vote label (paraphrase, not, unresolved) and Dawid-Skene label
+    /// (paraphrase, not): `[vote][ds]`.
+    pub vote_vs_dawid_skene: [[u64; 2]; 3],
+    pub ds_prior_paraphrase: Option<f64>,
+    pub workers: Vec<WorkerAgreement>,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    })
+}
+
+/// Everything on the dashboard for `pairs` pairs and `workers` workers.
+pub fn agreement(
+    judgments: &[Judgment],
+    pairs: usize,
+    workers: usize,
+    judgments_per_pair: u32,
+    thresholds: Thresholds,
+) -> Agreement {
+    let mut table = vec![vec![0u32; 2]; pairs];
+    let mut by_pair: Vec<Vec<(usize, bool)>> = vec![Vec::new(); pairs];
+    let mut seconds: Vec<Vec<f64>> = vec![Vec::new(); workers];
+    for j in judgments {
+        table[j.pair][usize::from(j.is_paraphrase)] += 1;
+        by_pair[j.pair].push((j.worker, j.is_paraphrase));
+        seconds[j.worker].push(j.seconds);
+    }
+    let judged: Vec<Vec<u32>> = table.iter().filter(|r| r[0] + r[1] > 0).cloned().collect();
+    let complete: Vec<Vec<u32>> = table
+        .iter()
+        .filter(|r| r[0] + r[1] == judgments_per_pair)
+        .cloned()
+        .collect();
+    let mut vote_distribution = vec![0u64; judgments_per_pair as usize + 1];
+    for r in &complete {
+        vote_distribution[r[1] as usize] += 1;
+    }
+
+    // Each worker against the others' majority.
+    let mut pairs_vs_majority: Vec<Vec<(bool, bool)>> = vec![Vec::new(); workers];
+    for votes in &by_pair {
+        for &(w, mine) in votes {
+            let others = votes.iter().filter(|(u, _)| *u != w).map(|(_, l)| *l);
+            if let Some(m) = majority(others) {
+                pairs_vs_majority[w].push((mine, m));
+            }
+        }
+    }
+    let kappas: Vec<Option<f64>> = pairs_vs_majority
+        .iter()
+        .map(|p| if p.is_empty() { None } else { cohen_kappa(p) })
+        .collect();
+    let defined: Vec<f64> = kappas.iter().flatten().copied().collect();
+    let mean_kappa_vs_majority =
+        (!defined.is_empty()).then(|| defined.iter().sum::<f64>() / defined.len() as f64);
+
+    let answers: Vec<Answer> = judgments
+        .iter()
+        .map(|j| Answer {
+            item: j.pair,
+            worker: j.worker,
+            label: usize::from(j.is_paraphrase),
+        })
+        .collect();
+    let ds = (!answers.is_empty()).then(|| dawid_skene(&answers, pairs, workers, 2, 100, 1e-5));
+    let mut vote_vs_dawid_skene = [[0u64; 2]; 3];
+    if let Some(ds) = &ds {
+        let labels = ds.labels();
+        for (i, r) in table.iter().enumerate() {
+            if r[0] + r[1] != judgments_per_pair {
+                continue;
+            }
+            let v = match vote_label(r[1], thresholds) {
+                VoteLabel::Paraphrase => 0,
+                VoteLabel::NotParaphrase => 1,
+                VoteLabel::Unresolved => 2,
+            };
+            vote_vs_dawid_skene[v][usize::from(labels[i] == 0)] += 1;
+        }
+    }
+    let workers_out = (0..workers)
+        .map(|w| WorkerAgreement {
+            judgments: seconds[w].len() as u64,
+            kappa_vs_majority: kappas[w],
+            sensitivity: ds
+                .as_ref()
+                .filter(|_| !seconds[w].is_empty())
+                .map(|d| d.rate(w, 1, 1)),
+            specificity: ds
+                .as_ref()
+                .filter(|_| !seconds[w].is_empty())
+                .map(|d| d.rate(w, 0, 0)),
+            median_seconds: median(seconds[w].clone()),
+        })
+        .collect();
+    Agreement {
+        pairs_judged: judged.len() as u64,
+        judgments: judgments.len() as u64,
+        fleiss: fleiss_kappa(&complete),
+        fleiss_pairs: complete.len() as u64,
+        alpha: krippendorff_alpha_nominal(&judged),
+        ac1: gwet_ac1(&judged, 2),
+        mean_kappa_vs_majority,
+        vote_distribution,
+        vote_vs_dawid_skene,
+        ds_prior_paraphrase: ds.as_ref().map(|d| d.priors[1]),
+        workers: workers_out,
+    }
+}
+
+/// The vote distribution as an SVG bar chart (numbers only go into the markup).
+pub fn vote_distribution_svg(counts: &[u64]) -> String {
+    const W: f64 = 480.0;
+    const H: f64 = 220.0;
+    const LEFT: f64 = 48.0;
+    const BOTTOM: f64 = 36.0;
+    const TOP: f64 = 16.0;
+    let peak = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let plot_w = W - LEFT - 8.0;
+    let plot_h = H - TOP - BOTTOM;
+    let slot = plot_w / counts.len().max(1) as f64;
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" aria-label="Pairs by number of paraphrase votes" class="chart votes">"#
+    );
+    for (k, &n) in counts.iter().enumerate() {
+        let h = plot_h * n as f64 / peak;
+        let x = LEFT + k as f64 * slot;
+        svg.push_str(&format!(
+            r##"<rect x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="#2456c7"><title>{k} votes: {n} pairs</title></rect><text x="{:.2}" y="{:.2}" font-size="11" fill="#5b6474" text-anchor="middle">{k}</text><text x="{:.2}" y="{:.2}" font-size="10" fill="#1d2330" text-anchor="middle">{n}</text>"##,
+            x + slot * 0.15,
+            TOP + plot_h - h,
+            slot * 0.7,
+            h,
+            x + slot / 2.0,
+            TOP + plot_h + 14.0,
+            x + slot / 2.0,
+            TOP + plot_h - h - 3.0,
+        ));
+    }
+    svg.push_str(&format!(
+        r##"<line x1="{LEFT}" y1="{b}" x2="{r}" y2="{b}" stroke="#5b6474"/><text x="{c}" y="{t}" font-size="11" fill="#5b6474" text-anchor="middle">"paraphrase" votes per complete pair</text></svg>"##,
+        b = TOP + plot_h,
+        r = LEFT + plot_w,
+        c = LEFT + plot_w / 2.0,
+        t = H - 4.0
+    ));
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::judge::labels::default_thresholds;
+
+    fn j(pair: usize, worker: usize, p: bool) -> Judgment {
+        Judgment {
+            pair,
+            worker,
+            is_paraphrase: p,
+            seconds: (worker + 1) as f64,
+        }
+    }
+
+    #[test]
+    fn a_small_campaign_adds_up() {
+        // 3 pairs x 3 workers, unanimous except one dissent on pair 2.
+        let js = vec![
+            j(0, 0, true),
+            j(0, 1, true),
+            j(0, 2, true),
+            j(1, 0, false),
+            j(1, 1, false),
+            j(1, 2, false),
+            j(2, 0, true),
+            j(2, 1, true),
+            j(2, 2, false),
+        ];
+        let a = agreement(&js, 3, 3, 3, default_thresholds(3));
+        assert_eq!((a.pairs_judged, a.judgments, a.fleiss_pairs), (3, 9, 3));
+        assert_eq!(a.vote_distribution, [1, 0, 1, 1]);
+        assert!(a.fleiss.unwrap() > 0.5 && a.alpha.unwrap() > 0.5);
+        // Vote labels: paraphrase (pairs 0, 2), not (pair 1); DS agrees.
+        assert_eq!(a.vote_vs_dawid_skene, [[2, 0], [0, 1], [0, 0]]);
+        assert_eq!(a.workers[2].median_seconds, Some(3.0));
+        assert_eq!(a.workers[0].kappa_vs_majority, Some(1.0));
+        let svg = vote_distribution_svg(&a.vote_distribution);
+        assert_eq!(svg.matches("<rect").count(), 4);
+    }
+
+    #[test]
+    fn no_judgments_gives_undefined_not_zero() {
+        let a = agreement(&[], 5, 2, 6, default_thresholds(6));
+        assert_eq!(
+            (a.fleiss, a.alpha, a.ac1, a.mean_kappa_vs_majority),
+            (None, None, None, None)
+        );
+        assert_eq!(a.workers[0].sensitivity, None);
+    }
+}

@@ -1,0 +1,134 @@
+//! Researchers: a judging campaign's agreement, live (reload to refresh).
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::judge_report::{judge_report, JudgeReportView, JudgeWorkerReport};
+use crate::error::ErrorMessage;
+
+fn num(v: Option<f64>) -> String {
+    v.map_or_else(|| "undefined".into(), |x| format!("{x:.3}"))
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".into(), |x| format!("{:.0}%", x * 100.0))
+}
+
+#[component]
+pub fn JudgeReportPage() -> impl IntoView {
+    let params = use_params_map();
+    let report = Resource::new(
+        move || params.read().get("id").unwrap_or_default(),
+        judge_report,
+    );
+    view! {
+        <section class="card wide report">
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match report.await {
+                        Ok(r) => view! { <Report r /> }.into_any(),
+                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn Report(r: JudgeReportView) -> impl IntoView {
+    let a = r.agreement.clone();
+    let cmp = a.vote_vs_dawid_skene;
+    let sort = RwSignal::new("judgments");
+    let only_stopped = RwSignal::new(false);
+    let workers = StoredValue::new(r.workers.clone());
+    let rows = move || {
+        let mut list: Vec<JudgeWorkerReport> = workers
+            .get_value()
+            .into_iter()
+            .filter(|w| !only_stopped.get() || w.status == "stopped")
+            .collect();
+        let key = |w: &JudgeWorkerReport| -> f64 {
+            match sort.get() {
+                "kappa" => w.kappa_vs_majority.unwrap_or(f64::NEG_INFINITY),
+                "accuracy" => w.test_accuracy.unwrap_or(f64::NEG_INFINITY),
+                "seconds" => w.median_seconds.unwrap_or(f64::NEG_INFINITY),
+                _ => w.judgments as f64,
+            }
+        };
+        list.sort_by(|x, y| key(y).total_cmp(&key(x)));
+        list
+    };
+    view! {
+        <h1>{r.title.clone()}</h1>
+        <p class="muted">
+            "Status " {r.status.clone()} " · definition " {r.definition.clone()} " · "
+            {r.complete_pairs} " of " {r.pairs} " pairs have all " {r.judgments_per_pair}
+            " judgments · statistics over trusted judgments, computed in "
+            {format!("{:.0} ms", r.compute_ms)}
+        </p>
+        <table class="table2" aria-label="Agreement">
+            <tbody>
+                <tr><th scope="row">"Fleiss' kappa (complete pairs: " {a.fleiss_pairs} ")"</th><td data-testid="fleiss">{num(a.fleiss)}</td></tr>
+                <tr><th scope="row">"Krippendorff's alpha (nominal, all judged pairs)"</th><td>{num(a.alpha)}</td></tr>
+                <tr><th scope="row">"Gwet's AC1"</th><td>{num(a.ac1)}</td></tr>
+                <tr><th scope="row">"Mean Cohen's kappa vs the majority of the others (MultiPIT: 0.70)"</th><td>{num(a.mean_kappa_vs_majority)}</td></tr>
+                <tr><th scope="row">"Dawid-Skene prior of paraphrase"</th><td>{num(a.ds_prior_paraphrase)}</td></tr>
+                <tr><th scope="row">"Judgments / pairs judged"</th><td>{a.judgments} " / " {a.pairs_judged}</td></tr>
+            </tbody>
+        </table>
+        <h2>"Votes per complete pair"</h2>
+        <div class="figure" inner_html=r.votes_svg.clone()></div>
+        <h2>"Labels: vote threshold vs Dawid-Skene"</h2>
+        <table class="table2" aria-label="Vote labels against Dawid-Skene">
+            <thead><tr><th></th><th scope="col">"DS paraphrase"</th><th scope="col">"DS not"</th></tr></thead>
+            <tbody>
+                <tr><th scope="row">"Votes: paraphrase"</th><td>{cmp[0][0]}</td><td>{cmp[0][1]}</td></tr>
+                <tr><th scope="row">"Votes: not paraphrase"</th><td>{cmp[1][0]}</td><td>{cmp[1][1]}</td></tr>
+                <tr><th scope="row">"Votes: unresolved"</th><td>{cmp[2][0]}</td><td>{cmp[2][1]}</td></tr>
+            </tbody>
+        </table>
+        <h2>"Workers"</h2>
+        <p class="controls">
+            <label>
+                "Sort by "
+                <select on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    sort.set(match v.as_str() { "kappa" => "kappa", "accuracy" => "accuracy", "seconds" => "seconds", _ => "judgments" });
+                }>
+                    <option value="judgments">"judgments"</option>
+                    <option value="kappa">"kappa vs majority"</option>
+                    <option value="accuracy">"test accuracy"</option>
+                    <option value="seconds">"median seconds"</option>
+                </select>
+            </label>
+            " "
+            <label class="check">
+                <input type="checkbox" on:change=move |ev| only_stopped.set(event_target_checked(&ev)) />
+                " only stopped workers"
+            </label>
+        </p>
+        <table class="table2" aria-label="Workers">
+            <thead>
+                <tr>
+                    <th scope="col">"Worker"</th><th scope="col">"Status"</th><th scope="col">"Judgments"</th>
+                    <th scope="col">"Test accuracy"</th><th scope="col">"Kappa vs majority"</th>
+                    <th scope="col">"DS sensitivity"</th><th scope="col">"DS specificity"</th><th scope="col">"Median s"</th>
+                </tr>
+            </thead>
+            <tbody>
+                <For each=rows key=|w| w.worker.clone() let:w>
+                    <tr>
+                        <td>{w.worker.clone()}</td>
+                        <td>{w.status.clone()}</td>
+                        <td>{w.judgments}</td>
+                        <td>{format!("{} of {}", pct(w.test_accuracy), w.tests_answered)}</td>
+                        <td>{num(w.kappa_vs_majority)}</td>
+                        <td>{num(w.sensitivity)}</td>
+                        <td>{num(w.specificity)}</td>
+                        <td>{w.median_seconds.map_or_else(|| "–".into(), |s| format!("{s:.1}"))}</td>
+                    </tr>
+                </For>
+            </tbody>
+        </table>
+    }
+}

@@ -1,0 +1,103 @@
+//! Agreement benchmark (a README command, not a test): every statistic of the researcher's
+//! dashboard on a synthetic campaign of 125,000 pairs x 6 judgments (750,000 judgments by 200
+//! workers of mixed quality), timed; `scripts/bench-agreement.sh` runs the Python references on
+//! the same data next to it.
+//!
+//! Usage: bench-agreement [PAIRS] [OUT.tsv]   (OUT: the judgments, for the Python side)
+use std::io::Write;
+use std::time::Instant;
+
+use app::domain::judge::labels::default_thresholds;
+use app::domain::judge::report::{agreement, Judgment};
+
+/// A small deterministic generator (xorshift64*), so both sides see the same data.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn synthetic(pairs: usize, workers: usize) -> Vec<Judgment> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let quality: Vec<f64> = (0..workers)
+        .map(|w| match w % 10 {
+            0 => -1.0, // always "paraphrase"
+            1 => 0.5,  // random
+            _ => 0.8 + 0.15 * rng.unit(),
+        })
+        .collect();
+    let mut out = Vec::with_capacity(pairs * 6);
+    for pair in 0..pairs {
+        let truth = rng.unit() < 0.4;
+        let mut chosen: Vec<usize> = Vec::with_capacity(6);
+        while chosen.len() < 6 {
+            let w = (rng.next() % workers as u64) as usize;
+            if !chosen.contains(&w) {
+                chosen.push(w);
+            }
+        }
+        for w in chosen {
+            let q = quality[w];
+            let label = if q < 0.0 {
+                true
+            } else if rng.unit() < q {
+                truth
+            } else {
+                !truth
+            };
+            out.push(Judgment {
+                pair,
+                worker: w,
+                is_paraphrase: label,
+                seconds: 3.0 + 10.0 * rng.unit(),
+            });
+        }
+    }
+    out
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let pairs: usize = args
+        .get(1)
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(125_000);
+    let workers = 200;
+    let judgments = synthetic(pairs, workers);
+    if let Some(path) = args.get(2) {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+        writeln!(f, "task\tworker\tlabel")?;
+        for j in &judgments {
+            writeln!(f, "{}\t{}\t{}", j.pair, j.worker, u8::from(j.is_paraphrase))?;
+        }
+    }
+    let started = Instant::now();
+    let a = agreement(&judgments, pairs, workers, 6, default_thresholds(6));
+    let took = started.elapsed().as_secs_f64();
+    println!(
+        "paracrowd (Rust): {pairs} pairs x 6 = {} judgments, {workers} workers",
+        judgments.len()
+    );
+    println!(
+        "  all statistics (Fleiss, alpha, AC1, kappa vs majority per worker, Dawid-Skene, vote distribution): {:.3} s",
+        took
+    );
+    println!(
+        "  fleiss {:.6}  alpha {:.6}  ac1 {:.6}  mean kappa vs majority {:.6}  DS prior {:.6}",
+        a.fleiss.unwrap_or(f64::NAN),
+        a.alpha.unwrap_or(f64::NAN),
+        a.ac1.unwrap_or(f64::NAN),
+        a.mean_kappa_vs_majority.unwrap_or(f64::NAN),
+        a.ds_prior_paraphrase.unwrap_or(f64::NAN)
+    );
+    Ok(())
+}
