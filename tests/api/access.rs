@@ -86,6 +86,10 @@ async fn anonymous_annotators_and_researchers_are_refused_by_every_admin_functio
             ],
         ),
         (
+            "admin/republish",
+            vec![("campaign_id", c), ("min_kappa", "0.4")],
+        ),
+        (
             "admin/set_judge_worker_status",
             vec![
                 ("campaign_id", c),

@@ -783,3 +783,102 @@ async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
     assert_eq!(n, 0);
     app.stop().await;
 }
+
+#[sqlx::test(migrations = "../migrations")]
+async fn republishing_sets_aside_low_kappa_work_and_trusted_workers_replace_it(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 4,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            pairs_csv: &pairs_csv(30),
+            tests_csv: None,
+        },
+    )
+    .await;
+    for _ in 0..3 {
+        let (c, _) = app.annotator().await;
+        work(&app, &c, &id, usize::MAX, truth).await;
+    }
+    let (contrarian, name) = app.annotator().await;
+    let (seen, _) = work(&app, &contrarian, &id, usize::MAX, |t| !truth(t)).await;
+    assert_eq!(seen.len(), 30);
+
+    let summary = json(
+        app.call(
+            &admin,
+            "admin/republish",
+            &[("campaign_id", &id), ("min_kappa", "0.4")],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(summary["workers"], serde_json::json!([name]));
+    assert_eq!(
+        (summary["judgments"].as_i64(), summary["pairs"].as_i64()),
+        (Some(30), Some(30))
+    );
+    let overview = json(
+        app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
+    assert_eq!(overview["pending_republished"], 30);
+    // The contrarian is stopped; a new honest worker gets exactly those 30 pairs back.
+    assert!(next(&app, &contrarian, &id).await.get("Stopped").is_some());
+    let (fresh, _) = app.annotator().await;
+    let (seen, last) = work(&app, &fresh, &id, usize::MAX, truth).await;
+    assert_eq!(seen.len(), 30);
+    assert!(last.get("NothingLeft").is_some());
+    let overview = json(
+        app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
+    assert_eq!(overview["pending_republished"], 0);
+    assert_eq!(overview["complete_pairs"], 30);
+    // Reinstating the contrarian does not bring the replaced judgments back.
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_judge_worker_status",
+            &[
+                ("campaign_id", &id),
+                ("user_id", &app.user_id(&name).await),
+                ("status", "active"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let (trusted, over): (i64, i64) = sqlx::query_as(
+        r#"select (select count(*) from judge_judgment where trusted and republished),
+                  (select count(*) from judge_pair where n_judgments > 4 or open_slots < 0)"#,
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((trusted, over), (0, 0));
+    // The dashboard shows the history.
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let report = json(
+        app.call(
+            &researcher,
+            "research/judge_report",
+            &[("campaign_id", &id)],
+        )
+        .await,
+    )
+    .await;
+    let history = report["history"].as_array().unwrap();
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert_eq!(history[0]["status"], "active");
+    assert!(history[1]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("Republished"));
+    app.stop().await;
+}

@@ -62,6 +62,8 @@ pub struct JudgeCampaignOverview {
     pub judgments: i64,
     /// Set when either gold label is under 30% of the test pairs.
     pub gold_warning: Option<String>,
+    /// Pairs whose republished judgments still wait for replacements.
+    pub pending_republished: i64,
     pub workers: Vec<JudgeWorkerView>,
 }
 
@@ -147,6 +149,24 @@ pub async fn set_judge_worker_status(
     status: String,
 ) -> Result<(), AppError> {
     super::with_status(ssr::set_worker_status(campaign_id, user_id, status).await)
+}
+
+/// What a republish did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepublishSummary {
+    /// Usernames of the workers whose judgments were set aside (they are also stopped).
+    pub workers: Vec<String>,
+    pub judgments: i64,
+    pub pairs: i64,
+}
+
+/// Republishing (ParaSCI §5): the judgments of workers whose kappa against the majority of the
+/// others is below `min_kappa` (0.4 by default) become untrusted, their pairs go back in the
+/// queue for trusted workers, and those workers are stopped (an admin can reinstate them; the
+/// republished judgments stay set aside).
+#[server(endpoint = "admin/republish")]
+pub async fn republish(campaign_id: String, min_kappa: f64) -> Result<RepublishSummary, AppError> {
+    super::with_status(ssr::republish(campaign_id, min_kappa).await)
 }
 
 #[cfg(feature = "ssr")]
@@ -296,6 +316,7 @@ mod ssr {
             complete_pairs: p.complete_pairs,
             judgments: p.judgments,
             gold_warning,
+            pending_republished: db::pending_republished(&pool, id).await?,
             workers: workers
                 .into_iter()
                 .map(|w| JudgeWorkerView {
@@ -404,5 +425,94 @@ mod ssr {
         db::set_worker_status(&mut tx, id, user, &status, reason, &numbers, Some(me)).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    pub async fn republish(
+        campaign_id: String,
+        min_kappa: f64,
+    ) -> Result<RepublishSummary, AppError> {
+        use crate::domain::judge::report::{agreement, Judgment};
+        let (pool, me) = admin().await?;
+        let (id, settings) = judge_campaign(&pool, &campaign_id).await?;
+        if !min_kappa.is_finite() || !(-1.0..=1.0).contains(&min_kappa) {
+            return Err(AppError::validation(
+                "min_kappa",
+                "The kappa threshold is -1 to 1.",
+            ));
+        }
+        let mut tx = pool.begin().await?;
+        // Serialise republishing with itself: one at a time per campaign.
+        sqlx::query("select 1 from judge_settings where campaign_id = $1 for update")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let rows = db::trusted_judgments(&mut *tx, id).await?;
+        let workers = db::list_workers(&mut *tx, id).await?;
+        let index: std::collections::HashMap<Uuid, usize> = workers
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.app_user_id, i))
+            .collect();
+        let mut pairs: std::collections::HashMap<Uuid, usize> = Default::default();
+        let judgments: Vec<Judgment> = rows
+            .iter()
+            .filter_map(|r| {
+                let next = pairs.len();
+                Some(Judgment {
+                    pair: *pairs.entry(r.pair_id).or_insert(next),
+                    worker: *index.get(&r.app_user_id)?,
+                    is_paraphrase: r.is_paraphrase,
+                    seconds: r.seconds,
+                })
+            })
+            .collect();
+        let a = agreement(
+            &judgments,
+            pairs.len(),
+            workers.len(),
+            settings.judgments_per_pair,
+            settings.thresholds,
+        );
+        let low: Vec<usize> = a
+            .workers
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.kappa_vs_majority.is_some_and(|k| k < min_kappa))
+            .map(|(i, _)| i)
+            .collect();
+        let ids: Vec<Uuid> = low.iter().map(|&i| workers[i].app_user_id).collect();
+        let (judgments_moved, pairs_moved) = db::republish(&mut tx, id, &ids).await?;
+        for &i in &low {
+            let w = &workers[i];
+            let kappa = a.workers[i].kappa_vs_majority;
+            let numbers = GateNumbers {
+                judgments: w.judgments as u32,
+                tests_answered: w.tests_answered as u32,
+                test_accuracy: (w.tests_answered > 0)
+                    .then(|| w.tests_correct as f64 / w.tests_answered as f64),
+                kappa,
+                kappa_items: 0,
+            };
+            let reason = format!(
+                "Republished: kappa against the majority {:.2} is below {min_kappa:.2}; their pairs went back to the queue.",
+                kappa.unwrap_or(f64::NAN)
+            );
+            db::set_worker_status(
+                &mut tx,
+                id,
+                w.app_user_id,
+                "stopped",
+                &reason,
+                &numbers,
+                Some(me),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(RepublishSummary {
+            workers: low.iter().map(|&i| workers[i].username.clone()).collect(),
+            judgments: judgments_moved,
+            pairs: pairs_moved,
+        })
     }
 }

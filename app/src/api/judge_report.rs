@@ -21,6 +21,20 @@ pub struct JudgeWorkerReport {
     pub median_seconds: Option<f64>,
 }
 
+/// A worker's status change with the numbers behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusEvent {
+    pub worker: String,
+    pub status: String,
+    pub reason: String,
+    pub judgments: i32,
+    pub test_accuracy: Option<f64>,
+    pub kappa: Option<f64>,
+    pub by_admin: bool,
+    /// RFC 3339, UTC.
+    pub at: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeReportView {
     pub title: String,
@@ -33,6 +47,10 @@ pub struct JudgeReportView {
     /// The vote distribution as SVG markup drawn on the server.
     pub votes_svg: String,
     pub workers: Vec<JudgeWorkerReport>,
+    /// Pairs whose republished judgments still wait for replacements.
+    pub pending_republished: i64,
+    /// Status changes (gate, admin, republishing), newest first.
+    pub history: Vec<StatusEvent>,
     /// Milliseconds the statistics took on the server.
     pub compute_ms: f64,
 }
@@ -111,7 +129,26 @@ mod ssr {
                 median_seconds: s.median_seconds,
             })
             .collect();
+        let history = db::list_events(&pool, id)
+            .await?
+            .into_iter()
+            .map(|e| StatusEvent {
+                worker: pseudonym(&e.app_user_id),
+                status: e.status,
+                reason: e.reason,
+                judgments: e.judgments,
+                test_accuracy: e.test_accuracy,
+                kappa: e.kappa,
+                by_admin: e.by_admin,
+                at: e
+                    .created_at
+                    .format(&time::format_description::well_known::Rfc3339)
+                    .unwrap_or_default(),
+            })
+            .collect();
         Ok(JudgeReportView {
+            pending_republished: db::pending_republished(&pool, id).await?,
+            history,
             title: campaign.title,
             status: campaign.status,
             definition: settings.definition.as_str().to_owned(),

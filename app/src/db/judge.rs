@@ -511,7 +511,7 @@ pub async fn set_worker_status(
     sqlx::query(
         r#"with flipped as (
                update judge_judgment set trusted = $3
-               where campaign_id = $1 and app_user_id = $2 and trusted <> $3
+               where campaign_id = $1 and app_user_id = $2 and trusted <> $3 and not republished
                returning pair_id, is_paraphrase)
            update judge_pair p
            set n_judgments = p.n_judgments + $4 * f.n, n_paraphrase = p.n_paraphrase + $4 * f.np
@@ -698,6 +698,79 @@ pub async fn trusted_judgments(
     Ok(sqlx::query_as::<_, JudgmentRow>(
         r#"select pair_id, app_user_id, is_paraphrase, seconds from judge_judgment
            where campaign_id = $1 and trusted and not is_test"#,
+    )
+    .bind(campaign_id)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Sets aside the trusted judgments of ordinary pairs by `workers` (untrusted, republished) and
+/// gives their slots back, so trusted workers replace them. Returns (judgments, pairs).
+pub async fn republish(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    workers: &[Uuid],
+) -> Result<(i64, i64), AppError> {
+    let (judgments, pairs): (Option<i64>, i64) = sqlx::query_as(
+        r#"with flipped as (
+               update judge_judgment set trusted = false, republished = true
+               where campaign_id = $1 and app_user_id = any($2) and trusted and not is_test
+               returning pair_id, is_paraphrase),
+           per_pair as (
+               select pair_id, count(*)::int as n, count(*) filter (where is_paraphrase)::int as np
+               from flipped group by pair_id),
+           moved as (
+               update judge_pair p
+               set n_judgments = p.n_judgments - f.n, n_paraphrase = p.n_paraphrase - f.np,
+                   open_slots = p.open_slots + f.n
+               from per_pair f where p.pair_id = f.pair_id
+               returning f.n)
+           select sum(n)::int8, count(*) from moved"#,
+    )
+    .bind(campaign_id)
+    .bind(workers)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok((judgments.unwrap_or(0), pairs))
+}
+
+/// Pairs with republished judgments that still wait for replacements.
+pub async fn pending_republished(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<i64, AppError> {
+    Ok(sqlx::query_scalar(
+        r#"select count(*) from judge_pair p join judge_settings s using (campaign_id)
+           where p.campaign_id = $1 and p.n_judgments < s.judgments_per_pair
+             and exists (select 1 from judge_judgment j where j.pair_id = p.pair_id and j.republished)"#,
+    )
+    .bind(campaign_id)
+    .fetch_one(db)
+    .await?)
+}
+
+/// Status changes of every worker, newest first (for the dashboard's history).
+#[derive(Debug, Clone, FromRow)]
+pub struct EventRow {
+    pub app_user_id: Uuid,
+    pub status: String,
+    pub reason: String,
+    pub judgments: i32,
+    pub test_accuracy: Option<f64>,
+    pub kappa: Option<f64>,
+    pub by_admin: bool,
+    pub created_at: time::OffsetDateTime,
+}
+
+pub async fn list_events(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<Vec<EventRow>, AppError> {
+    Ok(sqlx::query_as::<_, EventRow>(
+        r#"select app_user_id, status, reason, judgments, test_accuracy, kappa,
+                  changed_by is not null as by_admin, created_at
+           from judge_worker_event where campaign_id = $1
+           order by created_at desc, event_id desc limit 500"#,
     )
     .bind(campaign_id)
     .fetch_all(db)

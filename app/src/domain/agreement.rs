@@ -210,4 +210,88 @@ mod tests {
         assert_eq!(majority([true, false]), None);
         assert_eq!(majority([]), None);
     }
+
+    /// A small deterministic generator for the property tests (xorshift64).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    #[test]
+    fn kappa_properties_hold_on_random_raters() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        for _ in 0..2000 {
+            let n = 1 + rng.below(40) as usize;
+            let bias = rng.below(100);
+            let pairs: Vec<(bool, bool)> = (0..n)
+                .map(|_| (rng.below(100) < bias, rng.below(100) < 50))
+                .collect();
+            let k = cohen_kappa(&pairs);
+            // Symmetric.
+            let swapped: Vec<(bool, bool)> = pairs.iter().map(|&(a, b)| (b, a)).collect();
+            assert_eq!(
+                k.map(|x| (x * 1e12).round()),
+                cohen_kappa(&swapped).map(|x| (x * 1e12).round())
+            );
+            // Unchanged when the labels are renamed.
+            let renamed: Vec<(bool, bool)> = pairs.iter().map(|&(a, b)| (!a, !b)).collect();
+            match (k, cohen_kappa(&renamed)) {
+                (Some(x), Some(y)) => assert!((x - y).abs() < 1e-12),
+                (x, y) => assert_eq!(x, y),
+            }
+            // Within [-1, 1].
+            if let Some(x) = k {
+                assert!((-1.0 - 1e-12..=1.0 + 1e-12).contains(&x), "{x}");
+            }
+            // 1 for identical raters unless constant (then undefined).
+            let same: Vec<(bool, bool)> = pairs.iter().map(|&(a, _)| (a, a)).collect();
+            let constant = same.iter().all(|p| p.0 == same[0].0);
+            assert_eq!(cohen_kappa(&same), if constant { None } else { Some(1.0) });
+        }
+    }
+
+    #[test]
+    fn multi_rater_statistics_ignore_label_names() {
+        let mut rng = Rng(0xdead_beef_cafe_f00d);
+        for _ in 0..500 {
+            let items = 2 + rng.below(30) as usize;
+            let table: Vec<Vec<u32>> = (0..items)
+                .map(|_| {
+                    let yes = rng.below(7) as u32;
+                    vec![6 - yes, yes]
+                })
+                .collect();
+            let renamed: Vec<Vec<u32>> = table.iter().map(|r| vec![r[1], r[0]]).collect();
+            for (f, name) in [
+                (fleiss_kappa as fn(&[Vec<u32>]) -> Option<f64>, "fleiss"),
+                (krippendorff_alpha_nominal, "alpha"),
+            ] {
+                match (f(&table), f(&renamed)) {
+                    (Some(x), Some(y)) => assert!((x - y).abs() < 1e-12, "{name}"),
+                    (x, y) => assert_eq!(x, y, "{name}"),
+                }
+            }
+            let (a, b) = (gwet_ac1(&table, 2), gwet_ac1(&renamed, 2));
+            assert!((a.unwrap() - b.unwrap()).abs() < 1e-12);
+            if let Some(k) = fleiss_kappa(&table) {
+                assert!(k <= 1.0 + 1e-12);
+            }
+        }
+        // Unanimous items in both categories: perfect agreement.
+        let t = vec![vec![6, 0], vec![0, 6], vec![6, 0]];
+        assert_eq!(fleiss_kappa(&t), Some(1.0));
+        assert_eq!(krippendorff_alpha_nominal(&t), Some(1.0));
+        // Everyone always says the same: undefined, never 0.
+        let t = vec![vec![6, 0], vec![6, 0]];
+        assert_eq!(fleiss_kappa(&t), None);
+        assert_eq!(krippendorff_alpha_nominal(&t), None);
+    }
 }

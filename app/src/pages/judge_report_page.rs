@@ -74,6 +74,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 <tr><th scope="row">"Mean Cohen's kappa vs the majority of the others (MultiPIT: 0.70)"</th><td>{num(a.mean_kappa_vs_majority)}</td></tr>
                 <tr><th scope="row">"Dawid-Skene prior of paraphrase"</th><td>{num(a.ds_prior_paraphrase)}</td></tr>
                 <tr><th scope="row">"Judgments / pairs judged"</th><td>{a.judgments} " / " {a.pairs_judged}</td></tr>
+                <tr><th scope="row">"Republished pairs waiting for replacement judgments"</th><td>{r.pending_republished}</td></tr>
             </tbody>
         </table>
         <h2>"Votes per complete pair"</h2>
@@ -130,5 +131,39 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 </For>
             </tbody>
         </table>
+        <h2>"Status history"</h2>
+        {if r.history.is_empty() {
+            view! { <p class="empty">"No worker has been stopped or reinstated."</p> }.into_any()
+        } else {
+            view! {
+                <table class="table2" aria-label="Status history">
+                    <thead>
+                        <tr>
+                            <th scope="col">"When (UTC)"</th><th scope="col">"Worker"</th><th scope="col">"Status"</th>
+                            <th scope="col">"By"</th><th scope="col">"Judgments"</th><th scope="col">"Test accuracy"</th>
+                            <th scope="col">"Kappa"</th><th scope="col">"Why"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {r.history
+                            .iter()
+                            .map(|e| view! {
+                                <tr>
+                                    <td>{e.at.get(..16).unwrap_or_default().replace('T', " ")}</td>
+                                    <td>{e.worker.clone()}</td>
+                                    <td>{e.status.clone()}</td>
+                                    <td>{if e.by_admin { "admin" } else { "gate" }}</td>
+                                    <td>{e.judgments}</td>
+                                    <td>{pct(e.test_accuracy)}</td>
+                                    <td>{num(e.kappa)}</td>
+                                    <td class="reason">{e.reason.clone()}</td>
+                                </tr>
+                            })
+                            .collect_view()}
+                    </tbody>
+                </table>
+            }
+                .into_any()
+        }}
     }
 }

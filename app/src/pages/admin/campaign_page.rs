@@ -7,7 +7,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::campaigns::{get_campaign, import_sources, AdminCampaign, SetCampaignStatus};
 use crate::api::judge_admin::{
     import_pairs, judge_overview, list_pairs, AdminPair, JudgeCampaignOverview, JudgeWorkerView,
-    SetJudgeWorkerStatus, SetTestPair,
+    Republish, SetJudgeWorkerStatus, SetTestPair,
 };
 use crate::components::browser::read_chosen_file;
 use crate::domain::judge::labels::VoteLabel;
@@ -204,6 +204,7 @@ fn Upload(
 fn JudgeAdmin(campaign_id: String, imported: RwSignal<u32>) -> impl IntoView {
     let set_worker = ServerAction::<SetJudgeWorkerStatus>::new();
     let set_test = ServerAction::<SetTestPair>::new();
+    let republish = ServerAction::<Republish>::new();
     let cid = StoredValue::new(campaign_id);
     let overview = Resource::new(
         move || {
@@ -211,6 +212,7 @@ fn JudgeAdmin(campaign_id: String, imported: RwSignal<u32>) -> impl IntoView {
                 imported.get(),
                 set_worker.version().get(),
                 set_test.version().get(),
+                republish.version().get(),
             )
         },
         move |_| judge_overview(cid.get_value()),
@@ -232,6 +234,40 @@ fn JudgeAdmin(campaign_id: String, imported: RwSignal<u32>) -> impl IntoView {
                     }
                 })}
             </Transition>
+        </section>
+        <section class="card wide">
+            <h2>"Republish low-agreement work"</h2>
+            <p class="muted small">
+                "Workers whose Cohen's kappa against the majority of the others is below the threshold are stopped; their judgments become untrusted and their pairs go back in the queue for trusted workers (ParaSCI §5)."
+            </p>
+            <ActionForm action=republish attr:class="inline">
+                <input type="hidden" name="campaign_id" value=cid.get_value() />
+                <label class="check">
+                    "Kappa below "
+                    <input name="min_kappa" type="number" step="0.05" min="-1" max="1" value="0.4" required />
+                </label>
+                <button type="submit" class="small">"Republish"</button>
+            </ActionForm>
+            {move || {
+                republish
+                    .value()
+                    .get()
+                    .map(|r| match r {
+                        Ok(s) => view! {
+                            <p class="notice ok" role="status" data-testid="republish-result">
+                                {format!(
+                                    "Republished {} judgments on {} pairs from {} workers{}.",
+                                    s.judgments,
+                                    s.pairs,
+                                    s.workers.len(),
+                                    if s.workers.is_empty() { String::new() } else { format!(" ({})", s.workers.join(", ")) }
+                                )}
+                            </p>
+                        }
+                            .into_any(),
+                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    })
+            }}
         </section>
         <section class="card wide">
             <h2>"Pairs and test pairs"</h2>
@@ -277,7 +313,8 @@ fn Overview(
         {o.gold_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="gold-warning">{w}</p> })}
         <p>
             <strong>{o.complete_pairs}</strong> " of " <strong>{o.pairs}</strong> " pairs complete · "
-            {o.judgments} " trusted judgments · " {o.test_pairs} " test pairs"
+            {o.judgments} " trusted judgments · " {o.test_pairs} " test pairs · "
+            <span data-testid="pending">{o.pending_republished}</span> " republished pairs pending"
         </p>
         <div class="progressbar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{percent:.0}")>
             <div style=format!("width: {percent:.1}%")></div>
