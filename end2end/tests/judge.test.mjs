@@ -85,6 +85,15 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   const row = admin.getByRole('table', { name: 'Workers' }).locator(`tr[data-username="${name}"]`);
   await row.waitFor();
   assert.match(await row.textContent(), new RegExp(`^${name}10`));
+  // The agreement dashboard draws its charts on the server and hydrates cleanly.
+  const id = admin.url().split('/').pop();
+  await admin.goto(`${server.url}/research/judge/${id}`);
+  await admin.getByRole('table', { name: 'Agreement' }).waitFor();
+  await admin.locator('svg.chart.votes').waitFor();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  const workerRows = admin.getByRole('table', { name: 'Workers' }).locator('tbody tr');
+  assert.equal(await workerRows.count(), 1);
+  assert.match(await workerRows.first().textContent(), /^W[0-9a-f]{8}active8/);
   assert.deepEqual(unexpectedErrors(page), []);
   assert.deepEqual(unexpectedErrors(admin), []);
   await page.context().close();

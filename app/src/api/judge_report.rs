@@ -46,6 +46,8 @@ pub struct JudgeReportView {
     pub agreement: Agreement,
     /// The vote distribution as SVG markup drawn on the server.
     pub votes_svg: String,
+    /// Krippendorff's alpha as the judgments came in (SVG line chart).
+    pub over_time_svg: Option<String>,
     pub workers: Vec<JudgeWorkerReport>,
     /// Pairs whose republished judgments still wait for replacements.
     pub pending_republished: i64,
@@ -68,7 +70,9 @@ mod ssr {
     use super::*;
     use crate::db::{campaigns, judge as db};
     use crate::domain::account::pseudonym;
-    use crate::domain::judge::report::{agreement, vote_distribution_svg, Judgment};
+    use crate::domain::judge::report::{
+        agreement, agreement_over_time, agreement_over_time_svg, vote_distribution_svg, Judgment,
+    };
     use crate::domain::Role;
 
     pub async fn report(campaign_id: String) -> Result<JudgeReportView, AppError> {
@@ -111,7 +115,9 @@ mod ssr {
             settings.judgments_per_pair,
             settings.thresholds,
         );
+        let over_time = agreement_over_time(&judgments, pair_index.len(), 24);
         let compute_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let over_time_svg = (!over_time.is_empty()).then(|| agreement_over_time_svg(&over_time));
         let votes_svg = vote_distribution_svg(&a.vote_distribution);
         let workers = workers
             .iter()
@@ -157,6 +163,7 @@ mod ssr {
             complete_pairs: progress.complete_pairs,
             agreement: a,
             votes_svg,
+            over_time_svg,
             workers,
             compute_ms,
         })

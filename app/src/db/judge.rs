@@ -682,7 +682,7 @@ pub async fn last_reason(
     .await?)
 }
 
-/// A trusted judgment of an ordinary pair, for the agreement statistics.
+/// A trusted judgment of an ordinary pair, for the agreement statistics (in time order).
 #[derive(Debug, Clone, FromRow)]
 pub struct JudgmentRow {
     pub pair_id: Uuid,
@@ -697,7 +697,7 @@ pub async fn trusted_judgments(
 ) -> Result<Vec<JudgmentRow>, AppError> {
     Ok(sqlx::query_as::<_, JudgmentRow>(
         r#"select pair_id, app_user_id, is_paraphrase, seconds from judge_judgment
-           where campaign_id = $1 and trusted and not is_test"#,
+           where campaign_id = $1 and trusted and not is_test order by created_at, judgment_id"#,
     )
     .bind(campaign_id)
     .fetch_all(db)

@@ -79,6 +79,11 @@ fn Report(r: JudgeReportView) -> impl IntoView {
         </table>
         <h2>"Votes per complete pair"</h2>
         <div class="figure" inner_html=r.votes_svg.clone()></div>
+        <h2>"Agreement over time"</h2>
+        {match r.over_time_svg.clone() {
+            Some(svg) => view! { <div class="figure" inner_html=svg></div> }.into_any(),
+            None => view! { <p class="empty">"No judgments yet."</p> }.into_any(),
+        }}
         <h2>"Labels: vote threshold vs Dawid-Skene"</h2>
         <table class="table2" aria-label="Vote labels against Dawid-Skene">
             <thead><tr><th></th><th scope="col">"DS paraphrase"</th><th scope="col">"DS not"</th></tr></thead>

@@ -202,6 +202,83 @@ pub fn vote_distribution_svg(counts: &[u64]) -> String {
     svg
 }
 
+/// One point of agreement over time: after the first `judgments` judgments (in the order they
+/// were made), Krippendorff's alpha over everything judged so far.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TimePoint {
+    pub judgments: u64,
+    pub alpha: Option<f64>,
+}
+
+/// Alpha after each of `points` equal steps through `judgments` (which are in time order).
+pub fn agreement_over_time(judgments: &[Judgment], pairs: usize, points: usize) -> Vec<TimePoint> {
+    if judgments.is_empty() || points == 0 {
+        return Vec::new();
+    }
+    let mut table = vec![vec![0u32; 2]; pairs];
+    let mut out = Vec::with_capacity(points);
+    let mut done = 0;
+    for p in 1..=points {
+        let upto = (judgments.len() * p).div_ceil(points);
+        for j in &judgments[done..upto] {
+            table[j.pair][usize::from(j.is_paraphrase)] += 1;
+        }
+        done = upto;
+        out.push(TimePoint {
+            judgments: upto as u64,
+            alpha: krippendorff_alpha_nominal(&table),
+        });
+    }
+    out.dedup_by_key(|t| t.judgments);
+    out
+}
+
+/// Agreement over time as an SVG line chart (alpha from -0.2 to 1; undefined points skipped).
+pub fn agreement_over_time_svg(points: &[TimePoint]) -> String {
+    const W: f64 = 480.0;
+    const H: f64 = 220.0;
+    const LEFT: f64 = 40.0;
+    const BOTTOM: f64 = 36.0;
+    const TOP: f64 = 12.0;
+    let (lo, hi) = (-0.2, 1.0);
+    let plot_w = W - LEFT - 10.0;
+    let plot_h = H - TOP - BOTTOM;
+    let max_x = points.last().map_or(1, |p| p.judgments.max(1)) as f64;
+    let x = |n: u64| LEFT + plot_w * n as f64 / max_x;
+    let y = |a: f64| TOP + plot_h * (1.0 - (a.clamp(lo, hi) - lo) / (hi - lo));
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" aria-label="Krippendorff's alpha as judgments came in" class="chart over-time">"#
+    );
+    for a in [0.0, 0.4, 0.8] {
+        svg.push_str(&format!(
+            r##"<line x1="{LEFT}" y1="{y:.2}" x2="{r}" y2="{y:.2}" stroke="#e1e5ee"/><text x="{t}" y="{ty:.2}" font-size="10" fill="#5b6474" text-anchor="end">{a:.1}</text>"##,
+            y = y(a),
+            r = LEFT + plot_w,
+            t = LEFT - 4.0,
+            ty = y(a) + 3.0
+        ));
+    }
+    let path: Vec<String> = points
+        .iter()
+        .filter_map(|p| {
+            p.alpha
+                .map(|a| format!("{:.2},{:.2}", x(p.judgments), y(a)))
+        })
+        .collect();
+    if !path.is_empty() {
+        svg.push_str(&format!(
+            r##"<polyline fill="none" stroke="#2456c7" stroke-width="2" points="{}"/>"##,
+            path.join(" ")
+        ));
+    }
+    svg.push_str(&format!(
+        r##"<text x="{c}" y="{t}" font-size="11" fill="#5b6474" text-anchor="middle">judgments so far (up to {max_x}); line: Krippendorff's alpha</text></svg>"##,
+        c = LEFT + plot_w / 2.0,
+        t = H - 6.0
+    ));
+    svg
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +317,20 @@ mod tests {
         assert_eq!(a.workers[0].kappa_vs_majority, Some(1.0));
         let svg = vote_distribution_svg(&a.vote_distribution);
         assert_eq!(svg.matches("<rect").count(), 4);
+    }
+
+    #[test]
+    fn agreement_over_time_grows_with_the_judgments() {
+        let js: Vec<Judgment> = (0..40).map(|i| j(i / 4, i % 4, (i / 4) % 2 == 0)).collect();
+        let t = agreement_over_time(&js, 10, 4);
+        assert_eq!(
+            t.iter().map(|p| p.judgments).collect::<Vec<_>>(),
+            [10, 20, 30, 40]
+        );
+        assert_eq!(t.last().unwrap().alpha, Some(1.0));
+        let svg = agreement_over_time_svg(&t);
+        assert!(svg.contains("<polyline"));
+        assert!(agreement_over_time(&[], 3, 5).is_empty());
     }
 
     #[test]
