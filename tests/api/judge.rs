@@ -761,11 +761,15 @@ async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
         ("test_every", "1"),
         ("min_test_accuracy", "2"),
         ("judgments_per_pair", "0"),
+        ("gate_rule", "lenient"),
     ] {
-        let form: Vec<(&str, &str)> = base
+        let mut form: Vec<(&str, &str)> = base
             .iter()
             .map(|&(k, v)| (k, if k == field { value } else { v }))
             .collect();
+        if !base.iter().any(|(k, _)| *k == field) {
+            form.push((field, value));
+        }
         let resp = app.call(&admin, "admin/create_judge_campaign", &form).await;
         assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY, "{field}");
         assert_eq!(error_of(resp).await["Validation"]["field"], field);
@@ -880,5 +884,79 @@ async fn republishing_sets_aside_low_kappa_work_and_trusted_workers_replace_it(p
         .as_str()
         .unwrap()
         .starts_with("Republished"));
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn the_evidence_gate_keeps_a_worker_with_one_missed_test(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let form = [
+        ("title", "Evidence gate"),
+        ("instructions", ""),
+        ("definition", "loose"),
+        ("judgments_per_pair", "6"),
+        ("test_every", "2"),
+        ("min_test_accuracy", "0.85"),
+        ("min_kappa", "0.2"),
+        ("gate_min_judgments", "4"),
+        ("gate_rule", "evidence"),
+    ];
+    let id = json(app.call(&admin, "admin/create_judge_campaign", &form).await)
+        .await
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for (name, content, tests) in [
+        ("p.csv", pairs_csv(20), "false"),
+        ("g.csv", tests_csv(10), "true"),
+    ] {
+        json(
+            app.call(
+                &admin,
+                "admin/import_pairs",
+                &[
+                    ("campaign_id", &id),
+                    ("filename", name),
+                    ("content", &content),
+                    ("labels_are_tests", tests),
+                ],
+            )
+            .await,
+        )
+        .await;
+    }
+    app.call(
+        &admin,
+        "admin/set_campaign_status",
+        &[("campaign_id", &id), ("status", "open")],
+    )
+    .await;
+    let overview = json(
+        app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
+    assert_eq!(overview["gate_rule"], "evidence");
+    // Misses the first test pair, then answers everything right: 1 miss in 5 tests is 80%,
+    // which the paper's rule would stop at; the pooled evidence keeps the worker.
+    let (worker, _) = app.annotator().await;
+    let mut missed = false;
+    let (seen, last) = work(&app, &worker, &id, 12, |t| {
+        let is_test = t["Judge"]["sentence1"]
+            .as_str()
+            .unwrap()
+            .starts_with("Test");
+        if is_test && !missed {
+            missed = true;
+            !truth(t)
+        } else {
+            truth(t)
+        }
+    })
+    .await;
+    assert!(missed);
+    assert_eq!(seen.len(), 12);
+    assert!(last.get("Judge").is_some(), "{last}");
     app.stop().await;
 }

@@ -53,6 +53,8 @@ pub struct JudgeCampaignOverview {
     pub min_test_accuracy: f64,
     pub min_kappa: f64,
     pub gate_min_judgments: u32,
+    /// `paper` or `evidence`.
+    pub gate_rule: String,
     pub paraphrase_min_votes: u32,
     pub non_paraphrase_max_votes: u32,
     pub lease_seconds: u32,
@@ -83,12 +85,13 @@ pub async fn create_judge_campaign(
     #[server(default)] paraphrase_min_votes: Option<u32>,
     #[server(default)] non_paraphrase_max_votes: Option<u32>,
     #[server(default)] lease_seconds: Option<u32>,
+    #[server(default)] gate_rule: Option<String>,
 ) -> Result<String, AppError> {
     super::with_status(
         ssr::create(
             title,
             instructions,
-            definition,
+            (definition, gate_rule),
             [judgments_per_pair, test_every, gate_min_judgments],
             (min_test_accuracy, min_kappa),
             (
@@ -179,7 +182,7 @@ mod ssr {
     use super::*;
     use crate::api::parse_id;
     use crate::db::{campaigns, judge as db};
-    use crate::domain::judge::gate::GateNumbers;
+    use crate::domain::judge::gate::{GateNumbers, GateRule};
     use crate::domain::judge::labels::{default_thresholds, Thresholds};
     use crate::domain::judge::pair_import::{parse_pairs, unbalanced_gold};
     use crate::domain::judge::settings::{Definition, JudgeSettings};
@@ -215,7 +218,7 @@ mod ssr {
     pub async fn create(
         title: String,
         instructions: String,
-        definition: String,
+        (definition, gate_rule): (String, Option<String>),
         [judgments_per_pair, test_every, gate_min_judgments]: [u32; 3],
         (min_test_accuracy, min_kappa): (f64, f64),
         (para_min, not_max, lease): (Option<u32>, Option<u32>, Option<u32>),
@@ -226,6 +229,12 @@ mod ssr {
         let definition = Definition::parse(&definition).ok_or_else(|| {
             AppError::validation("definition", "The definition is `loose` or `strict`.")
         })?;
+        let gate_rule = match gate_rule.as_deref().map(str::trim) {
+            None | Some("") => GateRule::Paper,
+            Some(r) => GateRule::parse(r).ok_or_else(|| {
+                AppError::validation("gate_rule", "The gate rule is `paper` or `evidence`.")
+            })?,
+        };
         let defaults = default_thresholds(judgments_per_pair);
         let settings = JudgeSettings {
             definition,
@@ -234,6 +243,7 @@ mod ssr {
             min_test_accuracy,
             min_kappa,
             gate_min_judgments,
+            gate_rule,
             thresholds: Thresholds {
                 paraphrase_min: para_min.unwrap_or(defaults.paraphrase_min),
                 not_max: not_max.unwrap_or(defaults.not_max),
@@ -308,6 +318,7 @@ mod ssr {
             min_test_accuracy: s.min_test_accuracy,
             min_kappa: s.min_kappa,
             gate_min_judgments: s.gate_min_judgments,
+            gate_rule: s.gate_rule.as_str().to_owned(),
             paraphrase_min_votes: s.thresholds.paraphrase_min,
             non_paraphrase_max_votes: s.thresholds.not_max,
             lease_seconds: s.lease_seconds,
@@ -492,6 +503,8 @@ mod ssr {
                     .then(|| w.tests_correct as f64 / w.tests_answered as f64),
                 kappa,
                 kappa_items: 0,
+                agreements: 0,
+                evidence: 0,
             };
             let reason = format!(
                 "Republished: kappa against the majority {:.2} is below {min_kappa:.2}; their pairs went back to the queue.",

@@ -7,7 +7,7 @@
 use sqlx::{FromRow, PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::domain::judge::gate::{Comparison, GateNumbers};
+use crate::domain::judge::gate::{Comparison, GateNumbers, GateRule};
 use crate::domain::judge::labels::Thresholds;
 use crate::domain::judge::pair_import::PairRow;
 use crate::domain::judge::settings::{Definition, JudgeSettings};
@@ -21,6 +21,7 @@ struct SettingsRow {
     min_test_accuracy: f64,
     min_kappa: f64,
     gate_min_judgments: i32,
+    gate_rule: String,
     paraphrase_min_votes: i32,
     non_paraphrase_max_votes: i32,
     lease_seconds: i32,
@@ -35,6 +36,7 @@ impl From<SettingsRow> for JudgeSettings {
             min_test_accuracy: r.min_test_accuracy,
             min_kappa: r.min_kappa,
             gate_min_judgments: r.gate_min_judgments as u32,
+            gate_rule: GateRule::parse(&r.gate_rule).unwrap_or(GateRule::Paper),
             thresholds: Thresholds {
                 paraphrase_min: r.paraphrase_min_votes as u32,
                 not_max: r.non_paraphrase_max_votes as u32,
@@ -52,8 +54,8 @@ pub async fn insert_settings(
     sqlx::query(
         r#"insert into judge_settings (campaign_id, definition, judgments_per_pair, test_every,
                min_test_accuracy, min_kappa, gate_min_judgments, paraphrase_min_votes,
-               non_paraphrase_max_votes, lease_seconds)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"#,
+               non_paraphrase_max_votes, lease_seconds, gate_rule)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#,
     )
     .bind(campaign_id)
     .bind(s.definition.as_str())
@@ -65,6 +67,7 @@ pub async fn insert_settings(
     .bind(s.thresholds.paraphrase_min as i32)
     .bind(s.thresholds.not_max as i32)
     .bind(s.lease_seconds as i32)
+    .bind(s.gate_rule.as_str())
     .execute(db)
     .await?;
     Ok(())
@@ -76,7 +79,8 @@ pub async fn settings(
 ) -> Result<Option<JudgeSettings>, AppError> {
     Ok(sqlx::query_as::<_, SettingsRow>(
         r#"select definition, judgments_per_pair, test_every, min_test_accuracy, min_kappa,
-                  gate_min_judgments, paraphrase_min_votes, non_paraphrase_max_votes, lease_seconds
+                  gate_min_judgments, gate_rule, paraphrase_min_votes, non_paraphrase_max_votes,
+                  lease_seconds
            from judge_settings where campaign_id = $1"#,
     )
     .bind(campaign_id)

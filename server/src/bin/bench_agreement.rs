@@ -7,11 +7,11 @@
 use std::io::Write;
 use std::time::Instant;
 
-use app::domain::judge::gate::{self, Comparison, GateDecision};
+use app::domain::judge::gate::GateRule;
 use app::domain::judge::labels::default_thresholds;
 use app::domain::judge::report::{agreement, Judgment};
-use app::domain::judge::schedule;
 use app::domain::judge::settings::JudgeSettings;
+use app::domain::judge::simulation::stop_rates;
 
 /// A small deterministic generator (xorshift64*), so both sides see the same data.
 struct Rng(u64);
@@ -67,72 +67,27 @@ fn synthetic(pairs: usize, workers: usize) -> Vec<Judgment> {
     out
 }
 
-/// Simulates one worker of the given kind through the gate (the pure functions the server runs
-/// after every answer) for `limit` judgments; returns whether they were stopped.
-/// `accuracy < 0` means "always paraphrase". The other 5 votes on each ordinary pair come from
-/// honest workers of accuracy 0.875; test pairs are half paraphrases.
-fn stopped_within(rng: &mut Rng, s: &JudgeSettings, accuracy: f64, limit: u32) -> bool {
-    let mut tests = Vec::new();
-    let mut comparisons = Vec::new();
-    let mut position = 0;
-    for served in 0..limit {
-        if schedule::starts_block(served, s.test_every) {
-            position = schedule::test_position(s.test_every, rng.unit());
-        }
-        let truth = rng.unit()
-            < if schedule::is_test_slot(served, s.test_every, position) {
-                0.5
-            } else {
-                0.4
-            };
-        let answer = if accuracy < 0.0 {
-            true
-        } else if rng.unit() < accuracy {
-            truth
-        } else {
-            !truth
-        };
-        if schedule::is_test_slot(served, s.test_every, position) {
-            tests.push(answer == truth);
-        } else {
-            let yes = (0..5).filter(|_| (rng.unit() < 0.875) == truth).count() as u32;
-            comparisons.push(Comparison {
-                label: answer,
-                others_paraphrase: yes,
-                others_not: 5 - yes,
-            });
-        }
-        let numbers = gate::numbers(served + 1, &tests, &comparisons);
-        if let GateDecision::Stop(_) = gate::decide(s, &numbers) {
-            return true;
-        }
-    }
-    false
-}
-
 fn gate_simulation() {
-    let s = JudgeSettings::default();
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     let runs = 2000;
-    println!(
-        "gate simulation ({runs} workers per kind, defaults: test 1 in {}, accuracy > {}, kappa > {}, gate from {} judgments):",
-        s.test_every, s.min_test_accuracy, s.min_kappa, s.gate_min_judgments
-    );
-    for (name, acc) in [
-        ("honest 80-95%", None),
-        ("always paraphrase", Some(-1.0)),
-        ("random", Some(0.5)),
-    ] {
+    for rule in [GateRule::Paper, GateRule::Evidence] {
+        let s = JudgeSettings {
+            gate_rule: rule,
+            ..JudgeSettings::default()
+        };
+        println!(
+            "gate simulation, {} rule ({runs} workers per kind; test 1 in {}, from {} judgments):",
+            rule.as_str(),
+            s.test_every,
+            s.gate_min_judgments
+        );
         for limit in [30, 60] {
-            let stopped = (0..runs)
-                .filter(|_| {
-                    let a = acc.unwrap_or_else(|| 0.8 + 0.15 * rng.unit());
-                    stopped_within(&mut rng, &s, a, limit)
-                })
-                .count();
+            let [honest, always, random] = stop_rates(&s, runs, limit, &mut || rng.unit());
             println!(
-                "  {name:<18} stopped within {limit} judgments: {:5.1}%",
-                100.0 * stopped as f64 / runs as f64
+                "  stopped within {limit} judgments: honest 80-95% {:5.1}%, always paraphrase {:5.1}%, random {:5.1}%",
+                honest * 100.0,
+                always * 100.0,
+                random * 100.0
             );
         }
     }

@@ -7,3 +7,4 @@ pub mod pair_import;
 pub mod report;
 pub mod schedule;
 pub mod settings;
+pub mod simulation;

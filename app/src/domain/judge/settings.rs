@@ -2,6 +2,7 @@
 //! paraphrase definitions of the paper's Figure 3, in our own words, with its examples.
 use serde::{Deserialize, Serialize};
 
+use super::gate::GateRule;
 use super::labels::{check_thresholds, default_thresholds, Thresholds};
 
 /// Which paraphrase definition workers judge by (MultiPIT Figure 3).
@@ -97,6 +98,8 @@ pub struct JudgeSettings {
     pub min_kappa: f64,
     /// The gate applies from this many judgments on.
     pub gate_min_judgments: u32,
+    /// MultiPIT's rule as written, or pooled evidence (see `gate.rs`).
+    pub gate_rule: GateRule,
     pub thresholds: Thresholds,
     /// An abandoned assignment frees its slot after this long.
     pub lease_seconds: u32,
@@ -111,6 +114,7 @@ impl Default for JudgeSettings {
             min_test_accuracy: 0.85,
             min_kappa: 0.2,
             gate_min_judgments: 30,
+            gate_rule: GateRule::Paper,
             thresholds: default_thresholds(6),
             lease_seconds: 900,
         }

@@ -307,7 +307,7 @@ fn Overview(
             "Definition: " <strong>{o.definition.clone()}</strong> " · "
             {o.judgments_per_pair} " judgments per pair · one test pair in every " {o.test_every}
             " · kept while test accuracy > " {format!("{:.0}%", o.min_test_accuracy * 100.0)}
-            " and kappa > " {format!("{:.2}", o.min_kappa)} " (after " {o.gate_min_judgments} " judgments)"
+            " and kappa > " {format!("{:.2}", o.min_kappa)} " (after " {o.gate_min_judgments} " judgments, " {o.gate_rule.clone()} " rule)"
             " · labels: ≥ " {o.paraphrase_min_votes} " paraphrase, ≤ " {o.non_paraphrase_max_votes} " not"
         </p>
         {o.gold_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="gold-warning">{w}</p> })}

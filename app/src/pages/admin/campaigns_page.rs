@@ -82,6 +82,13 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                         <label>"Minimum kappa" <input name="min_kappa" type="number" step="0.01" min="-1" max="1" value="0.2" required /></label>
                         <label>"Gate applies after (judgments)" <input name="gate_min_judgments" type="number" min="1" value="30" required /></label>
                     </div>
+                    <label>
+                        "Quality gate"
+                        <select name="gate_rule">
+                            <option value="paper" selected>"MultiPIT's rule: test accuracy and kappa above the minimums"</option>
+                            <option value="evidence">"Pooled evidence: tests and agreement with the majority together (keeps more honest workers)"</option>
+                        </select>
+                    </label>
                     <p class="muted small">
                         "Labels: a strict majority of judgments either way; a tie is unresolved (6 judgments: ≥ 4 paraphrase, ≤ 2 not, 3 unresolved)."
                     </p>
