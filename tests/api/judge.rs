@@ -107,6 +107,11 @@ fn truth(task: &Value) -> bool {
     task["Judge"]["sentence2"].as_str().unwrap().contains("[P]")
 }
 
+/// The single number a counting query returns.
+async fn count(pool: &PgPool, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(pool).await.unwrap()
+}
+
 async fn next(app: &TestApp, c: &Client, id: &str) -> Value {
     json(app.call(c, "judge/next", &[("campaign_id", id)]).await).await
 }
@@ -220,12 +225,7 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
         assert_eq!(p["label"], expected, "{p}");
     }
     // No worker was given the same pair twice (served, not only judged).
-    let repeats: i64 = sqlx::query_scalar(
-        "select count(*) from (select 1 from judge_assignment group by app_user_id, pair_id having count(*) > 1) r",
-    )
-    .fetch_one(&pool)
-    .await
-    .unwrap();
+    let repeats: i64 = count(&pool, "select count(*) from (select 1 from judge_assignment group by app_user_id, pair_id having count(*) > 1) r").await;
     assert_eq!(repeats, 0);
     // The researcher's dashboard: honest, unanimous workers agree perfectly.
     let (researcher, _) = app.user_with_role("researcher").await;
@@ -516,10 +516,7 @@ async fn a_missed_test_pair_shows_the_answer_and_its_explanation(pool: PgPool) {
         }
     }
     assert_eq!(missed, 3, "one test pair in every two");
-    let n: i64 = sqlx::query_scalar("select count(*) from judge_judgment")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let n: i64 = count(&pool, "select count(*) from judge_judgment").await;
     assert_eq!(n, 6);
     app.stop().await;
 }
@@ -562,10 +559,7 @@ async fn leases_renew_on_reload_and_expire_when_abandoned(pool: PgPool) {
     let resp = answer(&app, &a, &id, aa, true).await;
     assert_eq!(resp.status(), StatusCode::CONFLICT);
     json(answer(&app, &b, &id, &ab, true).await).await;
-    let n: i64 = sqlx::query_scalar("select count(*) from judge_judgment")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let n: i64 = count(&pool, "select count(*) from judge_judgment").await;
     assert_eq!(n, 1);
     // Someone else's assignment is not found.
     let resp = answer(&app, &a, &id, &ab, false).await;
@@ -620,13 +614,7 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
         .unwrap()
         .to_owned();
     assert!(msg.starts_with("line 3:"), "{msg}");
-    let count = || async {
-        sqlx::query_scalar::<_, i64>("select count(*) from judge_pair")
-            .fetch_one(&pool)
-            .await
-            .unwrap()
-    };
-    assert_eq!(count().await, 1);
+    assert_eq!(count(&pool, "select count(*) from judge_pair").await, 1);
 
     // The real corpora: MultiPIT expert (CSV) and Twitter URL votes (TSV, URL groups).
     if let Some(multipit) = shared_data("multipit_expert/test.csv") {
@@ -643,12 +631,11 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
     if let Some(votes) = shared_data("twitter_url/test_votes.tsv") {
         let s = json(import("test_votes.tsv", votes, false).await).await;
         assert!(s["imported"].as_u64().unwrap() > 1000, "{s}");
-        let groups: i64 = sqlx::query_scalar(
+        let groups: i64 = count(
+            &pool,
             "select count(distinct group_key) from judge_pair where group_key like 'https://%'",
         )
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+        .await;
         assert!(groups > 10, "{groups} URL groups");
     }
 
@@ -780,10 +767,7 @@ async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
     form.push(("non_paraphrase_max_votes", "3"));
     let resp = app.call(&admin, "admin/create_judge_campaign", &form).await;
     assert_eq!(error_of(resp).await["Validation"]["field"], "thresholds");
-    let n: i64 = sqlx::query_scalar("select count(*) from campaign")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let n: i64 = count(&pool, "select count(*) from campaign").await;
     assert_eq!(n, 0);
     app.stop().await;
 }

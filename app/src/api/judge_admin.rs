@@ -442,9 +442,9 @@ mod ssr {
         campaign_id: String,
         min_kappa: f64,
     ) -> Result<RepublishSummary, AppError> {
-        use crate::domain::judge::report::{agreement, Judgment};
+        use crate::domain::judge::report::{worker_kappas, Judgment};
         let (pool, me) = admin().await?;
-        let (id, settings) = judge_campaign(&pool, &campaign_id).await?;
+        let (id, _) = judge_campaign(&pool, &campaign_id).await?;
         if !min_kappa.is_finite() || !(-1.0..=1.0).contains(&min_kappa) {
             return Err(AppError::validation(
                 "min_kappa",
@@ -477,25 +477,18 @@ mod ssr {
                 })
             })
             .collect();
-        let a = agreement(
-            &judgments,
-            pairs.len(),
-            workers.len(),
-            settings.judgments_per_pair,
-            settings.thresholds,
-        );
-        let low: Vec<usize> = a
-            .workers
+        let kappas = worker_kappas(&judgments, pairs.len(), workers.len());
+        let low: Vec<usize> = kappas
             .iter()
             .enumerate()
-            .filter(|(_, w)| w.kappa_vs_majority.is_some_and(|k| k < min_kappa))
+            .filter(|(_, k)| k.is_some_and(|k| k < min_kappa))
             .map(|(i, _)| i)
             .collect();
         let ids: Vec<Uuid> = low.iter().map(|&i| workers[i].app_user_id).collect();
         let (judgments_moved, pairs_moved) = db::republish(&mut tx, id, &ids).await?;
         for &i in &low {
             let w = &workers[i];
-            let kappa = a.workers[i].kappa_vs_majority;
+            let kappa = kappas[i];
             let numbers = GateNumbers {
                 judgments: w.judgments as u32,
                 tests_answered: w.tests_answered as u32,

@@ -64,6 +64,34 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
+/// Each worker's Cohen's kappa against the leave-one-out majority of the others on the pairs
+/// they judged (ties left out); `by_pair[pair]` lists (worker, said paraphrase).
+fn kappas_vs_majority(by_pair: &[Vec<(usize, bool)>], workers: usize) -> Vec<Option<f64>> {
+    let mut pairs_vs_majority: Vec<Vec<(bool, bool)>> = vec![Vec::new(); workers];
+    for votes in by_pair {
+        for &(w, mine) in votes {
+            let others = votes.iter().filter(|(u, _)| *u != w).map(|(_, l)| *l);
+            if let Some(m) = majority(others) {
+                pairs_vs_majority[w].push((mine, m));
+            }
+        }
+    }
+    pairs_vs_majority
+        .iter()
+        .map(|p| if p.is_empty() { None } else { cohen_kappa(p) })
+        .collect()
+}
+
+/// Only the kappa of each worker against the others' majority (what republishing needs,
+/// without Dawid-Skene and the rest of the dashboard).
+pub fn worker_kappas(judgments: &[Judgment], pairs: usize, workers: usize) -> Vec<Option<f64>> {
+    let mut by_pair: Vec<Vec<(usize, bool)>> = vec![Vec::new(); pairs];
+    for j in judgments {
+        by_pair[j.pair].push((j.worker, j.is_paraphrase));
+    }
+    kappas_vs_majority(&by_pair, workers)
+}
+
 /// Everything on the dashboard for `pairs` pairs and `workers` workers.
 pub fn agreement(
     judgments: &[Judgment],
@@ -91,20 +119,7 @@ pub fn agreement(
         vote_distribution[r[1] as usize] += 1;
     }
 
-    // Each worker against the others' majority.
-    let mut pairs_vs_majority: Vec<Vec<(bool, bool)>> = vec![Vec::new(); workers];
-    for votes in &by_pair {
-        for &(w, mine) in votes {
-            let others = votes.iter().filter(|(u, _)| *u != w).map(|(_, l)| *l);
-            if let Some(m) = majority(others) {
-                pairs_vs_majority[w].push((mine, m));
-            }
-        }
-    }
-    let kappas: Vec<Option<f64>> = pairs_vs_majority
-        .iter()
-        .map(|p| if p.is_empty() { None } else { cohen_kappa(p) })
-        .collect();
+    let kappas = kappas_vs_majority(&by_pair, workers);
     let defined: Vec<f64> = kappas.iter().flatten().copied().collect();
     let mean_kappa_vs_majority =
         (!defined.is_empty()).then(|| defined.iter().sum::<f64>() / defined.len() as f64);
@@ -315,6 +330,8 @@ mod tests {
         assert_eq!(a.vote_vs_dawid_skene, [[2, 0], [0, 1], [0, 0]]);
         assert_eq!(a.workers[2].median_seconds, Some(3.0));
         assert_eq!(a.workers[0].kappa_vs_majority, Some(1.0));
+        let kappas: Vec<Option<f64>> = a.workers.iter().map(|w| w.kappa_vs_majority).collect();
+        assert_eq!(worker_kappas(&js, 3, 3), kappas);
         let svg = vote_distribution_svg(&a.vote_distribution);
         assert_eq!(svg.matches("<rect").count(), 4);
     }
