@@ -9,9 +9,10 @@ use leptos_router::{
 use crate::components::nav::Nav;
 use crate::pages::{
     admin::campaign_page::AdminCampaignPage, admin::campaigns_page::AdminCampaignsPage,
-    admin::users_page::AdminUsersPage, apt_page::AptPage, apt_report_page::AptReportPage,
-    home_page::HomePage, judge_page::JudgePage, judge_report_page::JudgeReportPage,
-    login_page::LoginPage, not_found_page::NotFoundPage, register_page::RegisterPage,
+    admin::mining_page::AdminMiningPage, admin::users_page::AdminUsersPage, apt_page::AptPage,
+    apt_report_page::AptReportPage, home_page::HomePage, judge_page::JudgePage,
+    judge_report_page::JudgeReportPage, login_page::LoginPage, not_found_page::NotFoundPage,
+    register_page::RegisterPage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -65,6 +66,7 @@ fn Layout() -> impl IntoView {
                     <Route path=path!("admin/users") view=AdminUsersPage ssr=SsrMode::Async />
                     <Route path=path!("admin/campaigns") view=AdminCampaignsPage ssr=SsrMode::Async />
                     <Route path=path!("admin/campaigns/:id") view=AdminCampaignPage ssr=SsrMode::Async />
+                    <Route path=path!("admin/mining") view=AdminMiningPage ssr=SsrMode::Async />
                     <Route path=path!("apt/:id") view=AptPage ssr=SsrMode::Async />
                     <Route path=path!("judge/:id") view=JudgePage ssr=SsrMode::Async />
                     <Route path=path!("research/apt/:id") view=AptReportPage ssr=SsrMode::Async />

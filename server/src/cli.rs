@@ -24,6 +24,10 @@ Usage:
                                            import sentence pairs into a judging campaign (CSV/TSV/
                                            JSONL with sentence1, sentence2, optional group, label,
                                            explanation); --tests makes labeled rows test pairs
+  paracrowd import-corpus NAME FILE SHAPE [--cluster COL] [--id COL] [--text COL[,COL]] [--keep-headings]
+                                           import a corpus to mine: SHAPE is documents (clustered
+                                           documents, split into sentences), grouped (short texts
+                                           with a group key) or sentences (one a line)
   paracrowd score INPUT [OUTPUT]           score sentence pairs (TSV/CSV) with the MI and BLEURT
                                            models; writes a TSV (stdout without OUTPUT)
   paracrowd help                           this text
@@ -42,6 +46,9 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         }
         ["import-pairs", campaign, file, rest @ ..] if rest.is_empty() || rest == ["--tests"] => {
             import_pairs(config, campaign, file, !rest.is_empty()).await
+        }
+        ["import-corpus", name, file, shape, rest @ ..] => {
+            import_corpus(config, name, file, shape, rest).await
         }
         ["score", input, rest @ ..] if rest.len() <= 1 => {
             let ml = crate::ml::MlConfig::from_env()?;
@@ -231,6 +238,54 @@ async fn import_pairs(
         println!(
             "imported {} pairs ({} test pairs in the file, {} duplicates in the file, {} already in the campaign)",
             summary.imported, summary.tests_in_file, summary.duplicates_in_file, summary.already_in_campaign
+        );
+        Ok(())
+    })
+    .await
+}
+
+async fn import_corpus(
+    config: Config,
+    name: &str,
+    file: &str,
+    shape: &str,
+    options: &[&str],
+) -> anyhow::Result<()> {
+    let mut columns = app::domain::mining::corpus::Columns::default();
+    let mut keep_headings = false;
+    let mut rest = options.iter();
+    while let Some(option) = rest.next() {
+        let mut value = || {
+            rest.next()
+                .copied()
+                .context(format!("{option} needs a column name"))
+        };
+        match *option {
+            "--cluster" => columns.cluster = value()?.to_owned(),
+            "--id" => columns.id = value()?.to_owned(),
+            "--text" => columns.text = value()?.to_owned(),
+            "--keep-headings" => keep_headings = true,
+            other => bail!("unknown option {other:?}\n\n{USAGE}"),
+        }
+    }
+    let (filename, content) = read_text_file(file)?;
+    let (name, shape) = (name.to_owned(), shape.to_owned());
+    with_database(&config, |pool| async move {
+        let c = app::api::mining::import_into(
+            &pool,
+            None,
+            &name,
+            &filename,
+            &content,
+            &shape,
+            &columns,
+            !keep_headings,
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        println!(
+            "imported corpus {} ({}): {} clusters, {} documents, {} sentences",
+            c.corpus_id, c.name, c.clusters, c.documents, c.sentences
         );
         Ok(())
     })

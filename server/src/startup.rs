@@ -26,7 +26,11 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const MAX_UPLOAD_BYTES: usize = 64 * 1024 * 1024;
 
 /// The endpoints that take whole files.
-pub const UPLOAD_PATHS: &[&str] = &["/api/admin/import_sources", "/api/admin/import_pairs"];
+pub const UPLOAD_PATHS: &[&str] = &[
+    "/api/admin/import_sources",
+    "/api/admin/import_pairs",
+    "/api/admin/import_corpus",
+];
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "paracrowd_session";
@@ -99,6 +103,10 @@ pub async fn build_router(
         .with_secure(config.secure_cookies)
         .with_expiry(Expiry::OnInactivity(time::Duration::days(7)));
 
+    // Runs a previous process left queued or running are interrupted, never finished.
+    app::mining_jobs::mark_interrupted(&pool)
+        .await
+        .context("marking interrupted mining runs failed")?;
     let state = AppState {
         leptos_options: leptos_options(config),
         pool,

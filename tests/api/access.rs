@@ -90,6 +90,28 @@ async fn anonymous_annotators_and_researchers_are_refused_by_every_admin_functio
             vec![("campaign_id", c), ("min_kappa", "0.4")],
         ),
         (
+            "admin/import_corpus",
+            vec![
+                ("name", "c"),
+                ("filename", "c.txt"),
+                ("content", "One sentence.\nAnother one.\n"),
+                ("shape", "sentences"),
+            ],
+        ),
+        ("admin/mining_overview", vec![]),
+        (
+            "admin/start_mining",
+            vec![("corpus_id", c), ("method", "l12")],
+        ),
+        ("admin/mining_run", vec![("run_id", c)]),
+        ("admin/cancel_mining", vec![("run_id", c)]),
+        ("admin/restart_mining", vec![("run_id", c)]),
+        ("admin/mining_candidates", vec![("run_id", c)]),
+        (
+            "admin/deploy_candidates",
+            vec![("run_id", c), ("campaign_id", c)],
+        ),
+        (
             "admin/set_judge_worker_status",
             vec![
                 ("campaign_id", c),
@@ -135,6 +157,11 @@ async fn anonymous_annotators_and_researchers_are_refused_by_every_admin_functio
         .await
         .unwrap();
     assert_eq!(campaigns, 0);
+    let corpora: i64 = sqlx::query_scalar("select count(*) from corpus")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(corpora, 0);
     app.stop().await;
 }
 

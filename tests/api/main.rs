@@ -7,5 +7,6 @@ mod cli;
 mod embedded_postgres;
 mod helpers;
 mod judge;
+mod mining;
 mod pages;
 mod sessions;

@@ -230,7 +230,7 @@ mod ssr {
             AppError::validation("definition", "The definition is `loose` or `strict`.")
         })?;
         let gate_rule = match gate_rule.as_deref().map(str::trim) {
-            None | Some("") => GateRule::Paper,
+            None | Some("") => GateRule::Evidence,
             Some(r) => GateRule::parse(r).ok_or_else(|| {
                 AppError::validation("gate_rule", "The gate rule is `paper` or `evidence`.")
             })?,

@@ -9,6 +9,7 @@ pub mod campaigns;
 pub mod judge;
 pub mod judge_admin;
 pub mod judge_report;
+pub mod mining;
 
 pub use admin::{list_users, ListUsers, SetUserBlocked, SetUserRole, UserAdminView};
 pub use auth::{current_user, CurrentUser, Login, Logout, Register, UserView};

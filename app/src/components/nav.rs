@@ -39,6 +39,7 @@ fn UserLinks(user: UserView) -> impl IntoView {
     let admin = (user.role == Role::Admin).then(|| {
         view! {
             <a href="/admin/campaigns">"Manage campaigns"</a>
+            <a href="/admin/mining">"Mining"</a>
             <a href="/admin/users">"Users"</a>
         }
     });

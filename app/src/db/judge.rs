@@ -36,7 +36,7 @@ impl From<SettingsRow> for JudgeSettings {
             min_test_accuracy: r.min_test_accuracy,
             min_kappa: r.min_kappa,
             gate_min_judgments: r.gate_min_judgments as u32,
-            gate_rule: GateRule::parse(&r.gate_rule).unwrap_or(GateRule::Paper),
+            gate_rule: GateRule::parse(&r.gate_rule).unwrap_or(GateRule::Evidence),
             thresholds: Thresholds {
                 paraphrase_min: r.paraphrase_min_votes as u32,
                 not_max: r.non_paraphrase_max_votes as u32,
@@ -417,6 +417,17 @@ pub async fn insert_judgment(
     .bind(is_paraphrase as i32)
     .execute(&mut *conn)
     .await?;
+    sqlx::query(
+        r#"update judge_worker set judgments = judgments + 1,
+               tests_answered = tests_answered + $3::int, tests_correct = tests_correct + $4::int
+           where campaign_id = $1 and app_user_id = $2"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(a.is_test as i32)
+    .bind((is_correct == Some(true)) as i32)
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }
 
@@ -539,6 +550,9 @@ pub struct Progress {
     pub test_pairs: i64,
     pub complete_pairs: i64,
     pub judgments: i64,
+    /// Trusted "paraphrase" votes on ordinary pairs (with `judgments`, tells whether anything
+    /// the statistics count has changed).
+    pub paraphrase_votes: i64,
     pub gold_paraphrase: i64,
 }
 
@@ -549,6 +563,8 @@ pub async fn progress(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<Prog
                   count(*) filter (where not p.is_test and p.n_judgments >= s.judgments_per_pair)
                       as complete_pairs,
                   coalesce(sum(p.n_judgments) filter (where not p.is_test), 0)::int8 as judgments,
+                  coalesce(sum(p.n_paraphrase) filter (where not p.is_test), 0)::int8
+                      as paraphrase_votes,
                   count(*) filter (where p.is_test and p.gold_label) as gold_paraphrase
            from judge_settings s left join judge_pair p using (campaign_id)
            where s.campaign_id = $1"#,
@@ -637,16 +653,13 @@ pub async fn list_workers(
 ) -> Result<Vec<WorkerSummary>, AppError> {
     Ok(sqlx::query_as::<_, WorkerSummary>(
         r#"select w.app_user_id, u.username, w.status, w.gate_overridden,
-                  count(j.judgment_id) as judgments,
-                  count(j.judgment_id) filter (where j.is_test) as tests_answered,
-                  count(j.judgment_id) filter (where j.is_correct) as tests_correct,
+                  w.judgments::int8 as judgments, w.tests_answered::int8 as tests_answered,
+                  w.tests_correct::int8 as tests_correct,
                   (select e.reason from judge_worker_event e
                    where e.campaign_id = w.campaign_id and e.app_user_id = w.app_user_id
                    order by e.created_at desc, e.event_id desc limit 1) as last_reason
            from judge_worker w join app_user u using (app_user_id)
-           left join judge_judgment j on j.campaign_id = w.campaign_id and j.app_user_id = w.app_user_id
            where w.campaign_id = $1
-           group by w.campaign_id, w.app_user_id, u.username, w.status, w.gate_overridden
            order by u.username"#,
     )
     .bind(campaign_id)

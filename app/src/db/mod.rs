@@ -3,4 +3,5 @@
 pub mod apt;
 pub mod campaigns;
 pub mod judge;
+pub mod mining;
 pub mod users;

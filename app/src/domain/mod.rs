@@ -5,6 +5,7 @@ pub mod agreement;
 pub mod apt;
 pub mod dawid_skene;
 pub mod judge;
+pub mod mining;
 pub mod mutual_implication;
 pub mod rate_limit;
 pub mod reward;

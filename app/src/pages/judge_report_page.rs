@@ -63,9 +63,15 @@ fn Report(r: JudgeReportView) -> impl IntoView {
         <p class="muted">
             "Status " {r.status.clone()} " · definition " {r.definition.clone()} " · "
             {r.complete_pairs} " of " {r.pairs} " pairs have all " {r.judgments_per_pair}
-            " judgments · statistics over trusted judgments, computed in "
-            {format!("{:.0} ms", r.compute_ms)}
+            " judgments · statistics over trusted judgments, computed at "
+            <time datetime=r.computed_at.clone()>{r.computed_at.replace('T', " ").chars().take(19).collect::<String>()} " UTC"</time>
+            " in " {format!("{:.0} ms", r.compute_ms)}
         </p>
+        {r.stale.then(|| view! {
+            <p class="notice" role="status" data-testid="stale">
+                "New judgments came in since; they are being counted now. Reload in a few seconds for the latest numbers."
+            </p>
+        })}
         <table class="table2" aria-label="Agreement">
             <tbody>
                 <tr><th scope="row">"Fleiss' kappa (complete pairs: " {a.fleiss_pairs} ")"</th><td data-testid="fleiss">{num(a.fleiss)}</td></tr>

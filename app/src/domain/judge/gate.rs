@@ -19,7 +19,8 @@
 //! observations, the share that agrees is at most [`EVIDENCE_MAX_SHARE`], or when their kappa
 //! against the majority is at most 0 (no better than chance: an always-"paraphrase" worker).
 //! Simulated (`simulation.rs`): honest 80-95% workers are stopped within 30 judgments about 1%
-//! of the time, always-"paraphrase" and random workers 95-100%.
+//! of the time, always-"paraphrase" and random workers 95-100%. `evidence` is the default for
+//! new campaigns; `paper` stays selectable for replicating the study as written.
 use serde::{Deserialize, Serialize};
 
 use super::settings::JudgeSettings;
@@ -175,9 +176,11 @@ fn decide_by_evidence(n: &GateNumbers) -> GateDecision {
 mod tests {
     use super::*;
 
+    /// MultiPIT's rule as written (the tests of the evidence rule say so).
     fn settings() -> JudgeSettings {
         JudgeSettings {
             gate_min_judgments: 20,
+            gate_rule: GateRule::Paper,
             ..JudgeSettings::default()
         }
     }

@@ -98,7 +98,8 @@ pub struct JudgeSettings {
     pub min_kappa: f64,
     /// The gate applies from this many judgments on.
     pub gate_min_judgments: u32,
-    /// MultiPIT's rule as written, or pooled evidence (see `gate.rs`).
+    /// Pooled evidence (the default: it meets the quality targets) or MultiPIT's rule as
+    /// written (see `gate.rs`).
     pub gate_rule: GateRule,
     pub thresholds: Thresholds,
     /// An abandoned assignment frees its slot after this long.
@@ -114,7 +115,7 @@ impl Default for JudgeSettings {
             min_test_accuracy: 0.85,
             min_kappa: 0.2,
             gate_min_judgments: 30,
-            gate_rule: GateRule::Paper,
+            gate_rule: GateRule::Evidence,
             thresholds: default_thresholds(6),
             lease_seconds: 900,
         }
@@ -165,6 +166,8 @@ mod tests {
     #[test]
     fn defaults_are_multipits_and_valid() {
         let s = JudgeSettings::default();
+        // MultiPIT's minimums, applied through the pooled-evidence rule (gate.rs says why).
+        assert_eq!(s.gate_rule, GateRule::Evidence);
         assert_eq!((s.judgments_per_pair, s.test_every), (6, 5));
         assert_eq!((s.min_test_accuracy, s.min_kappa), (0.85, 0.2));
         assert!(s.check().is_ok());

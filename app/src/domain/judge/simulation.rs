@@ -115,8 +115,11 @@ mod tests {
 
     #[test]
     fn the_papers_rule_stops_bad_workers_but_also_many_honest_ones() {
-        let [honest, always, random] =
-            stop_rates(&JudgeSettings::default(), 2000, 30, &mut generator(11));
+        let settings = JudgeSettings {
+            gate_rule: GateRule::Paper,
+            ..JudgeSettings::default()
+        };
+        let [honest, always, random] = stop_rates(&settings, 2000, 30, &mut generator(11));
         assert!(always >= 0.99 && random >= 0.95, "{always} {random}");
         // Documented in the README: about half of honest 80-95% workers.
         assert!(honest > 0.3, "{honest}");

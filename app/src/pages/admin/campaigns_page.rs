@@ -85,8 +85,8 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                     <label>
                         "Quality gate"
                         <select name="gate_rule">
-                            <option value="paper" selected>"MultiPIT's rule: test accuracy and kappa above the minimums"</option>
-                            <option value="evidence">"Pooled evidence: tests and agreement with the majority together (keeps more honest workers)"</option>
+                            <option value="evidence" selected>"Pooled evidence: tests and agreement with the majority together (keeps honest workers, stops bad ones)"</option>
+                            <option value="paper">"MultiPIT's rule as written: test accuracy and kappa above the minimums (stops about half of honest 80-95% workers)"</option>
                         </select>
                     </label>
                     <p class="muted small">

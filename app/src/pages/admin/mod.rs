@@ -2,4 +2,5 @@
 //! check the role.
 pub mod campaign_page;
 pub mod campaigns_page;
+pub mod mining_page;
 pub mod users_page;

@@ -1,0 +1,537 @@
+//! Mining (admins): import corpora, run the MSRP L12 and F2 miners as background jobs, watch and
+//! cancel them, read the candidates and deploy them to a judging campaign.
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::domain::mining::stats::PairStats;
+use crate::error::AppError;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorpusView {
+    pub corpus_id: String,
+    pub name: String,
+    pub shape: String,
+    pub filename: String,
+    pub clusters: i32,
+    pub documents: i32,
+    pub sentences: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunView {
+    pub run_id: String,
+    pub corpus_id: String,
+    pub corpus_name: String,
+    pub method: String,
+    /// The parameters the run was started with, as `name = value` lines.
+    pub params: Vec<(String, String)>,
+    pub status: String,
+    pub done: i64,
+    pub total: i64,
+    /// Pairs examined per second so far, and the seconds left at that rate (while running).
+    pub rate: Option<f64>,
+    pub seconds_left: Option<f64>,
+    pub candidates: i32,
+    pub stats: Option<PairStats>,
+    pub error: Option<String>,
+    pub mining_seconds: Option<f64>,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+}
+
+impl RunView {
+    pub fn is_active(&self) -> bool {
+        matches!(self.status.as_str(), "queued" | "running")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CandidateView {
+    pub candidate_id: i64,
+    pub sentence1: String,
+    pub sentence2: String,
+    pub cluster: String,
+    pub edit_distance: i32,
+    pub shared_long_words: i32,
+    pub length_ratio: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MiningState {
+    pub corpora: Vec<CorpusView>,
+    pub runs: Vec<RunView>,
+    /// Judging campaigns to deploy to: (id, title).
+    pub campaigns: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeploySummary {
+    pub added: u64,
+    pub already_in_campaign: u64,
+}
+
+/// Imports a corpus from a file's text. `shape`: `documents` (clustered documents, split into
+/// sentences), `grouped` (short texts with a group key) or `sentences` (one a line). Columns are
+/// found by their usual names unless given (`text_column` may list several, comma-separated).
+#[allow(clippy::too_many_arguments)]
+#[server(endpoint = "admin/import_corpus")]
+pub async fn import_corpus(
+    name: String,
+    filename: String,
+    content: String,
+    shape: String,
+    #[server(default)] cluster_column: String,
+    #[server(default)] id_column: String,
+    #[server(default)] text_column: String,
+    #[server(default)] keep_headings: bool,
+) -> Result<CorpusView, AppError> {
+    let columns = crate::domain::mining::corpus::Columns {
+        cluster: cluster_column,
+        id: id_column,
+        text: text_column,
+        ..Default::default()
+    };
+    super::with_status(ssr::import(name, filename, content, shape, columns, !keep_headings).await)
+}
+
+#[server(endpoint = "admin/mining_overview")]
+pub async fn mining_overview() -> Result<MiningState, AppError> {
+    super::with_status(ssr::overview().await)
+}
+
+/// Starts a mining run (`method` = `l12` or `f2`); parameters left out take the paper's values.
+#[allow(clippy::too_many_arguments)]
+#[server(endpoint = "admin/start_mining")]
+pub async fn start_mining(
+    corpus_id: String,
+    method: String,
+    #[server(default)] max_edit_distance: Option<u32>,
+    #[server(default)] min_length_ratio: Option<f64>,
+    #[server(default)] first_sentences: Option<u32>,
+    #[server(default)] min_shared_long_words: Option<u32>,
+    #[server(default)] long_word_chars: Option<u32>,
+    #[server(default)] min_word_ratio: Option<f64>,
+) -> Result<String, AppError> {
+    let options = MethodForm {
+        method,
+        max_edit_distance,
+        min_length_ratio,
+        first_sentences,
+        min_shared_long_words,
+        long_word_chars,
+        min_word_ratio,
+    };
+    super::with_status(ssr::start(corpus_id, options).await)
+}
+
+/// The start form's fields: a method and its parameters (left out = the paper's values).
+#[derive(Debug, Clone, Default)]
+pub struct MethodForm {
+    pub method: String,
+    pub max_edit_distance: Option<u32>,
+    pub min_length_ratio: Option<f64>,
+    pub first_sentences: Option<u32>,
+    pub min_shared_long_words: Option<u32>,
+    pub long_word_chars: Option<u32>,
+    pub min_word_ratio: Option<f64>,
+}
+
+impl MethodForm {
+    /// The method with its parameters, checked; the error names the field.
+    pub fn method(&self) -> Result<crate::domain::mining::Method, AppError> {
+        use crate::domain::mining::{f2::F2Params, l12::L12Params, Method};
+        let (l12, f2) = (L12Params::default(), F2Params::default());
+        let method = match self.method.trim() {
+            "l12" => Method::L12(L12Params {
+                max_edit_distance: self.max_edit_distance.unwrap_or(l12.max_edit_distance),
+                min_length_ratio: self.min_length_ratio.unwrap_or(l12.min_length_ratio),
+            }),
+            "f2" => Method::F2(F2Params {
+                first_sentences: self.first_sentences.unwrap_or(f2.first_sentences),
+                min_shared_long_words: self
+                    .min_shared_long_words
+                    .unwrap_or(f2.min_shared_long_words),
+                long_word_chars: self.long_word_chars.unwrap_or(f2.long_word_chars),
+                min_word_ratio: self.min_word_ratio.unwrap_or(f2.min_word_ratio),
+            }),
+            _ => {
+                return Err(AppError::validation(
+                    "method",
+                    "The method is `l12` or `f2`.",
+                ))
+            }
+        };
+        method
+            .check()
+            .map_err(|(field, message)| AppError::validation(field, message))?;
+        Ok(method)
+    }
+}
+
+#[server(endpoint = "admin/mining_run")]
+pub async fn mining_run(run_id: String) -> Result<RunView, AppError> {
+    super::with_status(ssr::run(run_id).await)
+}
+
+/// Stops a queued or running run (it ends as cancelled, without candidates).
+#[server(endpoint = "admin/cancel_mining")]
+pub async fn cancel_mining(run_id: String) -> Result<(), AppError> {
+    super::with_status(ssr::cancel(run_id).await)
+}
+
+/// Runs an interrupted, cancelled or failed run again from the start.
+#[server(endpoint = "admin/restart_mining")]
+pub async fn restart_mining(run_id: String) -> Result<(), AppError> {
+    super::with_status(ssr::restart(run_id).await)
+}
+
+/// Candidates of a finished run: edit distance in [min, max], the first `limit` (at most 500)
+/// in corpus order or, with `sample`, a fixed pseudo-random sample.
+#[server(endpoint = "admin/mining_candidates")]
+pub async fn mining_candidates(
+    run_id: String,
+    #[server(default)] min_edit_distance: Option<i32>,
+    #[server(default)] max_edit_distance: Option<i32>,
+    #[server(default)] limit: Option<i64>,
+    #[server(default)] sample: bool,
+) -> Result<Vec<CandidateView>, AppError> {
+    let s = (
+        min_edit_distance,
+        max_edit_distance,
+        limit.map(|l| l.min(500)),
+        sample,
+    );
+    super::with_status(ssr::candidates(run_id, s).await)
+}
+
+/// Deploys candidates to a judging campaign (the same selection as `mining_candidates`, no
+/// limit by default), skipping pairs the campaign already has.
+#[allow(clippy::too_many_arguments)]
+#[server(endpoint = "admin/deploy_candidates")]
+pub async fn deploy_candidates(
+    run_id: String,
+    campaign_id: String,
+    #[server(default)] min_edit_distance: Option<i32>,
+    #[server(default)] max_edit_distance: Option<i32>,
+    #[server(default)] limit: Option<i64>,
+    #[server(default)] sample: bool,
+) -> Result<DeploySummary, AppError> {
+    let s = (min_edit_distance, max_edit_distance, limit, sample);
+    super::with_status(ssr::deploy(run_id, campaign_id, s).await)
+}
+
+#[cfg(feature = "ssr")]
+mod ssr {
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::api::parse_id;
+    use crate::db::{campaigns, judge as judge_db, mining as db};
+    use crate::domain::mining::corpus::{parse, Columns, CorpusShape};
+    use crate::domain::mining::Method;
+    use crate::domain::Role;
+    use crate::mining_jobs;
+    use crate::session::require_role;
+    use crate::state::pool;
+
+    type Selection = (Option<i32>, Option<i32>, Option<i64>, bool);
+
+    async fn admin() -> Result<(sqlx::PgPool, Uuid), AppError> {
+        let pool = pool()?;
+        let me = require_role(&[Role::Admin]).await?;
+        Ok((pool, me.app_user_id))
+    }
+
+    fn rfc3339(t: time::OffsetDateTime) -> String {
+        t.format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default()
+    }
+
+    fn corpus_view(c: db::CorpusRow) -> CorpusView {
+        CorpusView {
+            corpus_id: c.corpus_id.to_string(),
+            name: c.name,
+            shape: c.shape,
+            filename: c.filename,
+            clusters: c.clusters,
+            documents: c.documents,
+            sentences: c.sentences,
+        }
+    }
+
+    fn run_view(r: db::RunRow) -> RunView {
+        let elapsed = r.started_at.map(|s| {
+            let end = r.finished_at.unwrap_or_else(time::OffsetDateTime::now_utc);
+            (end - s).as_seconds_f64()
+        });
+        let rate = match (elapsed, r.mining_seconds) {
+            (_, Some(m)) if m > 0.0 => Some(r.done as f64 / m),
+            (Some(e), None) if e > 0.0 && r.done > 0 => Some(r.done as f64 / e),
+            _ => None,
+        };
+        let seconds_left = (r.status == "running")
+            .then(|| {
+                rate.filter(|v| *v > 0.0)
+                    .map(|v| (r.total - r.done).max(0) as f64 / v)
+            })
+            .flatten();
+        let params = match r.params.as_object() {
+            Some(o) => o.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+            None => Vec::new(),
+        };
+        RunView {
+            run_id: r.run_id.to_string(),
+            corpus_id: r.corpus_id.to_string(),
+            corpus_name: r.corpus_name,
+            method: r.method,
+            params,
+            status: r.status,
+            done: r.done,
+            total: r.total,
+            rate,
+            seconds_left,
+            candidates: r.candidates,
+            stats: r.stats.and_then(|s| serde_json::from_value(s).ok()),
+            error: r.error,
+            mining_seconds: r.mining_seconds,
+            created_at: rfc3339(r.created_at),
+        }
+    }
+
+    pub async fn import(
+        name: String,
+        filename: String,
+        content: String,
+        shape: String,
+        columns: Columns,
+        skip_headings: bool,
+    ) -> Result<CorpusView, AppError> {
+        let (pool, me) = admin().await?;
+        import_into(
+            &pool,
+            Some(me),
+            &name,
+            &filename,
+            &content,
+            &shape,
+            &columns,
+            skip_headings,
+        )
+        .await
+    }
+
+    /// Parses and stores a corpus in one transaction (shared by the CLI).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn import_into(
+        pool: &sqlx::PgPool,
+        created_by: Option<Uuid>,
+        name: &str,
+        filename: &str,
+        content: &str,
+        shape: &str,
+        columns: &Columns,
+        skip_headings: bool,
+    ) -> Result<CorpusView, AppError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 200 {
+            return Err(AppError::validation(
+                "name",
+                "Give the corpus a name of 1 to 200 characters.",
+            ));
+        }
+        let shape = CorpusShape::parse(shape).ok_or_else(|| {
+            AppError::validation(
+                "shape",
+                "The shape is `documents`, `grouped` or `sentences`.",
+            )
+        })?;
+        let docs = parse(filename, content, shape, columns, skip_headings)
+            .map_err(|e| AppError::validation("content", e))?;
+        if docs.iter().all(|d| d.sentences.is_empty()) {
+            return Err(AppError::validation(
+                "content",
+                "The file has no sentences.",
+            ));
+        }
+        let mut tx = pool.begin().await?;
+        let (id, _) =
+            db::insert_corpus(&mut tx, name, shape, filename.trim(), &docs, created_by).await?;
+        let row = db::find_corpus(&mut *tx, id)
+            .await?
+            .ok_or(AppError::Internal)?;
+        tx.commit().await?;
+        Ok(corpus_view(row))
+    }
+
+    pub async fn overview() -> Result<MiningState, AppError> {
+        let (pool, _) = admin().await?;
+        let corpora = db::list_corpora(&pool)
+            .await?
+            .into_iter()
+            .map(corpus_view)
+            .collect();
+        let runs = db::list_runs(&pool)
+            .await?
+            .into_iter()
+            .map(run_view)
+            .collect();
+        let campaigns = campaigns::list_all(&pool)
+            .await?
+            .into_iter()
+            .filter(|c| c.kind == "judge")
+            .map(|c| (c.campaign_id.to_string(), c.title))
+            .collect();
+        Ok(MiningState {
+            corpora,
+            runs,
+            campaigns,
+        })
+    }
+
+    pub async fn start(corpus_id: String, form: MethodForm) -> Result<String, AppError> {
+        let (pool, me) = admin().await?;
+        let method = form.method()?;
+        let corpus_id = parse_id(&corpus_id, "corpus_id")?;
+        db::find_corpus(&pool, corpus_id)
+            .await?
+            .ok_or(AppError::NotFound)?;
+        let run_id =
+            db::create_run(&pool, corpus_id, method.name(), &method.params_json(), me).await?;
+        mining_jobs::spawn(pool, run_id, method, corpus_id);
+        Ok(run_id.to_string())
+    }
+
+    async fn find(pool: &sqlx::PgPool, raw: &str) -> Result<db::RunRow, AppError> {
+        let id = parse_id(raw, "run_id")?;
+        db::find_run(pool, id).await?.ok_or(AppError::NotFound)
+    }
+
+    pub async fn run(run_id: String) -> Result<RunView, AppError> {
+        let (pool, _) = admin().await?;
+        Ok(run_view(find(&pool, &run_id).await?))
+    }
+
+    pub async fn cancel(run_id: String) -> Result<(), AppError> {
+        let (pool, _) = admin().await?;
+        let run = find(&pool, &run_id).await?;
+        if !matches!(run.status.as_str(), "queued" | "running") {
+            return Err(AppError::Conflict(format!(
+                "The run is {}; only a queued or running run can be cancelled.",
+                run.status
+            )));
+        }
+        if !mining_jobs::cancel(run.run_id) {
+            // Not running in this process: nothing will end it but this.
+            db::end_run(&pool, run.run_id, "cancelled", None).await?;
+        }
+        Ok(())
+    }
+
+    pub async fn restart(run_id: String) -> Result<(), AppError> {
+        let (pool, _) = admin().await?;
+        let run = find(&pool, &run_id).await?;
+        let method = Method::from_row(&run.method, &run.params).ok_or(AppError::Internal)?;
+        let mut tx = pool.begin().await?;
+        if !db::requeue(&mut tx, run.run_id).await? {
+            return Err(AppError::Conflict(format!(
+                "The run is {}; only an interrupted, cancelled or failed run can be restarted.",
+                run.status
+            )));
+        }
+        tx.commit().await?;
+        mining_jobs::spawn(pool, run.run_id, method, run.corpus_id);
+        Ok(())
+    }
+
+    fn selection(
+        run: &db::RunRow,
+        (min, max, limit, sample): Selection,
+        default_limit: i64,
+    ) -> Result<db::Selection, AppError> {
+        if run.status != "finished" {
+            return Err(AppError::Conflict(format!(
+                "The run is {}; candidates come when it has finished.",
+                run.status
+            )));
+        }
+        let s = db::Selection {
+            min_edit_distance: min.unwrap_or(0),
+            max_edit_distance: max.unwrap_or(i32::MAX),
+            limit: limit.unwrap_or(default_limit),
+            sample,
+        };
+        if s.min_edit_distance > s.max_edit_distance {
+            return Err(AppError::validation(
+                "max_edit_distance",
+                "The range is empty: the minimum is above the maximum.",
+            ));
+        }
+        if s.limit < 1 {
+            return Err(AppError::validation(
+                "limit",
+                "Choose at least one candidate.",
+            ));
+        }
+        Ok(s)
+    }
+
+    pub async fn candidates(run_id: String, s: Selection) -> Result<Vec<CandidateView>, AppError> {
+        let (pool, _) = admin().await?;
+        let run = find(&pool, &run_id).await?;
+        let s = selection(&run, s, 20)?;
+        Ok(db::select_candidates(&pool, run.run_id, s)
+            .await?
+            .into_iter()
+            .map(|c| CandidateView {
+                candidate_id: c.candidate_id,
+                sentence1: c.sentence1,
+                sentence2: c.sentence2,
+                cluster: c.cluster,
+                edit_distance: c.edit_distance,
+                shared_long_words: c.shared_long_words,
+                length_ratio: c.length_ratio,
+            })
+            .collect())
+    }
+
+    pub async fn deploy(
+        run_id: String,
+        campaign_id: String,
+        s: Selection,
+    ) -> Result<DeploySummary, AppError> {
+        let (pool, _) = admin().await?;
+        let run = find(&pool, &run_id).await?;
+        let s = selection(&run, s, i64::MAX)?;
+        let campaign = parse_id(&campaign_id, "campaign_id")?;
+        match campaigns::find(&pool, campaign).await? {
+            Some(c) if c.kind == "judge" => {}
+            Some(_) => {
+                return Err(AppError::validation(
+                    "campaign_id",
+                    "Candidates go to judging campaigns.",
+                ))
+            }
+            None => return Err(AppError::NotFound),
+        }
+        let settings = judge_db::settings(&pool, campaign)
+            .await?
+            .ok_or(AppError::NotFound)?;
+        let mut tx = pool.begin().await?;
+        let (added, skipped) = db::deploy(
+            &mut tx,
+            run.run_id,
+            campaign,
+            s,
+            settings.judgments_per_pair,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(DeploySummary {
+            added,
+            already_in_campaign: skipped,
+        })
+    }
+}
+
+#[cfg(feature = "ssr")]
+pub use ssr::import_into;

@@ -1,0 +1,443 @@
+//! Mining over HTTP: import a corpus, run L12 and F2 as background jobs, read the progress,
+//! cancel, restart, an interrupted run after a restart of the server, candidates and deploying
+//! them to a judging campaign.
+use std::time::Duration;
+
+use reqwest::{Client, StatusCode};
+use serde_json::Value;
+use sqlx::PgPool;
+
+use crate::helpers::{client, error_of, spawn_app, TestApp, PASSWORD};
+
+async fn json(resp: reqwest::Response) -> Value {
+    let status = resp.status();
+    let body = resp.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+async fn import(
+    app: &TestApp,
+    admin: &Client,
+    filename: &str,
+    content: &str,
+    shape: &str,
+) -> Value {
+    json(
+        app.call(
+            admin,
+            "admin/import_corpus",
+            &[
+                ("name", filename),
+                ("filename", filename),
+                ("content", content),
+                ("shape", shape),
+            ],
+        )
+        .await,
+    )
+    .await
+}
+
+async fn start(app: &TestApp, admin: &Client, corpus: &str, form: &[(&str, &str)]) -> String {
+    let mut f = vec![("corpus_id", corpus)];
+    f.extend_from_slice(form);
+    json(app.call(admin, "admin/start_mining", &f).await)
+        .await
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn run(app: &TestApp, admin: &Client, id: &str) -> Value {
+    json(app.call(admin, "admin/mining_run", &[("run_id", id)]).await).await
+}
+
+/// Polls until the run is no longer queued or running (at most a minute).
+async fn wait_done(app: &TestApp, admin: &Client, id: &str) -> Value {
+    for _ in 0..600 {
+        let r = run(app, admin, id).await;
+        if !matches!(r["status"].as_str(), Some("queued" | "running")) {
+            return r;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("run {id} did not end");
+}
+
+/// A small news-like corpus: two clusters of documents whose first sentences are rewordings.
+fn news_jsonl() -> String {
+    let docs = [
+        ("quake", "q1", "Quake\n\nA strong earthquake struck the coast of Chile on Monday morning. Officials said nobody was hurt. The shaking lasted a minute."),
+        ("quake", "q2", "A powerful earthquake struck the coast of Chile on Monday. Officials said no one was hurt. Buildings swayed in the capital."),
+        ("quake", "q3", "Chile was struck by a strong earthquake near its coast early Monday, officials reported. Nobody was hurt."),
+        ("vote", "v1", "Parliament approved the new budget by a narrow margin on Tuesday. The opposition walked out."),
+        ("vote", "v2", "Parliament approved the new budget by a slim margin on Tuesday. The opposition protested loudly."),
+    ];
+    docs.iter()
+        .map(|(c, id, text)| serde_json::json!({"topic": c, "file": id, "text": text}).to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_corpus_is_mined_with_l12_and_f2_and_candidates_deployed_once(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let corpus = import(&app, &admin, "news.jsonl", &news_jsonl(), "documents").await;
+    assert_eq!(
+        (corpus["clusters"].as_i64(), corpus["documents"].as_i64()),
+        (Some(2), Some(5))
+    );
+    // The headline "Quake" is not a sentence.
+    assert_eq!(corpus["sentences"], 12);
+    let cid = corpus["corpus_id"].as_str().unwrap();
+
+    let l12 = start(&app, &admin, cid, &[("method", "l12")]).await;
+    let done = wait_done(&app, &admin, &l12).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    assert_eq!(done["done"], done["total"]);
+    // quake: 8 sentences, 28 pairs; vote: 4 sentences, 6 pairs.
+    assert_eq!(done["total"], 34);
+    let params: Vec<(String, String)> = serde_json::from_value(done["params"].clone()).unwrap();
+    assert!(
+        params.contains(&("max_edit_distance".into(), "12".into())),
+        "{params:?}"
+    );
+    let found = done["candidates"].as_i64().unwrap();
+    assert!(found >= 3, "{done}");
+    assert!(
+        done["stats"]["self_bleu"].as_f64().unwrap() > 10.0,
+        "{done}"
+    );
+    let sample = json(
+        app.call(
+            &admin,
+            "admin/mining_candidates",
+            &[("run_id", &l12), ("sample", "true"), ("limit", "50")],
+        )
+        .await,
+    )
+    .await;
+    let sample = sample.as_array().unwrap();
+    assert_eq!(sample.len() as i64, found);
+    let texts: Vec<(&str, &str)> = sample
+        .iter()
+        .map(|c| {
+            (
+                c["sentence1"].as_str().unwrap(),
+                c["sentence2"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        texts.contains(&(
+            "Parliament approved the new budget by a narrow margin on Tuesday.",
+            "Parliament approved the new budget by a slim margin on Tuesday."
+        )),
+        "{texts:?}"
+    );
+    assert!(sample
+        .iter()
+        .all(|c| c["edit_distance"].as_i64().unwrap() <= 12));
+
+    let f2 = start(
+        &app,
+        &admin,
+        cid,
+        &[("method", "f2"), ("min_shared_long_words", "3")],
+    )
+    .await;
+    let done = wait_done(&app, &admin, &f2).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    // First two sentences: quake 3 documents x 2 = 6 leads, 12 cross pairs; vote 2 x 2, 4.
+    assert_eq!(done["total"], 16);
+    assert!(done["candidates"].as_i64().unwrap() >= 2, "{done}");
+
+    // Deploy: the campaign gets the pairs once, marked with their run.
+    let campaign = json(
+        app.call(
+            &admin,
+            "admin/create_judge_campaign",
+            &[
+                ("title", "Mined"),
+                ("instructions", ""),
+                ("definition", "loose"),
+                ("judgments_per_pair", "6"),
+                ("test_every", "0"),
+                ("min_test_accuracy", "0.85"),
+                ("min_kappa", "0.2"),
+                ("gate_min_judgments", "30"),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let campaign = campaign.as_str().unwrap();
+    let first = json(
+        app.call(
+            &admin,
+            "admin/deploy_candidates",
+            &[("run_id", &l12), ("campaign_id", campaign), ("limit", "2")],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        (
+            first["added"].as_u64(),
+            first["already_in_campaign"].as_u64()
+        ),
+        (Some(2), Some(0))
+    );
+    let all = json(
+        app.call(
+            &admin,
+            "admin/deploy_candidates",
+            &[("run_id", &l12), ("campaign_id", campaign)],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(all["added"].as_i64().unwrap(), found - 2);
+    assert_eq!(all["already_in_campaign"], 2);
+    let (pairs, from_run): (i64, i64) = sqlx::query_as(
+        "select count(*), count(*) filter (where mining_run_id::text = $2) from judge_pair where campaign_id::text = $1",
+    )
+    .bind(campaign)
+    .bind(&l12)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((pairs, from_run), (found, found));
+    let open_slots: i64 = sqlx::query_scalar(
+        "select min(open_slots)::int8 from judge_pair where campaign_id::text = $1",
+    )
+    .bind(campaign)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(open_slots, 6);
+
+    // Bad requests say what is wrong and change nothing.
+    let resp = app
+        .call(
+            &admin,
+            "admin/start_mining",
+            &[
+                ("corpus_id", cid),
+                ("method", "l12"),
+                ("max_edit_distance", "0"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(error_of(resp)
+        .await
+        .to_string()
+        .contains("max_edit_distance"));
+    let resp = app
+        .call(
+            &admin,
+            "admin/start_mining",
+            &[("corpus_id", cid), ("method", "magic")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let resp = app
+        .call(
+            &admin,
+            "admin/deploy_candidates",
+            &[
+                ("run_id", &l12),
+                ("campaign_id", campaign),
+                ("min_edit_distance", "5"),
+                ("max_edit_distance", "2"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let resp = app
+        .call(
+            &admin,
+            "admin/import_corpus",
+            &[
+                ("name", "bad"),
+                ("filename", "bad.jsonl"),
+                (
+                    "content",
+                    "{\"topic\": \"a\", \"text\": \"Fine.\"}\n{broken",
+                ),
+                ("shape", "documents"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(error_of(resp).await.to_string().contains("line 2"));
+    let corpora: i64 = sqlx::query_scalar("select count(*) from corpus")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(corpora, 1);
+    let overview = json(app.call(&admin, "admin/mining_overview", &[]).await).await;
+    assert_eq!(overview["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(overview["campaigns"].as_array().unwrap().len(), 1);
+    app.stop().await;
+}
+
+/// One cluster of `n` sentences of `words` words drawn from `vocabulary` words.
+fn random_cluster(n: usize, words: usize, vocabulary: u64) -> String {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut out = String::new();
+    for _ in 0..n {
+        let w: Vec<String> = (0..words)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                format!("w{}", state % vocabulary)
+            })
+            .collect();
+        out.push_str(&w.join(" "));
+        out.push_str(".\n");
+    }
+    out
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_run_that_finds_too_many_candidates_fails_and_says_why(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    // 1,600 ten-word sentences over 4 words: nearly every one of the 1.28 million pairs is
+    // within 12 edits.
+    let corpus = import(
+        &app,
+        &admin,
+        "loose.txt",
+        &random_cluster(1600, 10, 4),
+        "sentences",
+    )
+    .await;
+    let id = start(
+        &app,
+        &admin,
+        corpus["corpus_id"].as_str().unwrap(),
+        &[("method", "l12")],
+    )
+    .await;
+    let r = wait_done(&app, &admin, &id).await;
+    assert_eq!(r["status"], "failed", "{r}");
+    assert!(r["error"].as_str().unwrap().contains("too loose"), "{r}");
+    assert_eq!(r["candidates"], 0);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_run_shows_progress_can_be_cancelled_and_restarted(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let corpus = import(
+        &app,
+        &admin,
+        "big.txt",
+        &random_cluster(40_000, 20, 3000),
+        "sentences",
+    )
+    .await;
+    let cid = corpus["corpus_id"].as_str().unwrap();
+    let id = start(&app, &admin, cid, &[("method", "l12")]).await;
+    // Progress moves while it runs.
+    let mut seen = Value::Null;
+    for _ in 0..300 {
+        seen = run(&app, &admin, &id).await;
+        if seen["status"] == "running" && seen["done"].as_i64().unwrap() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(seen["status"], "running", "{seen}");
+    assert_eq!(seen["total"], 40_000i64 * 39_999 / 2);
+    assert!(
+        seen["rate"].as_f64().unwrap() > 0.0 && seen["seconds_left"].as_f64().is_some(),
+        "{seen}"
+    );
+    let resp = app
+        .call(&admin, "admin/restart_mining", &[("run_id", &id)])
+        .await;
+    assert_eq!(
+        resp.status(),
+        StatusCode::CONFLICT,
+        "a running run cannot be restarted"
+    );
+    let resp = app
+        .call(&admin, "admin/cancel_mining", &[("run_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let ended = wait_done(&app, &admin, &id).await;
+    assert_eq!(ended["status"], "cancelled");
+    assert_eq!(ended["candidates"], 0);
+    let resp = app
+        .call(&admin, "admin/mining_candidates", &[("run_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+
+    // Restarted, it runs from the start again.
+    let resp = app
+        .call(&admin, "admin/restart_mining", &[("run_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let mut again = Value::Null;
+    for _ in 0..300 {
+        again = run(&app, &admin, &id).await;
+        if again["status"] == "running" && again["done"].as_i64().unwrap() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(again["status"], "running", "{again}");
+    let resp = app
+        .call(&admin, "admin/cancel_mining", &[("run_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(wait_done(&app, &admin, &id).await["status"], "cancelled");
+    let resp = app
+        .call(&admin, "admin/cancel_mining", &[("run_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_run_left_running_by_a_dead_server_is_interrupted_and_can_be_restarted(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, admin_name) = app.user_with_role("admin").await;
+    let corpus = import(&app, &admin, "news.jsonl", &news_jsonl(), "documents").await;
+    let cid = corpus["corpus_id"].as_str().unwrap().to_owned();
+    app.stop().await;
+    // What a killed process leaves behind: a run marked running, half done, with no owner.
+    let run_id: String = sqlx::query_scalar(
+        r#"insert into mining_run (corpus_id, method, params, status, done, total, started_at)
+           values ($1::uuid, 'l12', '{"max_edit_distance": 12, "min_length_ratio": 0.6666666666666666}', 'running', 17, 34, now())
+           returning run_id::text"#,
+    )
+    .bind(&cid)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+
+    let app = spawn_app(pool.clone()).await;
+    let admin = client();
+    let resp = app.login(&admin, &admin_name, PASSWORD).await;
+    assert!(resp.status().is_success());
+    let r = run(&app, &admin, &run_id).await;
+    assert_eq!(r["status"], "interrupted", "{r}");
+    assert!(r["error"].as_str().unwrap().contains("server stopped"));
+    let resp = app
+        .call(&admin, "admin/restart_mining", &[("run_id", &run_id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let done = wait_done(&app, &admin, &run_id).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    assert_eq!(done["done"], 34);
+    app.stop().await;
+}
