@@ -79,6 +79,19 @@ pub fn mine(
     params: &F2Params,
     progress: &Progress,
 ) -> Result<Vec<Candidate>, Cancelled> {
+    // Only the leading sentences take part: keep just those (in order) before tokenizing.
+    let clusters: Vec<Cluster> = clusters
+        .iter()
+        .map(|c| Cluster {
+            sentences: c
+                .sentences
+                .iter()
+                .filter(|s| s.position < params.first_sentences)
+                .cloned()
+                .collect(),
+        })
+        .collect();
+    let clusters = &clusters[..];
     let prepared = prepare(clusters, false);
     // The leading sentences of each cluster, with their document.
     let leads: Vec<Vec<(&super::l12::Prepared, i64, BTreeSet<String>)>> = prepared

@@ -14,8 +14,9 @@
 //!   cluster, is rejected (the first occurrence in corpus order is kept).
 //! - Sentences without words are skipped.
 //!
-//! Speed: sentences are sorted by length, so the length rule ends each row early; a bag-of-words
-//! lower bound skips most of the rest before the banded, early-exit distance
+//! Speed: sentences are sorted by length, so the length rule ends each row early; a 128-bit word
+//! signature and then a bag-of-words lower bound skip most of the rest before the banded,
+//! early-exit distance
 //! ([`super::edit_distance`]); rows are shared out to all cores.
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -72,6 +73,22 @@ pub(crate) struct Prepared {
     pub text: u32,
     pub words: Vec<u32>,
     pub sorted: Vec<u32>,
+    /// One bit per word (hashed into 128): see [`signature_lower_bound`].
+    pub signature: u128,
+}
+
+/// The 128-bit set of a sentence's words, each word one hashed bit.
+fn signature(words: &[u32]) -> u128 {
+    words.iter().fold(0u128, |s, &w| {
+        s | 1u128 << (w.wrapping_mul(0x9e37_79b1) >> 25)
+    })
+}
+
+/// A lower bound of the edit distance in two instructions: each position holding a word the
+/// other sentence lacks costs an edit, and every bit set in one signature but not the other is
+/// at least one such word (a shared bit can only hide words, never invent them).
+pub fn signature_lower_bound(a: u128, b: u128) -> u32 {
+    (a & !b).count_ones().max((b & !a).count_ones())
 }
 
 /// Word ids per sentence with a corpus-wide id per distinct text (equal words); with `dedup`,
@@ -98,12 +115,14 @@ pub(crate) fn prepare(clusters: &[Cluster], dedup: bool) -> Vec<Vec<Prepared>> {
                     }
                     let mut sorted = words.clone();
                     sorted.sort_unstable();
+                    let signature = signature(&words);
                     Some(Prepared {
                         index,
                         id: s.id,
                         text,
                         words,
                         sorted,
+                        signature,
                     })
                 })
                 .collect()
@@ -170,7 +189,9 @@ pub fn mine(
                     {
                         break;
                     }
-                    if bag_lower_bound(&x.sorted, &y.sorted) > params.max_edit_distance {
+                    if signature_lower_bound(x.signature, y.signature) > params.max_edit_distance
+                        || bag_lower_bound(&x.sorted, &y.sorted) > params.max_edit_distance
+                    {
                         continue;
                     }
                     let Some(d) = bounded_levenshtein(&x.words, &y.words, params.max_edit_distance)
@@ -345,6 +366,22 @@ pub(crate) mod tests {
         let p = Progress::default();
         p.cancel();
         assert_eq!(mine(&[c], &L12Params::default(), &p), Err(Cancelled));
+    }
+
+    #[test]
+    fn the_signature_bound_never_exceeds_the_distance() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..20_000 {
+            let a: Vec<u32> = (0..rand(25)).map(|_| rand(300) as u32).collect();
+            let b: Vec<u32> = (0..rand(25)).map(|_| rand(300) as u32).collect();
+            assert!(signature_lower_bound(signature(&a), signature(&b)) <= levenshtein(&a, &b));
+        }
     }
 
     /// The obviously correct miner: every pair, the plain distance, the rules one by one.
