@@ -80,8 +80,24 @@ def run(models_dir: Path) -> dict:
     return out
 
 
+def avx2_only() -> bool:
+    """No AVX-512 and no AVX-VNNI: onnxruntime's int8 kernels then round differently."""
+    flags = Path("/proc/cpuinfo").read_text().split()
+    return "avx512bw" not in flags and "avx_vnni" not in flags
+
+
 if __name__ == "__main__":
     models_dir = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/models")
     target = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "scoring_reference.json"
-    target.write_text(json.dumps(run(models_dir), indent=1, ensure_ascii=False) + "\n")
+    fresh = run(models_dir)
+    if avx2_only() and target.exists():
+        # Int8 graphs give CPU-dependent logits (the integer GEMM kernels differ between AVX2 and
+        # AVX-512/VNNI machines; Rust and Python agree on the same machine). Keep the file's
+        # references and record this machine's int8 rows beside them for AVX2-only CPUs.
+        out = json.loads(target.read_text())
+        out["avx2_only"] = {n: m for n, m in fresh["models"].items() if "int8" in m.get("graph", "")
+                            or n == "nli-standin-minilm-sick"}
+    else:
+        out = fresh
+    target.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     print("wrote", target)

@@ -50,6 +50,19 @@ fn rows(model: &Value) -> Vec<(String, String, Vec<f64>)> {
         .collect()
 }
 
+/// No AVX-512 and no AVX-VNNI (as `make_scoring_reference.py` decides).
+fn avx2_only() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        !std::arch::is_x86_feature_detected!("avx512bw")
+            && !std::arch::is_x86_feature_detected!("avxvnni")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 #[test]
 fn every_model_matches_its_python_counterpart_pair_by_pair_and_batched() {
     let Some(models) = models_dir() else { return };
@@ -67,7 +80,13 @@ fn every_model_matches_its_python_counterpart_pair_by_pair_and_batched() {
             expected_inputs.contains(&"token_type_ids"),
             "{name}"
         );
-        let rows = rows(model_ref);
+        // Int8 graphs round differently on AVX2-only CPUs (onnxruntime's integer kernels); the
+        // reference script records that machine class's rows separately (Python and Rust agree
+        // on one machine).
+        let rows = match reference["avx2_only"].get(name.as_str()) {
+            Some(avx2) if avx2_only() => rows(avx2),
+            _ => rows(model_ref),
+        };
 
         // One pair at a time, as the reference ran.
         for (a, b, logits) in &rows {
