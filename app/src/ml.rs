@@ -52,3 +52,13 @@ pub trait PairScorer: Send + Sync {
     fn score(&self, source: String, attempt: String) -> ScoreFuture;
     fn versions(&self) -> Arc<ScorerVersions>;
 }
+
+/// Sentence embeddings for the embedding miner (server only; blocking: call it from a blocking
+/// thread). The server's implementation loads all-MiniLM-L6-v2 at first use.
+pub trait SentenceEmbedder: Send + Sync {
+    /// One L2-normalised vector per text, in order. The error says what is wrong in words
+    /// (e.g. the model is not installed, and where it was looked for).
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String>;
+    /// `dirname@sha256-prefix` of the model.
+    fn version(&self) -> Result<String, String>;
+}

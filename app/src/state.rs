@@ -7,7 +7,7 @@ use sqlx::PgPool;
 
 use crate::auth::LoginThrottle;
 use crate::error::AppError;
-use crate::ml::PairScorer;
+use crate::ml::{PairScorer, SentenceEmbedder};
 
 /// Shared server state, given to axum routes as `State` and to server functions as context.
 #[derive(FromRef, Clone)]
@@ -17,6 +17,8 @@ pub struct AppState {
     pub login_throttle: Arc<LoginThrottle>,
     /// The MI + BLEURT scoring engine (a deterministic fake in tests).
     pub scorer: Arc<dyn PairScorer>,
+    /// Sentence embeddings for the embedding miner (loaded at first use).
+    pub embedder: Arc<dyn SentenceEmbedder>,
 }
 
 /// The state inside a server function or a server-rendered component. Call it before the first

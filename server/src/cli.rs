@@ -107,6 +107,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let addr = config.addr;
     // Models first: a missing library or model stops start-up before anything else runs.
     let ml = crate::ml::MlConfig::from_env()?;
+    let embedder: std::sync::Arc<dyn app::ml::SentenceEmbedder> = std::sync::Arc::new(
+        crate::ml::embedder::LazyEmbedder::new(crate::ml::embedder::default_dir(), ml.clone()),
+    );
     let engine = tokio::task::spawn_blocking(move || crate::ml::ScoringEngine::start(&ml))
         .await?
         .context("the scoring models could not be loaded")?;
@@ -122,7 +125,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
                 "Log in with your admin account. Lost its password? Run `paracrowd create-admin NAME` to reset it."
             );
         }
-        let router = startup::build_router(&config, pool, scorer).await?;
+        let router = startup::build_router(&config, pool, scorer, embedder).await?;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr} (set PARACROWD_ADDR)"))?;

@@ -4,7 +4,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use app::{auth::LoginThrottle, ml::PairScorer, shell, state::AppState, App};
+use app::{
+    auth::LoginThrottle,
+    ml::{PairScorer, SentenceEmbedder},
+    shell,
+    state::AppState,
+    App,
+};
 use axum::{routing::get, Router};
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -84,6 +90,7 @@ pub async fn build_router(
     config: &Config,
     pool: PgPool,
     scorer: Arc<dyn PairScorer>,
+    embedder: Arc<dyn SentenceEmbedder>,
 ) -> anyhow::Result<Router> {
     let store = PostgresStore::new(pool.clone());
     store
@@ -112,6 +119,7 @@ pub async fn build_router(
         pool,
         login_throttle: Arc::new(LoginThrottle::default()),
         scorer,
+        embedder,
     };
     let routes = generate_route_list(App);
     let context = {

@@ -22,9 +22,16 @@ pub struct TestApp {
 pub async fn spawn_app(pool: PgPool) -> TestApp {
     server::telemetry::init();
     let config = Config::for_tests(String::new());
-    let router = server::startup::build_router(&config, pool.clone(), Arc::new(FakeScorer))
-        .await
-        .expect("router builds");
+    // The real sentence embedder, loaded only if a test mines with it.
+    let ml = server::ml::MlConfig::from_env().expect("ML settings");
+    let embedder = Arc::new(server::ml::embedder::LazyEmbedder::new(
+        server::ml::embedder::default_dir(),
+        ml,
+    ));
+    let router =
+        server::startup::build_router(&config, pool.clone(), Arc::new(FakeScorer), embedder)
+            .await
+            .expect("router builds");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();

@@ -115,11 +115,11 @@ async fn count(pool: &PgPool, sql: &str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(pool).await.unwrap()
 }
 
-async fn next(app: &TestApp, c: &Client, id: &str) -> Value {
+pub(crate) async fn next(app: &TestApp, c: &Client, id: &str) -> Value {
     json(app.call(c, "judge/next", &[("campaign_id", id)]).await).await
 }
 
-async fn answer(
+pub(crate) async fn answer(
     app: &TestApp,
     c: &Client,
     id: &str,
@@ -140,7 +140,7 @@ async fn answer(
 
 /// Judges until nothing is left, the worker is stopped, or `limit` answers; `choose` picks the
 /// answer from the task. Returns the assignment ids seen and the last task.
-async fn work(
+pub(crate) async fn work(
     app: &TestApp,
     c: &Client,
     id: &str,

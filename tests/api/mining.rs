@@ -441,3 +441,285 @@ async fn a_run_left_running_by_a_dead_server_is_interrupted_and_can_be_restarted
     assert_eq!(done["done"], 34);
     app.stop().await;
 }
+
+/// A judging campaign for mined pairs: 6 judgments a pair, no test pairs, no gate in reach.
+async fn judging_campaign(app: &TestApp, admin: &Client) -> String {
+    json(
+        app.call(
+            admin,
+            "admin/create_judge_campaign",
+            &[
+                ("title", "Mined groups"),
+                ("instructions", ""),
+                ("definition", "loose"),
+                ("judgments_per_pair", "6"),
+                ("test_every", "0"),
+                ("min_test_accuracy", "0.85"),
+                ("min_kappa", "0.2"),
+                ("gate_min_judgments", "10000"),
+            ],
+        )
+        .await,
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_owned()
+}
+
+/// Tweets sharing a URL: `n` texts of one story, worded differently (`tag` makes them the
+/// group's own).
+fn tweets(url: &str, tag: &str, n: usize) -> Vec<String> {
+    let subjects = [
+        "komodo dragon genome",
+        "dragon genome",
+        "komodo genome",
+        "the komodo dragon",
+    ];
+    let verbs = [
+        "sequenced by scientists",
+        "decoded at last",
+        "mapped in full",
+        "read by researchers",
+    ];
+    (0..n)
+        .map(|i| {
+            let text = format!(
+                "{} {} {tag} story {i} {}",
+                subjects[i % 4],
+                verbs[(i / 4) % 4],
+                "news ".repeat(i % 3)
+            );
+            serde_json::json!({"url": url, "text": text}).to_string()
+        })
+        .collect()
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn group_selection_deploys_a_follow_up_sized_by_the_paraphrases_judged_in_the_first_batch(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let mut lines = tweets("https://example.org/big", "today", 40);
+    lines.extend(tweets("https://example.org/small", "again", 12));
+    let corpus = import(&app, &admin, "tweets.jsonl", &lines.join("\n"), "grouped").await;
+    assert_eq!(corpus["clusters"], 2, "{corpus}");
+    let cid = corpus["corpus_id"].as_str().unwrap();
+    let run_id = start(&app, &admin, cid, &[("method", "group")]).await;
+    let done = wait_done(&app, &admin, &run_id).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    let first: i64 = sqlx::query_scalar(
+        "select count(*) from mining_candidate where run_id::text = $1 and batch = 1",
+    )
+    .bind(&run_id)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    // Two seeds x 10 from the top 20 per group; a seed drawn by the other seed counts once.
+    assert!((36..=40).contains(&first), "{first}");
+    // The follow-up reserve is never listed or deployed by hand.
+    let listed = json(
+        app.call(
+            &admin,
+            "admin/mining_candidates",
+            &[("run_id", &run_id), ("limit", "500")],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(listed.as_array().unwrap().len() as i64, first);
+    assert!(listed.as_array().unwrap().iter().all(|c| c["batch"] == 1));
+
+    let campaign = judging_campaign(&app, &admin).await;
+    let deployed = json(
+        app.call(
+            &admin,
+            "admin/deploy_candidates",
+            &[("run_id", &run_id), ("campaign_id", &campaign)],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(deployed["added"].as_i64(), Some(first));
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_campaign_status",
+            &[("campaign_id", &campaign), ("status", "open")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+
+    // The workers call 5 pairs of the big group paraphrases, and nothing else.
+    let yes: std::collections::HashSet<(String, String)> = sqlx::query_as(
+        r#"select sentence1, sentence2 from judge_pair
+           where campaign_id::text = $1 and group_key = 'https://example.org/big'
+           order by mining_candidate_id limit 5"#,
+    )
+    .bind(&campaign)
+    .fetch_all(&pool)
+    .await
+    .unwrap()
+    .into_iter()
+    .collect();
+    let choose = |task: &Value| {
+        let t = &task["Judge"];
+        yes.contains(&(
+            t["sentence1"].as_str().unwrap().to_owned(),
+            t["sentence2"].as_str().unwrap().to_owned(),
+        ))
+    };
+    let mut workers = Vec::new();
+    for _ in 0..6 {
+        workers.push(app.annotator().await.0);
+    }
+    for w in &workers {
+        crate::judge::work(&app, w, &campaign, usize::MAX, choose).await;
+    }
+    // The decisions are taken off the annotators' requests: wait for both groups'.
+    let mut decisions: Vec<(String, i32, i32, i32)> = Vec::new();
+    for _ in 0..100 {
+        decisions = sqlx::query_as(
+            r#"select group_key, paraphrases, pairs, deployed from mining_follow_up
+               where campaign_id::text = $1 order by group_key"#,
+        )
+        .bind(&campaign)
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        if decisions.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        decisions,
+        vec![
+            ("https://example.org/big".into(), 5, 20, 20),
+            ("https://example.org/small".into(), 0, 0, 0),
+        ]
+    );
+    let (pairs, follow_ups): (i64, i64) = sqlx::query_as(
+        r#"select count(*), count(*) filter (where m.batch = 2)
+           from judge_pair p join mining_candidate m on m.candidate_id = p.mining_candidate_id
+           where p.campaign_id::text = $1"#,
+    )
+    .bind(&campaign)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((pairs, follow_ups), (first + 20, 20));
+    // Judging the follow-ups decides nothing more; the run's page shows the decisions.
+    for w in &workers {
+        crate::judge::work(&app, w, &campaign, usize::MAX, |_| true).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let r = run(&app, &admin, &run_id).await;
+    assert_eq!(r["follow_ups"].as_array().unwrap().len(), 2, "{r}");
+    assert_eq!(r["follow_ups"][0]["deployed"], 20);
+    let total: i64 =
+        sqlx::query_scalar("select count(*) from judge_pair where campaign_id::text = $1")
+            .bind(&campaign)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(total, first + 20);
+    app.stop().await;
+}
+
+/// Whether the sentence embedding model is installed; says why not (or fails when required).
+fn embedding_model_present() -> bool {
+    let dir = server::ml::embedder::default_dir();
+    let lib = std::env::var("ORT_DYLIB_PATH").ok();
+    if dir.join("model.onnx").is_file() && lib.is_some_and(|l| std::path::Path::new(&l).is_file()) {
+        return true;
+    }
+    let why = format!(
+        "no embedding model at {} or no ORT_DYLIB_PATH",
+        dir.display()
+    );
+    if std::env::var("PARACROWD_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
+        panic!("model tests required but cannot run: {why}");
+    }
+    eprintln!("SKIPPED (embedding mining): {why}");
+    false
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn the_embedding_miner_pairs_sections_of_a_paper_that_say_the_same(pool: PgPool) {
+    if !embedding_model_present() {
+        return;
+    }
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    // ParaSCI §4.1.1's example: a paper (the cluster) whose sections are its documents.
+    let sections = [
+        ("abstract", "We propose a simple yet robust stochastic answer network (SAN) that simulates multi-step reasoning in machine reading comprehension. Our model is evaluated on two benchmarks."),
+        ("introduction", "We introduce Stochastic Answer Networks (SAN), a simple yet robust model for machine reading comprehension. Reading comprehension has seen rapid progress."),
+        ("results", "Table 3 lists the accuracy on the development set. The learning rate was 0.002."),
+    ];
+    let lines: Vec<String> = sections
+        .iter()
+        .map(|(id, text)| {
+            serde_json::json!({"cluster": "san-paper", "id": id, "text": text}).to_string()
+        })
+        .collect();
+    let corpus = import(&app, &admin, "paper.jsonl", &lines.join("\n"), "documents").await;
+    let cid = corpus["corpus_id"].as_str().unwrap();
+    // Bad parameters are named before anything runs.
+    let bad = app
+        .call(
+            &admin,
+            "admin/start_mining",
+            &[
+                ("corpus_id", cid),
+                ("method", "embedding"),
+                ("min_cosine", "1.5"),
+            ],
+        )
+        .await;
+    assert_eq!(bad.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_of(bad).await["Validation"]["field"], "min_cosine");
+
+    // The paper's 0.931 is for BERT; MiniLM's cosines run lower, so this run uses 0.8.
+    let id = start(
+        &app,
+        &admin,
+        cid,
+        &[("method", "embedding"), ("min_cosine", "0.8")],
+    )
+    .await;
+    let done = wait_done(&app, &admin, &id).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    // 6 sentences embedded + 15 pairs compared.
+    assert_eq!(
+        (done["done"].as_i64(), done["total"].as_i64()),
+        (Some(21), Some(21))
+    );
+    let params: Vec<(String, String)> = serde_json::from_value(done["params"].clone()).unwrap();
+    assert!(
+        params
+            .iter()
+            .any(|(k, v)| k == "model" && v.contains("all-minilm-l6-v2@")),
+        "the model version is recorded: {params:?}"
+    );
+    let found = json(
+        app.call(&admin, "admin/mining_candidates", &[("run_id", &id)])
+            .await,
+    )
+    .await;
+    let found = found.as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0]["sentence1"]
+        .as_str()
+        .unwrap()
+        .starts_with("We propose a simple"));
+    assert!(found[0]["sentence2"]
+        .as_str()
+        .unwrap()
+        .starts_with("We introduce Stochastic"));
+    let score = found[0]["score"].as_f64().unwrap();
+    assert!((0.8..=1.0).contains(&score), "{score}");
+    app.stop().await;
+}

@@ -238,6 +238,9 @@ mod ssr {
             }
         }
         tx.commit().await?;
+        if !a.is_test {
+            crate::mining_follow_up::after_judgment(pool.clone(), cid, a.pair_id);
+        }
         Ok(AnswerOutcome {
             judged,
             feedback: feedback_for(is_paraphrase),

@@ -164,12 +164,16 @@ mod ssr {
         }
     }
 
-    async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> Result<Fingerprint, AppError> {
+    async fn fingerprint(
+        pool: &PgPool,
+        campaign_id: Uuid,
+        workers: usize,
+    ) -> Result<Fingerprint, AppError> {
         let progress = db::progress(pool, campaign_id).await?;
         Ok(Fingerprint {
             judgments: progress.judgments,
             paraphrase_votes: progress.paraphrase_votes,
-            workers: db::list_workers(pool, campaign_id).await?.len(),
+            workers,
         })
     }
 
@@ -179,8 +183,8 @@ mod ssr {
         campaign_id: Uuid,
         settings: JudgeSettings,
     ) -> Result<Statistics, AppError> {
-        let fingerprint = fingerprint(pool, campaign_id).await?;
         let workers = db::list_workers(pool, campaign_id).await?;
+        let fingerprint = fingerprint(pool, campaign_id, workers.len()).await?;
         let rows = db::trusted_judgments(pool, campaign_id).await?;
         let computed_at = time::OffsetDateTime::now_utc();
         tokio::task::spawn_blocking(move || {
@@ -234,10 +238,7 @@ mod ssr {
         })
     }
 
-    fn rfc3339(t: time::OffsetDateTime) -> String {
-        t.format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default()
-    }
+    use crate::api::rfc3339;
 
     pub async fn report(campaign_id: String) -> Result<JudgeReportView, AppError> {
         let pool = crate::state::pool()?;

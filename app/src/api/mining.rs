@@ -37,6 +37,18 @@ pub struct RunView {
     pub mining_seconds: Option<f64>,
     /// RFC 3339, UTC.
     pub created_at: String,
+    /// Group selection: the follow-up decisions taken so far (in the run's detail only).
+    pub follow_ups: Vec<FollowUpView>,
+}
+
+/// A group's follow-up (MultiPIT §2.3): paraphrases in its judged first batch, pairs earned,
+/// pairs deployed (fewer when the campaign already had some).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FollowUpView {
+    pub group: String,
+    pub paraphrases: i32,
+    pub pairs: i32,
+    pub deployed: i32,
 }
 
 impl RunView {
@@ -54,6 +66,10 @@ pub struct CandidateView {
     pub edit_distance: i32,
     pub shared_long_words: i32,
     pub length_ratio: f64,
+    /// Cosine similarity (embedding runs), the seed's rank (group runs), else 0.
+    pub score: f64,
+    /// Group runs: 1 = first batch (0 otherwise).
+    pub batch: i16,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,7 +115,8 @@ pub async fn mining_overview() -> Result<MiningState, AppError> {
     super::with_status(ssr::overview().await)
 }
 
-/// Starts a mining run (`method` = `l12` or `f2`); parameters left out take the paper's values.
+/// Starts a mining run (`method` = `l12`, `f2`, `group` or `embedding`); parameters left out
+/// take the paper's values.
 #[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/start_mining")]
 pub async fn start_mining(
@@ -111,6 +128,17 @@ pub async fn start_mining(
     #[server(default)] min_shared_long_words: Option<u32>,
     #[server(default)] long_word_chars: Option<u32>,
     #[server(default)] min_word_ratio: Option<f64>,
+    #[server(default)] seeds: Option<u32>,
+    #[server(default)] per_seed: Option<u32>,
+    #[server(default)] pool: Option<u32>,
+    #[server(default)] follow_seeds: Option<u32>,
+    #[server(default)] follow_pool: Option<u32>,
+    #[server(default)] block: Option<u32>,
+    #[server(default)] steps: Option<String>,
+    #[server(default)] random_seed: Option<u64>,
+    #[server(default)] min_cosine: Option<f64>,
+    #[server(default)] max_length_rate: Option<f64>,
+    #[server(default)] same_document: bool,
 ) -> Result<String, AppError> {
     let options = MethodForm {
         method,
@@ -120,6 +148,17 @@ pub async fn start_mining(
         min_shared_long_words,
         long_word_chars,
         min_word_ratio,
+        seeds,
+        per_seed,
+        pool,
+        follow_seeds,
+        follow_pool,
+        block,
+        steps,
+        random_seed,
+        min_cosine,
+        max_length_rate,
+        same_document,
     };
     super::with_status(ssr::start(corpus_id, options).await)
 }
@@ -134,13 +173,30 @@ pub struct MethodForm {
     pub min_shared_long_words: Option<u32>,
     pub long_word_chars: Option<u32>,
     pub min_word_ratio: Option<f64>,
+    pub seeds: Option<u32>,
+    pub per_seed: Option<u32>,
+    pub pool: Option<u32>,
+    pub follow_seeds: Option<u32>,
+    pub follow_pool: Option<u32>,
+    pub block: Option<u32>,
+    /// Follow-up steps as `min-max:pairs, ...`.
+    pub steps: Option<String>,
+    pub random_seed: Option<u64>,
+    pub min_cosine: Option<f64>,
+    pub max_length_rate: Option<f64>,
+    /// Embeddings: also pair sentences of the same document.
+    pub same_document: bool,
 }
 
 impl MethodForm {
     /// The method with its parameters, checked; the error names the field.
     pub fn method(&self) -> Result<crate::domain::mining::Method, AppError> {
-        use crate::domain::mining::{f2::F2Params, l12::L12Params, Method};
+        use crate::domain::mining::{
+            embedding::EmbeddingParams, f2::F2Params, group_select::GroupParams, l12::L12Params,
+            Method,
+        };
         let (l12, f2) = (L12Params::default(), F2Params::default());
+        let (group, emb) = (GroupParams::default(), EmbeddingParams::default());
         let method = match self.method.trim() {
             "l12" => Method::L12(L12Params {
                 max_edit_distance: self.max_edit_distance.unwrap_or(l12.max_edit_distance),
@@ -154,10 +210,29 @@ impl MethodForm {
                 long_word_chars: self.long_word_chars.unwrap_or(f2.long_word_chars),
                 min_word_ratio: self.min_word_ratio.unwrap_or(f2.min_word_ratio),
             }),
+            "group" => Method::Group(GroupParams {
+                seeds: self.seeds.unwrap_or(group.seeds),
+                per_seed: self.per_seed.unwrap_or(group.per_seed),
+                pool: self.pool.unwrap_or(group.pool),
+                follow_seeds: self.follow_seeds.unwrap_or(group.follow_seeds),
+                follow_pool: self.follow_pool.unwrap_or(group.follow_pool),
+                block: self.block.unwrap_or(group.block),
+                steps: match self.steps.as_deref().map(str::trim) {
+                    None | Some("") => group.steps.clone(),
+                    Some(text) => GroupParams::parse_steps(text)
+                        .map_err(|m| AppError::validation("steps", m))?,
+                },
+                random_seed: self.random_seed.unwrap_or(group.random_seed),
+            }),
+            "embedding" => Method::Embedding(EmbeddingParams {
+                min_cosine: self.min_cosine.unwrap_or(emb.min_cosine),
+                max_length_rate: self.max_length_rate.unwrap_or(emb.max_length_rate),
+                different_documents: !self.same_document,
+            }),
             _ => {
                 return Err(AppError::validation(
                     "method",
-                    "The method is `l12` or `f2`.",
+                    "The method is `l12`, `f2`, `group` or `embedding`.",
                 ))
             }
         };
@@ -185,8 +260,20 @@ pub async fn restart_mining(run_id: String) -> Result<(), AppError> {
     super::with_status(ssr::restart(run_id).await)
 }
 
-/// Candidates of a finished run: edit distance in [min, max], the first `limit` (at most 500)
-/// in corpus order or, with `sample`, a fixed pseudo-random sample.
+/// Which candidates of a run: edit distance and score (cosine, rank) within ranges, at most
+/// `limit`, the first in corpus order or, with `sample`, a fixed pseudo-random sample.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SelectionForm {
+    pub min_edit_distance: Option<i32>,
+    pub max_edit_distance: Option<i32>,
+    pub min_score: Option<f64>,
+    pub max_score: Option<f64>,
+    pub limit: Option<i64>,
+    pub sample: bool,
+}
+
+/// Candidates of a finished run (see [`SelectionForm`]; at most 500).
+#[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/mining_candidates")]
 pub async fn mining_candidates(
     run_id: String,
@@ -194,13 +281,17 @@ pub async fn mining_candidates(
     #[server(default)] max_edit_distance: Option<i32>,
     #[server(default)] limit: Option<i64>,
     #[server(default)] sample: bool,
+    #[server(default)] min_score: Option<f64>,
+    #[server(default)] max_score: Option<f64>,
 ) -> Result<Vec<CandidateView>, AppError> {
-    let s = (
+    let s = SelectionForm {
         min_edit_distance,
         max_edit_distance,
-        limit.map(|l| l.min(500)),
+        min_score,
+        max_score,
+        limit: Some(limit.unwrap_or(20).min(500)),
         sample,
-    );
+    };
     super::with_status(ssr::candidates(run_id, s).await)
 }
 
@@ -215,8 +306,17 @@ pub async fn deploy_candidates(
     #[server(default)] max_edit_distance: Option<i32>,
     #[server(default)] limit: Option<i64>,
     #[server(default)] sample: bool,
+    #[server(default)] min_score: Option<f64>,
+    #[server(default)] max_score: Option<f64>,
 ) -> Result<DeploySummary, AppError> {
-    let s = (min_edit_distance, max_edit_distance, limit, sample);
+    let s = SelectionForm {
+        min_edit_distance,
+        max_edit_distance,
+        min_score,
+        max_score,
+        limit,
+        sample,
+    };
     super::with_status(ssr::deploy(run_id, campaign_id, s).await)
 }
 
@@ -234,18 +334,13 @@ mod ssr {
     use crate::session::require_role;
     use crate::state::pool;
 
-    type Selection = (Option<i32>, Option<i32>, Option<i64>, bool);
-
     async fn admin() -> Result<(sqlx::PgPool, Uuid), AppError> {
         let pool = pool()?;
         let me = require_role(&[Role::Admin]).await?;
         Ok((pool, me.app_user_id))
     }
 
-    fn rfc3339(t: time::OffsetDateTime) -> String {
-        t.format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default()
-    }
+    use crate::api::rfc3339;
 
     fn corpus_view(c: db::CorpusRow) -> CorpusView {
         CorpusView {
@@ -295,6 +390,7 @@ mod ssr {
             error: r.error,
             mining_seconds: r.mining_seconds,
             created_at: rfc3339(r.created_at),
+            follow_ups: Vec::new(),
         }
     }
 
@@ -389,15 +485,26 @@ mod ssr {
     }
 
     pub async fn start(corpus_id: String, form: MethodForm) -> Result<String, AppError> {
+        let embedder = crate::state::app_state()?.embedder;
         let (pool, me) = admin().await?;
         let method = form.method()?;
+        let mut params = method.params_json();
+        if method.needs_embeddings() {
+            // Load the model now, so a missing one is said at once; its version joins the
+            // run's parameters.
+            let e = embedder.clone();
+            let version = tokio::task::spawn_blocking(move || e.version())
+                .await
+                .map_err(|_| AppError::Internal)?
+                .map_err(|message| AppError::validation("method", message))?;
+            params["model"] = serde_json::Value::String(version);
+        }
         let corpus_id = parse_id(&corpus_id, "corpus_id")?;
         db::find_corpus(&pool, corpus_id)
             .await?
             .ok_or(AppError::NotFound)?;
-        let run_id =
-            db::create_run(&pool, corpus_id, method.name(), &method.params_json(), me).await?;
-        mining_jobs::spawn(pool, run_id, method, corpus_id);
+        let run_id = db::create_run(&pool, corpus_id, method.name(), &params, me).await?;
+        mining_jobs::spawn(pool, run_id, method, corpus_id, embedder);
         Ok(run_id.to_string())
     }
 
@@ -408,7 +515,21 @@ mod ssr {
 
     pub async fn run(run_id: String) -> Result<RunView, AppError> {
         let (pool, _) = admin().await?;
-        Ok(run_view(find(&pool, &run_id).await?))
+        let mut view = run_view(find(&pool, &run_id).await?);
+        if view.method == "group" {
+            let id = parse_id(&run_id, "run_id")?;
+            view.follow_ups = db::follow_ups(&pool, id)
+                .await?
+                .into_iter()
+                .map(|f| FollowUpView {
+                    group: f.group_key,
+                    paraphrases: f.paraphrases,
+                    pairs: f.pairs,
+                    deployed: f.deployed,
+                })
+                .collect();
+        }
+        Ok(view)
     }
 
     pub async fn cancel(run_id: String) -> Result<(), AppError> {
@@ -428,6 +549,7 @@ mod ssr {
     }
 
     pub async fn restart(run_id: String) -> Result<(), AppError> {
+        let embedder = crate::state::app_state()?.embedder;
         let (pool, _) = admin().await?;
         let run = find(&pool, &run_id).await?;
         let method = Method::from_row(&run.method, &run.params).ok_or(AppError::Internal)?;
@@ -439,15 +561,11 @@ mod ssr {
             )));
         }
         tx.commit().await?;
-        mining_jobs::spawn(pool, run.run_id, method, run.corpus_id);
+        mining_jobs::spawn(pool, run.run_id, method, run.corpus_id, embedder);
         Ok(())
     }
 
-    fn selection(
-        run: &db::RunRow,
-        (min, max, limit, sample): Selection,
-        default_limit: i64,
-    ) -> Result<db::Selection, AppError> {
+    fn selection(run: &db::RunRow, f: SelectionForm) -> Result<db::Selection, AppError> {
         if run.status != "finished" {
             return Err(AppError::Conflict(format!(
                 "The run is {}; candidates come when it has finished.",
@@ -455,15 +573,23 @@ mod ssr {
             )));
         }
         let s = db::Selection {
-            min_edit_distance: min.unwrap_or(0),
-            max_edit_distance: max.unwrap_or(i32::MAX),
-            limit: limit.unwrap_or(default_limit),
-            sample,
+            min_edit_distance: f.min_edit_distance.unwrap_or(0),
+            max_edit_distance: f.max_edit_distance.unwrap_or(i32::MAX),
+            min_score: f.min_score.unwrap_or(f64::MIN),
+            max_score: f.max_score.unwrap_or(f64::MAX),
+            limit: f.limit.unwrap_or(i64::MAX),
+            sample: f.sample,
         };
         if s.min_edit_distance > s.max_edit_distance {
             return Err(AppError::validation(
                 "max_edit_distance",
                 "The range is empty: the minimum is above the maximum.",
+            ));
+        }
+        if !(s.min_score <= s.max_score) {
+            return Err(AppError::validation(
+                "max_score",
+                "The score range is empty: the minimum is above the maximum.",
             ));
         }
         if s.limit < 1 {
@@ -475,10 +601,13 @@ mod ssr {
         Ok(s)
     }
 
-    pub async fn candidates(run_id: String, s: Selection) -> Result<Vec<CandidateView>, AppError> {
+    pub async fn candidates(
+        run_id: String,
+        s: SelectionForm,
+    ) -> Result<Vec<CandidateView>, AppError> {
         let (pool, _) = admin().await?;
         let run = find(&pool, &run_id).await?;
-        let s = selection(&run, s, 20)?;
+        let s = selection(&run, s)?;
         Ok(db::select_candidates(&pool, run.run_id, s)
             .await?
             .into_iter()
@@ -490,6 +619,8 @@ mod ssr {
                 edit_distance: c.edit_distance,
                 shared_long_words: c.shared_long_words,
                 length_ratio: c.length_ratio,
+                score: c.score,
+                batch: c.batch,
             })
             .collect())
     }
@@ -497,11 +628,11 @@ mod ssr {
     pub async fn deploy(
         run_id: String,
         campaign_id: String,
-        s: Selection,
+        s: SelectionForm,
     ) -> Result<DeploySummary, AppError> {
         let (pool, _) = admin().await?;
         let run = find(&pool, &run_id).await?;
-        let s = selection(&run, s, i64::MAX)?;
+        let s = selection(&run, s)?;
         let campaign = parse_id(&campaign_id, "campaign_id")?;
         match campaigns::find(&pool, campaign).await? {
             Some(c) if c.kind == "judge" => {}

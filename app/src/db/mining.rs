@@ -288,10 +288,14 @@ pub async fn finish_run(
         let d: Vec<i32> = chunk.iter().map(|c| c.edit_distance as i32).collect();
         let w: Vec<i32> = chunk.iter().map(|c| c.shared_long_words as i32).collect();
         let r: Vec<f64> = chunk.iter().map(|c| c.length_ratio).collect();
+        let score: Vec<f64> = chunk.iter().map(|c| c.score).collect();
+        let batch: Vec<i16> = chunk.iter().map(|c| c.batch as i16).collect();
         sqlx::query(
-            r#"insert into mining_candidate (run_id, sentence_a, sentence_b, edit_distance, shared_long_words, length_ratio)
-               select $1, a, b, d, w, r
-               from unnest($2::int8[], $3::int8[], $4::int4[], $5::int4[], $6::float8[]) with ordinality as u(a, b, d, w, r, n)
+            r#"insert into mining_candidate (run_id, sentence_a, sentence_b, edit_distance,
+                   shared_long_words, length_ratio, score, batch)
+               select $1, a, b, d, w, r, s, k
+               from unnest($2::int8[], $3::int8[], $4::int4[], $5::int4[], $6::float8[],
+                           $7::float8[], $8::int2[]) with ordinality as u(a, b, d, w, r, s, k, n)
                order by n"#,
         )
         .bind(run_id)
@@ -300,6 +304,8 @@ pub async fn finish_run(
         .bind(&d)
         .bind(&w)
         .bind(&r)
+        .bind(&score)
+        .bind(&batch)
         .execute(&mut *conn)
         .await?;
     }
@@ -360,14 +366,18 @@ pub struct CandidateRow {
     pub edit_distance: i32,
     pub shared_long_words: i32,
     pub length_ratio: f64,
+    pub score: f64,
+    pub batch: i16,
 }
 
-/// Which candidates: edit distance within [min, max], and at most `limit` of them, either the
-/// first in corpus order or a fixed pseudo-random sample.
+/// Which candidates: edit distance and score within [min, max], and at most `limit` of them,
+/// either the first in corpus order or a fixed pseudo-random sample.
 #[derive(Debug, Clone, Copy)]
 pub struct Selection {
     pub min_edit_distance: i32,
     pub max_edit_distance: i32,
+    pub min_score: f64,
+    pub max_score: f64,
     pub limit: i64,
     pub sample: bool,
 }
@@ -379,11 +389,13 @@ pub async fn select_candidates(
 ) -> Result<Vec<CandidateRow>, AppError> {
     Ok(sqlx::query_as(
         r#"select m.candidate_id, a.text as sentence1, b.text as sentence2, a.cluster,
-                  m.edit_distance, m.shared_long_words, m.length_ratio
+                  m.edit_distance, m.shared_long_words, m.length_ratio, m.score, m.batch
            from mining_candidate m
            join corpus_sentence a on a.sentence_id = m.sentence_a
            join corpus_sentence b on b.sentence_id = m.sentence_b
-           where m.run_id = $1 and m.edit_distance between $2 and $3
+           -- A group run's follow-up reserve is deployed by its judged first batch only.
+           where m.run_id = $1 and m.edit_distance between $2 and $3 and m.batch < 2
+             and m.score between $6 and $7
            order by case when $5 then md5(m.candidate_id::text) else '' end, m.candidate_id
            limit $4"#,
     )
@@ -392,6 +404,8 @@ pub async fn select_candidates(
     .bind(s.max_edit_distance)
     .bind(s.limit)
     .bind(s.sample)
+    .bind(s.min_score)
+    .bind(s.max_score)
     .fetch_all(db)
     .await?)
 }
@@ -406,18 +420,27 @@ pub async fn deploy(
     judgments_per_pair: u32,
 ) -> Result<(u64, u64), AppError> {
     let chosen = select_candidates(&mut *conn, run_id, s).await?;
+    let added = insert_pairs(conn, run_id, campaign_id, &chosen, judgments_per_pair).await?;
+    Ok((added, chosen.len() as u64 - added))
+}
+
+/// Inserts candidates as judging pairs (group = cluster), skipping pairs the campaign has.
+async fn insert_pairs(
+    conn: &mut PgConnection,
+    run_id: Uuid,
+    campaign_id: Uuid,
+    chosen: &[CandidateRow],
+    judgments_per_pair: u32,
+) -> Result<u64, AppError> {
     let s1: Vec<&str> = chosen.iter().map(|c| c.sentence1.as_str()).collect();
     let s2: Vec<&str> = chosen.iter().map(|c| c.sentence2.as_str()).collect();
     let group: Vec<&str> = chosen.iter().map(|c| c.cluster.as_str()).collect();
-    let ext: Vec<String> = chosen
-        .iter()
-        .map(|c| format!("candidate:{}", c.candidate_id))
-        .collect();
-    let added = sqlx::query(
+    let ids: Vec<i64> = chosen.iter().map(|c| c.candidate_id).collect();
+    Ok(sqlx::query(
         r#"insert into judge_pair (campaign_id, sentence1, sentence2, group_key, external_id,
-               is_test, open_slots, mining_run_id)
-           select $1, s1, s2, g, e, false, $6, $7
-           from unnest($2::text[], $3::text[], $4::text[], $5::text[]) with ordinality as u(s1, s2, g, e, n)
+               is_test, open_slots, mining_run_id, mining_candidate_id)
+           select $1, s1, s2, g, 'candidate:' || c, false, $6, $7, c
+           from unnest($2::text[], $3::text[], $4::text[], $5::int8[]) with ordinality as u(s1, s2, g, c, n)
            where not exists (select 1 from judge_pair p where p.campaign_id = $1
                              and p.sentence1 = u.s2 and p.sentence2 = u.s1)
            order by n
@@ -427,13 +450,127 @@ pub async fn deploy(
     .bind(&s1)
     .bind(&s2)
     .bind(&group)
-    .bind(&ext)
+    .bind(&ids)
     .bind(judgments_per_pair as i32)
     .bind(run_id)
     .execute(&mut *conn)
     .await?
+    .rows_affected())
+}
+
+/// The group-selection first batch a judging pair belongs to: (run, group, run parameters).
+pub async fn first_batch_of_pair(
+    db: impl PgExecutor<'_>,
+    pair_id: Uuid,
+) -> Result<Option<(Uuid, String, serde_json::Value)>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select m.run_id, p.group_key, r.params
+           from judge_pair p
+           join mining_candidate m on m.candidate_id = p.mining_candidate_id
+           join mining_run r on r.run_id = m.run_id
+           where p.pair_id = $1 and m.batch = 1 and r.method = 'group' and p.group_key is not null"#,
+    )
+    .bind(pair_id)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// (trusted judgments, "paraphrase" votes) of each first-batch pair of a group in a campaign.
+pub async fn first_batch_votes(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    run_id: Uuid,
+    group: &str,
+) -> Result<Vec<(i32, i32)>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select p.n_judgments, p.n_paraphrase
+           from judge_pair p
+           join mining_candidate m on m.candidate_id = p.mining_candidate_id
+           where p.campaign_id = $1 and m.run_id = $2 and m.batch = 1 and p.group_key = $3"#,
+    )
+    .bind(campaign_id)
+    .bind(run_id)
+    .bind(group)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Takes a group's follow-up decision once: inserts the first `pairs` of its follow-up reserve
+/// (in the miner's order) and records it. False when the decision was already taken.
+#[allow(clippy::too_many_arguments)]
+pub async fn deploy_follow_up(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    run_id: Uuid,
+    group: &str,
+    paraphrases: u32,
+    pairs: u32,
+    judgments_per_pair: u32,
+) -> Result<Option<u64>, AppError> {
+    let claimed = sqlx::query(
+        r#"insert into mining_follow_up (campaign_id, run_id, group_key, paraphrases, pairs, deployed)
+           values ($1, $2, $3, $4, $5, 0) on conflict do nothing"#,
+    )
+    .bind(campaign_id)
+    .bind(run_id)
+    .bind(group)
+    .bind(paraphrases as i32)
+    .bind(pairs as i32)
+    .execute(&mut *conn)
+    .await?
     .rows_affected();
-    Ok((added, chosen.len() as u64 - added))
+    if claimed == 0 {
+        return Ok(None);
+    }
+    let chosen: Vec<CandidateRow> = sqlx::query_as(
+        r#"select m.candidate_id, a.text as sentence1, b.text as sentence2, a.cluster,
+                  m.edit_distance, m.shared_long_words, m.length_ratio, m.score, m.batch
+           from mining_candidate m
+           join corpus_sentence a on a.sentence_id = m.sentence_a
+           join corpus_sentence b on b.sentence_id = m.sentence_b
+           where m.run_id = $1 and m.batch = 2 and a.cluster = $2
+           order by m.candidate_id
+           limit $3"#,
+    )
+    .bind(run_id)
+    .bind(group)
+    .bind(pairs as i64)
+    .fetch_all(&mut *conn)
+    .await?;
+    let added = insert_pairs(conn, run_id, campaign_id, &chosen, judgments_per_pair).await?;
+    sqlx::query(
+        "update mining_follow_up set deployed = $4 where campaign_id = $1 and run_id = $2 and group_key = $3",
+    )
+    .bind(campaign_id)
+    .bind(run_id)
+    .bind(group)
+    .bind(added as i32)
+    .execute(&mut *conn)
+    .await?;
+    Ok(Some(added))
+}
+
+/// A follow-up decision as recorded.
+#[derive(Debug, Clone, FromRow)]
+pub struct FollowUpRow {
+    pub group_key: String,
+    pub paraphrases: i32,
+    pub pairs: i32,
+    pub deployed: i32,
+}
+
+/// The follow-up decisions taken for a run's groups (all campaigns), by group.
+pub async fn follow_ups(
+    db: impl PgExecutor<'_>,
+    run_id: Uuid,
+) -> Result<Vec<FollowUpRow>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select group_key, paraphrases, pairs, deployed from mining_follow_up
+           where run_id = $1 order by group_key, campaign_id"#,
+    )
+    .bind(run_id)
+    .fetch_all(db)
+    .await?)
 }
 
 /// Pairs of a judging campaign that came from a mining run.

@@ -5,8 +5,10 @@
 //! - [`model`]: one sequence-pair model directory (`model.onnx`, `tokenizer.json`, `config.json`).
 //! - [`scorer`]: the MI judge and BLEURT together: scores (source, attempt) pairs in one batch.
 //! - [`engine`]: the bounded queue and the worker thread that batches concurrent Checks.
+//! - [`embedder`]: sentence embeddings (all-MiniLM-L6-v2) for the ParaSCI miner, loaded lazily.
 //! - [`config`]: where the models are and how the engine runs.
 pub mod config;
+pub mod embedder;
 pub mod engine;
 pub mod model;
 pub mod runtime;

@@ -249,7 +249,7 @@ fn configure_tokenizer(tokenizer: &mut Tokenizer, hf: &HfConfig) -> anyhow::Resu
     Ok(())
 }
 
-fn dir_name(dir: &Path) -> String {
+pub(crate) fn dir_name(dir: &Path) -> String {
     dir.canonicalize()
         .ok()
         .as_deref()
@@ -259,7 +259,7 @@ fn dir_name(dir: &Path) -> String {
         .unwrap_or_else(|| "model".into())
 }
 
-fn short_sha256(file: &Path) -> anyhow::Result<String> {
+pub(crate) fn short_sha256(file: &Path) -> anyhow::Result<String> {
     let mut f = fs::File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];

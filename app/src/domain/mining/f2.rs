@@ -150,6 +150,8 @@ pub fn mine(
                         edit_distance: levenshtein(&x.words, &y.words),
                         shared_long_words: shared,
                         length_ratio: lx.min(ly) as f64 / lx.max(ly) as f64,
+                        score: 0.0,
+                        batch: 0,
                     },
                 ));
             }

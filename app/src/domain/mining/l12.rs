@@ -213,6 +213,8 @@ pub fn mine(
                             edit_distance: d,
                             shared_long_words: 0,
                             length_ratio: lx.min(ly) as f64 / lx.max(ly) as f64,
+                            score: 0.0,
+                            batch: 0,
                         },
                     ));
                 }

@@ -4,7 +4,9 @@
 //! numbers of a run ([`stats`]). Pure code: the job runner and the database live elsewhere.
 pub mod corpus;
 pub mod edit_distance;
+pub mod embedding;
 pub mod f2;
+pub mod group_select;
 pub mod l12;
 pub mod progress;
 pub mod segment;
@@ -43,6 +45,11 @@ pub struct Candidate {
     pub shared_long_words: u32,
     /// Shorter over longer length in words.
     pub length_ratio: f64,
+    /// The miner's own score: cosine similarity (embeddings), the seed's rank (group
+    /// selection, 0 = best); 0 for L12 and F2.
+    pub score: f64,
+    /// 0 for an ordinary candidate; group selection's first batch (1) or follow-up reserve (2).
+    pub batch: u8,
 }
 
 /// How many worker threads a miner uses: the machine's cores.
@@ -50,42 +57,89 @@ pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Embeds texts: one L2-normalised vector per text, in order (the server's sentence model).
+pub type Embed<'a> = &'a (dyn Fn(&[String]) -> Result<Vec<Vec<f32>>, String> + Sync);
+
+/// Why a run stopped without candidates.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MineError {
+    #[error("the run was cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<progress::Cancelled> for MineError {
+    fn from(_: progress::Cancelled) -> Self {
+        MineError::Cancelled
+    }
+}
+
 /// A miner and its parameters.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Method {
     L12(l12::L12Params),
     F2(f2::F2Params),
+    Group(group_select::GroupParams),
+    Embedding(embedding::EmbeddingParams),
 }
 
 impl Method {
+    pub const NAMES: [&'static str; 4] = ["l12", "f2", "group", "embedding"];
+
     pub fn name(&self) -> &'static str {
         match self {
             Method::L12(_) => "l12",
             Method::F2(_) => "f2",
+            Method::Group(_) => "group",
+            Method::Embedding(_) => "embedding",
         }
     }
     pub fn params_json(&self) -> serde_json::Value {
         match self {
             Method::L12(p) => serde_json::to_value(p),
             Method::F2(p) => serde_json::to_value(p),
+            Method::Group(p) => serde_json::to_value(p),
+            Method::Embedding(p) => serde_json::to_value(p),
         }
         .unwrap_or_default()
     }
     pub fn from_row(method: &str, params: &serde_json::Value) -> Option<Method> {
+        let p = params.clone();
         match method {
-            "l12" => serde_json::from_value(params.clone()).ok().map(Method::L12),
-            "f2" => serde_json::from_value(params.clone()).ok().map(Method::F2),
+            "l12" => serde_json::from_value(p).ok().map(Method::L12),
+            "f2" => serde_json::from_value(p).ok().map(Method::F2),
+            "group" => serde_json::from_value(p).ok().map(Method::Group),
+            "embedding" => serde_json::from_value(p).ok().map(Method::Embedding),
             _ => None,
         }
     }
+    /// Whether the run needs the sentence embedding model.
+    pub fn needs_embeddings(&self) -> bool {
+        matches!(self, Method::Embedding(_))
+    }
+    /// Mines `clusters`; `embed` is needed by the embedding miner only.
     pub fn mine(
         &self,
         clusters: &[Cluster],
+        embed: Option<Embed<'_>>,
         progress: &progress::Progress,
-    ) -> Result<Vec<Candidate>, progress::Cancelled> {
+    ) -> Result<Vec<Candidate>, MineError> {
         match self {
-            Method::L12(p) => l12::mine(clusters, p, progress),
-            Method::F2(p) => f2::mine(clusters, p, progress),
+            Method::L12(p) => Ok(l12::mine(clusters, p, progress)?),
+            Method::F2(p) => Ok(f2::mine(clusters, p, progress)?),
+            Method::Group(p) => Ok(group_select::mine(clusters, p, progress)?),
+            Method::Embedding(p) => {
+                let embed = embed.ok_or_else(|| {
+                    MineError::Failed("The sentence embedding model is not installed.".into())
+                })?;
+                embedding::mine(clusters, p, embed, progress).map_err(|e| match e {
+                    embedding::EmbedError::Cancelled => MineError::Cancelled,
+                    embedding::EmbedError::Model(m) => {
+                        MineError::Failed(format!("The embedding model failed: {m}"))
+                    }
+                })
+            }
         }
     }
 
@@ -94,6 +148,8 @@ impl Method {
         match self {
             Method::L12(p) => p.check(),
             Method::F2(p) => p.check(),
+            Method::Group(p) => p.check(),
+            Method::Embedding(p) => p.check(),
         }
     }
 }
