@@ -4,6 +4,7 @@ pub mod account;
 pub mod agreement;
 pub mod apt;
 pub mod dawid_skene;
+pub mod export;
 pub mod judge;
 pub mod mining;
 pub mod mutual_implication;

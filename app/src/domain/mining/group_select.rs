@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::progress::{Cancelled, Progress};
 use super::words::words;
 use super::{Candidate, Cluster};
+use crate::domain::apt::split::SplitMix64;
 use crate::domain::judge::labels::{vote_label, Thresholds, VoteLabel};
 
 /// Candidate batches of a group-selection run.
@@ -167,26 +168,22 @@ impl GroupParams {
     }
 }
 
-/// splitmix64: a small reproducible generator (the same draws on every platform and version).
-struct Rng(u64);
+/// A seeded generator for one group's draws (the split's SplitMix64: the same draws on every
+/// platform and version).
+struct Rng(SplitMix64);
 
 impl Rng {
     fn new(seed: u64, stream: u64) -> Rng {
-        Rng(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        Rng(SplitMix64::new(
+            seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        ))
     }
     /// `k` distinct items of `items`, in draw order (a partial Fisher-Yates shuffle).
     fn sample<T: Copy>(&mut self, items: &[T], k: usize) -> Vec<T> {
         let mut v = items.to_vec();
         let k = k.min(v.len());
         for i in 0..k {
-            let j = i + (self.next() % (v.len() - i) as u64) as usize;
+            let j = i + self.0.below((v.len() - i) as u64) as usize;
             v.swap(i, j);
         }
         v.truncate(k);
