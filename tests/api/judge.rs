@@ -7,7 +7,7 @@ use reqwest::{Client, StatusCode};
 use serde_json::Value;
 use sqlx::PgPool;
 
-use crate::helpers::{error_of, shared_data, spawn_app, TestApp};
+use crate::helpers::{client, error_of, shared_data, spawn_app, TestApp};
 
 async fn json(resp: reqwest::Response) -> Value {
     let status = resp.status();
@@ -1172,5 +1172,155 @@ async fn the_evidence_gate_keeps_a_worker_with_one_missed_test(pool: PgPool) {
     assert!(missed);
     assert_eq!(seen.len(), 12);
     assert!(last.get("Judge").is_some(), "{last}");
+    app.stop().await;
+}
+
+/// 60 pairs in 20 groups of 3, the truth written into sentence 2 as in `pairs_csv`; the
+/// sentences carry a comma, quotes and a tab so the formats' quoting is exercised.
+fn grouped_pairs_csv() -> String {
+    let mut s = String::from("sentence1,sentence2,group\n");
+    for i in 0..60 {
+        let tag = if i % 3 == 0 { "N" } else { "P" };
+        s.push_str(&format!(
+            "\"Pair {i}, first \"\"sentence\"\"\tone.\",Pair {i} second sentence [{tag}].,g{}\n",
+            i / 3
+        ));
+    }
+    s
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_judged_campaign_exports_as_csv_jsonl_and_msrp_with_leakage_free_splits(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 3,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            gate_rule: None,
+            pairs_csv: &grouped_pairs_csv(),
+            tests_csv: None,
+        },
+    )
+    .await;
+    // Three honest workers judge every pair, so each pair's label is its truth.
+    for _ in 0..3 {
+        let (c, _) = app.annotator().await;
+        work(&app, &c, &id, usize::MAX, truth).await;
+    }
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let get = |c: &Client, q: &str| {
+        let url = app.url(&format!("/export/judge/{id}{q}"));
+        let c = c.clone();
+        async move { c.get(url).send().await.unwrap() }
+    };
+
+    // CSV: a header, 60 rows, labels equal to the truth, quoting intact.
+    let resp = get(&researcher, "?format=csv").await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(resp.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/csv"));
+    let text = resp.text().await.unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header,
+        [
+            "id",
+            "sentence1",
+            "sentence2",
+            "n_paraphrase",
+            "n_judgments",
+            "label",
+            "group",
+            "gold",
+            "split"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 60);
+    for r in &rows {
+        let expected = if r[2].contains("[P]") { "1" } else { "0" };
+        assert_eq!(&r[5], expected, "{r:?}");
+        assert_eq!(&r[4], "3");
+        // The import folds whitespace (the tab); commas and quotes come back as written.
+        assert!(r[1].contains(", first \"sentence\" one."), "{r:?}");
+    }
+
+    // JSON lines: the same rows.
+    let text = get(&researcher, "?format=jsonl")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 60);
+    assert!(lines.iter().all(|l| l["label"] == 0 || l["label"] == 1));
+
+    // MSRP's TSV: five columns, no quoting, tabs inside sentences become spaces.
+    let text = get(&researcher, "?format=msrp").await.text().await.unwrap();
+    let mut tsv = csv::ReaderBuilder::new()
+        .delimiter(b'\t')
+        .quoting(false)
+        .from_reader(text.as_bytes());
+    assert_eq!(tsv.headers().unwrap().len(), 5);
+    let tsv_rows: Vec<csv::StringRecord> = tsv.records().map(|r| r.unwrap()).collect();
+    assert_eq!(tsv_rows.len(), 60);
+    assert!(tsv_rows
+        .iter()
+        .all(|r| r.len() == 5 && !r[3].contains('\t')));
+
+    // Splits: 80/10/10 of the rows by group, no group in two parts, the same for the same seed.
+    let mut by_part: HashMap<String, Vec<String>> = HashMap::new();
+    for part in ["train", "dev", "test"] {
+        let text = get(&researcher, &format!("?split={part}&seed=7"))
+            .await
+            .text()
+            .await
+            .unwrap();
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let groups: Vec<String> = r.records().map(|x| x.unwrap()[6].to_owned()).collect();
+        by_part.insert(part.into(), groups);
+    }
+    assert_eq!(
+        by_part["train"].len() + by_part["dev"].len() + by_part["test"].len(),
+        60
+    );
+    assert_eq!((by_part["dev"].len(), by_part["test"].len()), (6, 6));
+    for (a, b) in [("train", "dev"), ("train", "test"), ("dev", "test")] {
+        let sa: BTreeSet<&String> = by_part[a].iter().collect();
+        assert!(
+            by_part[b].iter().all(|g| !sa.contains(g)),
+            "{a} and {b} share a group"
+        );
+    }
+    let again = get(&researcher, "?split=test&seed=7")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let mut r = csv::Reader::from_reader(again.as_bytes());
+    let groups: Vec<String> = r.records().map(|x| x.unwrap()[6].to_owned()).collect();
+    assert_eq!(groups, by_part["test"], "reproducible from the seed");
+
+    // Bad options are named; annotators and strangers are refused.
+    let resp = get(&researcher, "?format=xml").await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    assert!(resp.text().await.unwrap().contains("format"));
+    assert_eq!(
+        get(&researcher, "?train=0.9").await.status(),
+        StatusCode::BAD_REQUEST
+    );
+    let (annotator, _) = app.annotator().await;
+    assert_eq!(get(&annotator, "").await.status(), StatusCode::FORBIDDEN);
+    assert_eq!(get(&client(), "").await.status(), StatusCode::UNAUTHORIZED);
     app.stop().await;
 }

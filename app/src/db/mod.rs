@@ -2,6 +2,7 @@
 //! pool or a transaction.
 pub mod apt;
 pub mod campaigns;
+pub mod export;
 pub mod judge;
 pub mod mining;
 pub mod users;

@@ -23,7 +23,7 @@ pub struct ExportQuery {
 /// Share of rows in the test part (the paper's AP_H split is about 3:1).
 const TEST_FRACTION: f64 = 0.25;
 
-fn refuse(status: StatusCode, message: &str) -> Response {
+pub(crate) fn refuse(status: StatusCode, message: &str) -> Response {
     (
         status,
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
@@ -33,7 +33,7 @@ fn refuse(status: StatusCode, message: &str) -> Response {
 }
 
 /// The caller's role, if logged in and active.
-async fn caller_role(session: &Session, pool: &PgPool) -> Option<Role> {
+pub(crate) async fn caller_role(session: &Session, pool: &PgPool) -> Option<Role> {
     let id = app::session::session_user_id(session)
         .await
         .ok()
