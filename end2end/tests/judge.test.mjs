@@ -3,6 +3,7 @@
 // misses a test pair, sees the right answer and its explanation, and goes on.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile,
 } from '../support.mjs';
@@ -94,6 +95,32 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   const workerRows = admin.getByRole('table', { name: 'Workers' }).locator('tbody tr');
   assert.equal(await workerRows.count(), 1);
   assert.match(await workerRows.first().textContent(), /^W[0-9a-f]{8}active8/);
+
+  // The export page: statistics for the chosen options, then the worker's judgments as a file.
+  await admin.goto(`${server.url}/admin/campaigns/${id}`);
+  await admin.getByRole('link', { name: 'Export dataset' }).click();
+  await admin.getByRole('heading', { name: 'Export: Tweet pairs' }).waitFor();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  assert.match(await admin.getByTestId('export-counts').textContent(), /^36 pairs, 10 judgments \(10 trusted\)$/);
+  await admin.getByLabel('Unresolved pairs').selectOption('keep');
+  await admin.getByTestId('show-stats').click();
+  await admin.waitForURL(/unresolved=keep/);
+  const stats = admin.getByRole('table', { name: 'Dataset statistics' });
+  await stats.waitFor();
+  // 36 pairs kept (none has its 6 judgments: all unresolved but the 6 gold test pairs).
+  assert.equal(await stats.locator('tr', { hasText: /^Pairs/ }).locator('td[data-part="all"]').textContent(), '36');
+  assert.equal(await stats.locator('tr', { hasText: /^Gold \(test\) pairs/ }).locator('td[data-part="all"]').textContent(), '6');
+  await admin.getByLabel('Rows').selectOption('judgments');
+  const [download] = await Promise.all([
+    admin.waitForEvent('download'),
+    admin.getByTestId('download').click(),
+  ]);
+  assert.match(download.suggestedFilename(), /^judge-[0-9a-f-]{36}-judgments-all\.csv$/);
+  const lines = (await readFile(await download.path(), 'utf8')).trim().split(/\r?\n/);
+  assert.equal(lines[0], 'pair_id,sentence1,sentence2,worker,label,seconds,time,trusted,gold,group,split');
+  assert.equal(lines.length, 11, 'ten judgments');
+  assert.equal(lines.filter((l) => l.includes(',1,0,,') || l.includes(',1,1,,')).length, 10, 'all trusted');
+  assert.ok(!lines.join('\n').includes(name), 'workers appear under pseudonyms');
   assert.deepEqual(unexpectedErrors(page), []);
   assert.deepEqual(unexpectedErrors(admin), []);
   await page.context().close();

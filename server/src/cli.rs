@@ -28,6 +28,11 @@ Usage:
                                            import a corpus to mine: SHAPE is documents (clustered
                                            documents, split into sentences), grouped (short texts
                                            with a group key) or sentences (one a line)
+  paracrowd export CAMPAIGN OUTPUT [KEY=VALUE ...]
+                                           write a campaign's dataset to OUTPUT (- for stdout),
+                                           with the download page's options, e.g. rows=judgments
+                                           format=jsonl split=train labels=dawid_skene seed=7;
+                                           progress on stderr
   paracrowd score INPUT [OUTPUT]           score sentence pairs (TSV/CSV) with the MI and BLEURT
                                            models; writes a TSV (stdout without OUTPUT)
   paracrowd help                           this text
@@ -49,6 +54,9 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         }
         ["import-corpus", name, file, shape, rest @ ..] => {
             import_corpus(config, name, file, shape, rest).await
+        }
+        ["export", campaign, output, options @ ..] => {
+            export(config, campaign, output, options).await
         }
         ["score", input, rest @ ..] if rest.len() <= 1 => {
             let ml = crate::ml::MlConfig::from_env()?;
@@ -290,6 +298,23 @@ async fn import_corpus(
             "imported corpus {} ({}): {} clusters, {} documents, {} sentences",
             c.corpus_id, c.name, c.clusters, c.documents, c.sentences
         );
+        Ok(())
+    })
+    .await
+}
+
+/// `paracrowd export`: see `export_cmd`.
+async fn export(
+    config: Config,
+    campaign: &str,
+    output: &str,
+    options: &[&str],
+) -> anyhow::Result<()> {
+    let campaign_id = uuid::Uuid::parse_str(campaign).context("CAMPAIGN must be a campaign id")?;
+    let query = crate::export_cmd::parse_options(options)?;
+    let output = output.to_owned();
+    with_database(&config, |pool| async move {
+        crate::export_cmd::write(&pool, campaign_id, &query, &output, true).await?;
         Ok(())
     })
     .await

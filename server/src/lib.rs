@@ -5,6 +5,7 @@ pub mod admin_bootstrap;
 pub mod cli;
 pub mod config;
 pub mod embedded_pg;
+pub mod export_cmd;
 pub mod ml;
 pub mod routes;
 pub mod score_cmd;

@@ -128,11 +128,8 @@ pub async fn build_router(
     };
     let router = Router::new()
         .route("/health", get(crate::routes::health::health))
-        .route("/export/apt/{campaign}", get(crate::routes::export::apt_attempts))
-        .route(
-            "/export/judge/{campaign}",
-            get(crate::routes::export_judge::judge_pairs),
-        )
+        .route("/export/apt/{campaign}", get(crate::routes::export::apt))
+        .route("/export/judge/{campaign}", get(crate::routes::export::judge))
         .leptos_routes_with_context(&state, routes, context.clone(), {
             let options = state.leptos_options.clone();
             move || shell(options.clone())

@@ -625,6 +625,31 @@ async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
         "reproducible"
     );
 
+    // CSV and JSON lines carry every column (AP_H's, whether submitted, the part); the
+    // submissions export holds only submitted attempts (none here: every sentence was skipped).
+    let csv_text = get(&researcher, "?format=csv&seed=3").await.unwrap().text().await.unwrap();
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    assert_eq!(reader.headers().unwrap().len(), 12);
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 24);
+    assert_eq!(
+        rows.iter().filter(|r| &r[11] == "test").count(),
+        test.len(),
+        "the same split as the AP_H file"
+    );
+    assert!(rows.iter().all(|r| &r[10] == "0"));
+    let jsonl = get(&researcher, "?format=jsonl").await.unwrap().text().await.unwrap();
+    let first: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert_eq!(first["MI"], 1);
+    assert_eq!(first["submitted"], false);
+    assert_eq!(jsonl.lines().count(), 24);
+    let subs = get(&researcher, "?rows=submissions").await.unwrap();
+    assert_eq!(subs.headers()["x-paracrowd-rows"], "0");
+    assert_eq!(subs.text().await.unwrap().lines().count(), 1, "the header only");
+    assert_eq!(
+        get(&researcher, "?format=msrp").await.unwrap().status(),
+        StatusCode::BAD_REQUEST
+    );
     assert_eq!(
         get(&worker, "").await.unwrap().status(),
         StatusCode::FORBIDDEN

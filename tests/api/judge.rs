@@ -16,18 +16,18 @@ async fn json(resp: reqwest::Response) -> Value {
     serde_json::from_str(&body).unwrap()
 }
 
-struct Setup<'a> {
-    judgments_per_pair: u32,
-    test_every: u32,
-    gate_min_judgments: u32,
+pub(crate) struct Setup<'a> {
+    pub(crate) judgments_per_pair: u32,
+    pub(crate) test_every: u32,
+    pub(crate) gate_min_judgments: u32,
     /// `None`: the default rule.
-    gate_rule: Option<&'a str>,
-    pairs_csv: &'a str,
-    tests_csv: Option<&'a str>,
+    pub(crate) gate_rule: Option<&'a str>,
+    pub(crate) pairs_csv: &'a str,
+    pub(crate) tests_csv: Option<&'a str>,
 }
 
 /// An open judging campaign created and filled through the API.
-async fn campaign(app: &TestApp, admin: &Client, s: Setup<'_>) -> String {
+pub(crate) async fn campaign(app: &TestApp, admin: &Client, s: Setup<'_>) -> String {
     let resp = app
         .call(
             admin,
@@ -106,7 +106,7 @@ fn tests_csv(n: usize) -> String {
     s
 }
 
-fn truth(task: &Value) -> bool {
+pub(crate) fn truth(task: &Value) -> bool {
     task["Judge"]["sentence2"].as_str().unwrap().contains("[P]")
 }
 
@@ -1177,7 +1177,7 @@ async fn the_evidence_gate_keeps_a_worker_with_one_missed_test(pool: PgPool) {
 
 /// 60 pairs in 20 groups of 3, the truth written into sentence 2 as in `pairs_csv`; the
 /// sentences carry a comma, quotes and a tab so the formats' quoting is exercised.
-fn grouped_pairs_csv() -> String {
+pub(crate) fn grouped_pairs_csv() -> String {
     let mut s = String::from("sentence1,sentence2,group\n");
     for i in 0..60 {
         let tag = if i % 3 == 0 { "N" } else { "P" };

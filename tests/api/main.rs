@@ -5,6 +5,7 @@ mod accounts;
 mod apt;
 mod cli;
 mod embedded_postgres;
+mod export;
 mod helpers;
 mod judge;
 mod mining;

@@ -6,6 +6,7 @@ pub mod apt;
 pub mod apt_report;
 pub mod auth;
 pub mod campaigns;
+pub mod export;
 pub mod judge;
 pub mod judge_admin;
 pub mod judge_report;

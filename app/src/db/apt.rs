@@ -334,35 +334,3 @@ pub async fn list_worker_earnings(
     .await?)
 }
 
-/// An attempt as AP_H lays it out.
-#[derive(Debug, Clone, FromRow)]
-pub struct ApHRow {
-    pub app_user_id: Uuid,
-    pub created_at: time::OffsetDateTime,
-    pub seconds_since_shown: f64,
-    pub origin: String,
-    pub external_id: Option<String>,
-    pub source_sentence_id: Uuid,
-    pub sentence: String,
-    pub candidate: String,
-    pub bleurt: f32,
-    pub is_mutual_implication: bool,
-    pub reward_cents: i32,
-}
-
-/// Every attempt of a campaign, oldest first.
-pub async fn list_ap_h_rows(
-    db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
-) -> Result<Vec<ApHRow>, AppError> {
-    Ok(sqlx::query_as::<_, ApHRow>(
-        r#"select a.app_user_id, a.created_at, a.seconds_since_shown, s.origin, s.external_id,
-                  s.source_sentence_id, s.text as sentence, a.text as candidate, a.bleurt,
-                  a.is_mutual_implication, a.reward_cents
-           from apt_attempt a join source_sentence s using (source_sentence_id)
-           where a.campaign_id = $1 order by a.created_at, a.apt_attempt_id"#,
-    )
-    .bind(campaign_id)
-    .fetch_all(db)
-    .await?)
-}

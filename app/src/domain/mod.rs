@@ -10,6 +10,7 @@ pub mod mining;
 pub mod mutual_implication;
 pub mod rate_limit;
 pub mod reward;
+pub mod rng;
 pub mod table_file;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};

@@ -74,7 +74,8 @@ fn Report(r: AptReportView) -> impl IntoView {
             <a href=format!("/export/apt/{}", r.campaign_id)>"all"</a> ", "
             <a href=format!("/export/apt/{}?split=train", r.campaign_id)>"train"</a> ", "
             <a href=format!("/export/apt/{}?split=test", r.campaign_id)>"test"</a>
-            " (about 3:1, no source sentence in both; add &seed=N for another split)"
+            " (about 3:1, no source sentence in both) · "
+            <a href=format!("/research/export/{}", r.campaign_id)>"more export options"</a>
         </p>
         <h2>"Workers"</h2>
         <table class="users">

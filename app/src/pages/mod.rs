@@ -2,6 +2,7 @@
 pub mod admin;
 pub mod apt_page;
 pub mod apt_report_page;
+pub mod export_page;
 pub mod home_page;
 pub mod judge_page;
 pub mod judge_report_page;

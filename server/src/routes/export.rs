@@ -1,27 +1,27 @@
-//! `GET /export/apt/{campaign}?split=all|train|test&seed=N`: a campaign's attempts in AP_H's layout
-//! (`token time duration dataset index sentence candidate BLEURT MI dollar`, tab-separated), with
-//! a pseudonymous worker token, optionally one part of the ~3:1 train/test split by source
-//! sentence. Researchers and admins only.
+//! Dataset downloads, for researchers and admins: `GET /export/judge/{campaign}` and
+//! `GET /export/apt/{campaign}`, streamed from a database cursor (constant memory, no time
+//! limit; see `app::export`).
+//!
+//! Query (all optional; `app::domain::export::spec` has the defaults and checks):
+//! - judging: `rows` = `pairs` | `judgments`; `format` = `csv` | `jsonl` | `msrp` (pairs);
+//!   `labels` = `vote` | `dawid_skene`; `unresolved` = `drop` | `keep`; `untrusted` = `drop` |
+//!   `keep` (judgments);
+//! - APT: `rows` = `attempts` | `submissions`; `format` = `aph` | `csv` | `jsonl`;
+//! - both: `split` = `all` | `train` | `dev` | `test`, `split_by` = `group` | `time`, `seed`,
+//!   and the shares `train`, `dev`, `test`.
+//!
+//! The response carries `X-Paracrowd-Rows`: the rows the export reads, for a progress bar.
+use axum::body::Body;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use sqlx::PgPool;
 use tower_sessions::Session;
 use uuid::Uuid;
 
-use app::domain::apt::split::split_by_group;
+use app::domain::export::spec::ExportQuery;
 use app::domain::Role;
-
-#[derive(serde::Deserialize)]
-pub struct ExportQuery {
-    #[serde(default)]
-    split: Option<String>,
-    #[serde(default)]
-    seed: Option<u64>,
-}
-
-/// Share of rows in the test part (the paper's AP_H split is about 3:1).
-const TEST_FRACTION: f64 = 0.25;
+use app::error::AppError;
 
 pub(crate) fn refuse(status: StatusCode, message: &str) -> Response {
     (
@@ -42,11 +42,32 @@ pub(crate) async fn caller_role(session: &Session, pool: &PgPool) -> Option<Role
     (user.status() == app::domain::UserStatus::Active).then(|| user.role())
 }
 
-pub async fn apt_attempts(
+pub const ROWS_HEADER: HeaderName = HeaderName::from_static("x-paracrowd-rows");
+
+pub async fn judge(
     State(pool): State<PgPool>,
     session: Session,
     Path(campaign): Path<String>,
     Query(q): Query<ExportQuery>,
+) -> Response {
+    download(pool, session, "judge", campaign, q).await
+}
+
+pub async fn apt(
+    State(pool): State<PgPool>,
+    session: Session,
+    Path(campaign): Path<String>,
+    Query(q): Query<ExportQuery>,
+) -> Response {
+    download(pool, session, "apt", campaign, q).await
+}
+
+async fn download(
+    pool: PgPool,
+    session: Session,
+    kind: &str,
+    campaign: String,
+    q: ExportQuery,
 ) -> Response {
     match caller_role(&session, &pool).await {
         None => return refuse(StatusCode::UNAUTHORIZED, "Please log in first."),
@@ -55,59 +76,40 @@ pub async fn apt_attempts(
         }
         Some(_) => {}
     }
-    let Ok(campaign_id) = Uuid::parse_str(campaign.trim_end_matches(".tsv")) else {
+    // A file name after the id (`<id>.csv`) is allowed, so a saved link reads well.
+    let Ok(campaign_id) = Uuid::parse_str(campaign.split('.').next().unwrap_or("")) else {
         return refuse(StatusCode::NOT_FOUND, "No such campaign.");
     };
-    let part = q.split.as_deref().unwrap_or("all");
-    if !["all", "train", "test"].contains(&part) {
-        return refuse(StatusCode::BAD_REQUEST, "split must be all, train or test.");
+    match app::db::campaigns::find(&pool, campaign_id).await {
+        Ok(Some(c)) if c.kind == kind => {}
+        Ok(_) => return refuse(StatusCode::NOT_FOUND, &format!("No such {kind} campaign.")),
+        Err(_) => return unavailable(),
     }
-    let rows = match app::db::apt::list_ap_h_rows(&pool, campaign_id).await {
-        Ok(rows) => rows,
-        Err(_) => {
-            return refuse(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "The database did not answer; try again.",
-            )
+    match app::export::open(&pool, campaign_id, &q).await {
+        Ok(export) => (
+            [
+                (header::CONTENT_TYPE, export.content_type.to_owned()),
+                (
+                    header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"{}\"", export.file_name),
+                ),
+                (ROWS_HEADER, export.source_rows.to_string()),
+            ],
+            Body::from_stream(export.body),
+        )
+            .into_response(),
+        Err(AppError::Validation { message, .. }) => refuse(StatusCode::BAD_REQUEST, &message),
+        Err(AppError::NotFound) => refuse(StatusCode::NOT_FOUND, "No such campaign."),
+        Err(e) => {
+            tracing::error!(%campaign_id, error = %e, "export could not start");
+            unavailable()
         }
-    };
-    let groups: Vec<Uuid> = rows.iter().map(|r| r.source_sentence_id).collect();
-    let in_test = split_by_group(&groups, TEST_FRACTION, q.seed.unwrap_or(0));
-    let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
-    let mut out = String::from(
-        "token\ttime\tduration\tdataset\tindex\tsentence\tcandidate\tBLEURT\tMI\tdollar\n",
-    );
-    for (row, is_test) in rows.iter().zip(in_test) {
-        if (part == "train" && is_test) || (part == "test" && !is_test) {
-            continue;
-        }
-        let time = row
-            .created_at
-            .format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "{}\t{time}\t{:.1}\t{}\t{}\t{}\t{}\t{:.6}\t{}\t{:.2}\n",
-            app::domain::account::pseudonym(&row.app_user_id),
-            row.seconds_since_shown,
-            clean(&row.origin),
-            clean(row.external_id.as_deref().unwrap_or("")),
-            clean(&row.sentence),
-            clean(&row.candidate),
-            row.bleurt,
-            u8::from(row.is_mutual_implication),
-            f64::from(row.reward_cents) / 100.0,
-        ));
     }
-    let filename = format!("attachment; filename=\"ap_h-{campaign_id}-{part}.tsv\"");
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                "text/tab-separated-values; charset=utf-8".to_owned(),
-            ),
-            (header::CONTENT_DISPOSITION, filename),
-        ],
-        out,
+}
+
+fn unavailable() -> Response {
+    refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The database did not answer; try again.",
     )
-        .into_response()
 }

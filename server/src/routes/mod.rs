@@ -1,4 +1,3 @@
-//! Plain axum routes (everything else is Leptos pages and server functions).
+//! Plain axum routes beside the Leptos pages and server functions.
 pub mod export;
-pub mod export_judge;
 pub mod health;

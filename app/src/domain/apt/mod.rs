@@ -1,9 +1,9 @@
 //! The Adversarial Paraphrasing Task (Nighojkar & Licato 2021, §3.1) as pure rules: reading
 //! source sentences, choosing the next one, paying within the cap, the paper's Table 2 and
-//! Figure 2, and the train/test split by source. The database and pages build on these.
+//! Figure 2 (the split by source sentence is `domain::export::split`). The database and pages
+//! build on these.
 pub mod budget;
 pub mod chart;
 pub mod serving;
 pub mod source_import;
-pub mod split;
 pub mod stats;

@@ -2,8 +2,13 @@
 //! - CSV with a header, quoted as RFC 4180 (the `csv` crate), which
 //!   `datasets.load_dataset("csv", ...)` and pandas read untouched;
 //! - JSON lines, one object a row, for `load_dataset("json", ...)`;
-//! - MSRP's TSV layout (`Quality #1 ID #2 ID #1 String #2 String`), which has no quoting: tabs
-//!   and line breaks inside a sentence become spaces, and a pair without a label is left out.
+//! - MSRP's TSV layout (`Quality #1 ID #2 ID #1 String #2 String`), for pairs;
+//! - AP_H's TSV layout (`token time duration dataset index sentence candidate BLEURT MI dollar`),
+//!   for APT attempts.
+//!
+//! The two TSV layouts have no quoting: tabs and line breaks inside a text become spaces, and
+//! MSRP leaves out a pair without a label. Each kind of row is a [`Record`]: its CSV columns and
+//! fields; JSON lines come from its `Serialize`.
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -11,31 +16,48 @@ pub enum Format {
     Csv,
     Jsonl,
     MsrpTsv,
+    ApHTsv,
 }
 
 impl Format {
+    /// `csv`, `jsonl` (or `json`), `msrp` or `aph`.
     pub fn parse(s: &str) -> Option<Format> {
         match s.trim() {
             "csv" => Some(Format::Csv),
             "jsonl" | "json" => Some(Format::Jsonl),
-            "msrp" | "tsv" => Some(Format::MsrpTsv),
+            "msrp" => Some(Format::MsrpTsv),
+            "aph" => Some(Format::ApHTsv),
             _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
+            Format::MsrpTsv => "msrp",
+            Format::ApHTsv => "aph",
         }
     }
     pub fn extension(self) -> &'static str {
         match self {
             Format::Csv => "csv",
             Format::Jsonl => "jsonl",
-            Format::MsrpTsv => "tsv",
+            Format::MsrpTsv | Format::ApHTsv => "tsv",
         }
     }
     pub fn content_type(self) -> &'static str {
         match self {
             Format::Csv => "text/csv; charset=utf-8",
             Format::Jsonl => "application/jsonl; charset=utf-8",
-            Format::MsrpTsv => "text/tab-separated-values; charset=utf-8",
+            Format::MsrpTsv | Format::ApHTsv => "text/tab-separated-values; charset=utf-8",
         }
     }
+}
+
+/// A kind of exported row: its CSV columns and the fields in that order.
+pub trait Record: Serialize {
+    const COLUMNS: &'static [&'static str];
+    fn fields(&self) -> Vec<String>;
 }
 
 /// One pair of a judging campaign as exported.
@@ -53,25 +75,171 @@ pub struct PairRow {
     pub split: Option<String>,
 }
 
-const CSV_HEADER: [&str; 9] = [
-    "id",
-    "sentence1",
-    "sentence2",
-    "n_paraphrase",
-    "n_judgments",
-    "label",
-    "group",
-    "gold",
-    "split",
-];
-
-/// The file's first line(s), if the format has a header.
-pub fn header(format: Format) -> String {
-    match format {
-        Format::Csv => csv_line(&CSV_HEADER.map(String::from)),
-        Format::Jsonl => String::new(),
-        Format::MsrpTsv => "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n".into(),
+impl Record for PairRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "id",
+        "sentence1",
+        "sentence2",
+        "n_paraphrase",
+        "n_judgments",
+        "label",
+        "group",
+        "gold",
+        "split",
+    ];
+    fn fields(&self) -> Vec<String> {
+        vec![
+            self.id.clone(),
+            self.sentence1.clone(),
+            self.sentence2.clone(),
+            self.n_paraphrase.to_string(),
+            self.n_judgments.to_string(),
+            self.label.map(|l| l.to_string()).unwrap_or_default(),
+            self.group.clone().unwrap_or_default(),
+            u8::from(self.gold).to_string(),
+            self.split.clone().unwrap_or_default(),
+        ]
     }
+}
+
+/// One judgment: who (a pseudonym, stable across exports), what, how long, when, and whether
+/// it counts (`trusted`: the worker was not stopped and the judgment not set aside).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgmentRow {
+    pub pair_id: String,
+    pub sentence1: String,
+    pub sentence2: String,
+    pub worker: String,
+    /// 1 paraphrase, 0 not.
+    pub label: u8,
+    pub seconds: f64,
+    /// RFC 3339.
+    pub time: String,
+    pub trusted: bool,
+    /// A hidden test pair (the worker's answer is scored against its gold label).
+    pub gold: bool,
+    pub group: Option<String>,
+    pub split: Option<String>,
+}
+
+impl Record for JudgmentRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "pair_id",
+        "sentence1",
+        "sentence2",
+        "worker",
+        "label",
+        "seconds",
+        "time",
+        "trusted",
+        "gold",
+        "group",
+        "split",
+    ];
+    fn fields(&self) -> Vec<String> {
+        vec![
+            self.pair_id.clone(),
+            self.sentence1.clone(),
+            self.sentence2.clone(),
+            self.worker.clone(),
+            self.label.to_string(),
+            format!("{:.3}", self.seconds),
+            self.time.clone(),
+            u8::from(self.trusted).to_string(),
+            u8::from(self.gold).to_string(),
+            self.group.clone().unwrap_or_default(),
+            self.split.clone().unwrap_or_default(),
+        ]
+    }
+}
+
+/// One APT attempt (every Check) with AP_H's fields, whether it was the submitted one, and its
+/// part of the split by source sentence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptRow {
+    /// The worker's pseudonym.
+    pub token: String,
+    /// RFC 3339.
+    pub time: String,
+    /// Seconds since the source sentence was shown.
+    pub duration: f64,
+    /// Where the source sentence came from (`msrp`, `upload`, ...).
+    pub dataset: String,
+    /// The source sentence's id in its dataset.
+    pub index: String,
+    pub sentence: String,
+    pub candidate: String,
+    #[serde(rename = "BLEURT")]
+    pub bleurt: f64,
+    #[serde(rename = "MI")]
+    pub mi: u8,
+    pub dollar: f64,
+    pub submitted: bool,
+    pub split: Option<String>,
+}
+
+impl Record for AttemptRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "token",
+        "time",
+        "duration",
+        "dataset",
+        "index",
+        "sentence",
+        "candidate",
+        "BLEURT",
+        "MI",
+        "dollar",
+        "submitted",
+        "split",
+    ];
+    fn fields(&self) -> Vec<String> {
+        let mut f = self.ap_h_fields();
+        f.push(u8::from(self.submitted).to_string());
+        f.push(self.split.clone().unwrap_or_default());
+        f
+    }
+}
+
+impl AttemptRow {
+    /// AP_H's ten columns.
+    fn ap_h_fields(&self) -> Vec<String> {
+        vec![
+            self.token.clone(),
+            self.time.clone(),
+            format!("{:.1}", self.duration),
+            self.dataset.clone(),
+            self.index.clone(),
+            self.sentence.clone(),
+            self.candidate.clone(),
+            format!("{:.6}", self.bleurt),
+            self.mi.to_string(),
+            format!("{:.2}", self.dollar),
+        ]
+    }
+}
+
+const MSRP_HEADER: &str = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n";
+const AP_H_COLUMNS: usize = 10;
+
+/// The file's first line for rows of type `R`, if the format has a header.
+pub fn header_for<R: Record>(format: Format) -> String {
+    match format {
+        Format::Csv => csv_line(&R::COLUMNS.iter().map(|c| c.to_string()).collect::<Vec<_>>()),
+        Format::Jsonl => String::new(),
+        Format::MsrpTsv => MSRP_HEADER.into(),
+        Format::ApHTsv => tsv_line(
+            &R::COLUMNS[..AP_H_COLUMNS.min(R::COLUMNS.len())]
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>(),
+        ),
+    }
+}
+
+/// The header of a pair export (kept for callers written before [`header_for`]).
+pub fn header(format: Format) -> String {
+    header_for::<PairRow>(format)
 }
 
 fn csv_line(fields: &[String]) -> String {
@@ -86,35 +254,56 @@ fn one_line(s: &str) -> String {
     s.split(['\t', '\n', '\r']).collect::<Vec<_>>().join(" ")
 }
 
-/// One pair as a line (with its line end), or `None` when the format cannot hold it (MSRP has
-/// no unresolved label).
-pub fn pair_line(format: Format, row: &PairRow) -> Option<String> {
-    Some(match format {
-        Format::Csv => csv_line(&[
-            row.id.clone(),
-            row.sentence1.clone(),
-            row.sentence2.clone(),
-            row.n_paraphrase.to_string(),
-            row.n_judgments.to_string(),
-            row.label.map(|l| l.to_string()).unwrap_or_default(),
-            row.group.clone().unwrap_or_default(),
-            (row.gold as u8).to_string(),
-            row.split.clone().unwrap_or_default(),
-        ]),
+fn tsv_line(fields: &[String]) -> String {
+    let mut s = fields
+        .iter()
+        .map(|f| one_line(f))
+        .collect::<Vec<_>>()
+        .join("\t");
+    s.push('\n');
+    s
+}
+
+/// A row as a CSV or JSON line (with its line end); `None` for the layouts of one kind of row
+/// (MSRP, AP_H), which [`pair_line`] and [`attempt_line`] write.
+pub fn record_line<R: Record>(format: Format, row: &R) -> Option<String> {
+    match format {
+        Format::Csv => Some(csv_line(&row.fields())),
         Format::Jsonl => {
             let mut s = serde_json::to_string(row).expect("a row serializes");
             s.push('\n');
-            s
+            Some(s)
         }
-        Format::MsrpTsv => format!(
-            "{}\t{}a\t{}b\t{}\t{}\n",
-            row.label?,
-            one_line(&row.id),
-            one_line(&row.id),
-            one_line(&row.sentence1),
-            one_line(&row.sentence2)
-        ),
-    })
+        Format::MsrpTsv | Format::ApHTsv => None,
+    }
+}
+
+/// One pair as a line (with its line end), or `None` when the format cannot hold it (MSRP has
+/// no unresolved label; AP_H is for attempts).
+pub fn pair_line(format: Format, row: &PairRow) -> Option<String> {
+    match format {
+        Format::MsrpTsv => Some(tsv_line(&[
+            row.label?.to_string(),
+            format!("{}a", row.id),
+            format!("{}b", row.id),
+            row.sentence1.clone(),
+            row.sentence2.clone(),
+        ])),
+        _ => record_line(format, row),
+    }
+}
+
+/// One attempt as a line: AP_H's ten columns in `aph`, every column in CSV and JSON lines.
+pub fn attempt_line(format: Format, row: &AttemptRow) -> Option<String> {
+    match format {
+        Format::ApHTsv => Some(tsv_line(&row.ap_h_fields())),
+        _ => record_line(format, row),
+    }
+}
+
+/// One judgment as a line (CSV or JSON lines only).
+pub fn judgment_line(format: Format, row: &JudgmentRow) -> Option<String> {
+    record_line(format, row)
 }
 
 #[cfg(test)]
@@ -157,7 +346,7 @@ mod tests {
         let mut reader = csv::Reader::from_reader(file.as_bytes());
         assert_eq!(
             reader.headers().unwrap(),
-            &csv::StringRecord::from(CSV_HEADER.to_vec())
+            &csv::StringRecord::from(PairRow::COLUMNS.to_vec())
         );
         let back: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
         assert_eq!(back.len(), rows.len());
@@ -213,5 +402,95 @@ mod tests {
             &back[2][3], "tab here and newline  ",
             "whitespace kept, as spaces"
         );
+    }
+
+    fn judgment(i: usize, text: &str) -> JudgmentRow {
+        JudgmentRow {
+            pair_id: format!("p{i}"),
+            sentence1: text.to_string(),
+            sentence2: format!("{text}!"),
+            worker: format!("W{i:04}"),
+            label: (i % 2) as u8,
+            seconds: 1.25 * i as f64,
+            time: "2026-11-23T07:00:00Z".into(),
+            trusted: i % 3 != 0,
+            gold: i == 2,
+            group: (i % 2 == 1).then(|| "url, with comma".into()),
+            split: Some("dev".into()),
+        }
+    }
+
+    #[test]
+    fn judgments_round_trip_through_csv_and_json_lines_and_have_no_msrp_layout() {
+        let texts = ["plain", "a \"quote\"", "line\nbreak", "😀 ‏שלום‏"];
+        let rows: Vec<JudgmentRow> = texts.iter().enumerate().map(|(i, t)| judgment(i, t)).collect();
+        let mut file = header_for::<JudgmentRow>(Format::Csv);
+        for r in &rows {
+            file.push_str(&judgment_line(Format::Csv, r).unwrap());
+        }
+        let mut reader = csv::Reader::from_reader(file.as_bytes());
+        assert_eq!(reader.headers().unwrap().len(), JudgmentRow::COLUMNS.len());
+        let back: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        for (r, b) in rows.iter().zip(&back) {
+            assert_eq!(&b[1], r.sentence1);
+            assert_eq!(&b[3], r.worker);
+            assert_eq!(b[5].parse::<f64>().unwrap(), r.seconds);
+            assert_eq!(&b[7], if r.trusted { "1" } else { "0" });
+        }
+        let lines: String = rows.iter().map(|r| judgment_line(Format::Jsonl, r).unwrap()).collect();
+        let back: Vec<JudgmentRow> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(back, rows);
+        assert_eq!(judgment_line(Format::MsrpTsv, &rows[0]), None);
+    }
+
+    #[test]
+    fn attempts_have_ap_h_ten_columns_and_every_column_in_csv_and_json() {
+        let row = AttemptRow {
+            token: "W0001".into(),
+            time: "2026-11-23T07:00:00Z".into(),
+            duration: 12.34,
+            dataset: "msrp".into(),
+            index: "1089874".into(),
+            sentence: "The cat\tsat.".into(),
+            candidate: "A feline, \"seated\".".into(),
+            bleurt: -0.123456789,
+            mi: 1,
+            dollar: 0.91,
+            submitted: true,
+            split: Some("test".into()),
+        };
+        let head = header_for::<AttemptRow>(Format::ApHTsv);
+        assert_eq!(
+            head,
+            "token\ttime\tduration\tdataset\tindex\tsentence\tcandidate\tBLEURT\tMI\tdollar\n"
+        );
+        let line = attempt_line(Format::ApHTsv, &row).unwrap();
+        let cols: Vec<&str> = line.trim_end_matches('\n').split('\t').collect();
+        assert_eq!(
+            cols,
+            [
+                "W0001",
+                "2026-11-23T07:00:00Z",
+                "12.3",
+                "msrp",
+                "1089874",
+                "The cat sat.",
+                "A feline, \"seated\".",
+                "-0.123457",
+                "1",
+                "0.91"
+            ]
+        );
+        let file = header_for::<AttemptRow>(Format::Csv) + &attempt_line(Format::Csv, &row).unwrap();
+        let mut reader = csv::Reader::from_reader(file.as_bytes());
+        let back: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(back[0].len(), 12);
+        assert_eq!(&back[0][6], row.candidate);
+        assert_eq!((&back[0][10], &back[0][11]), ("1", "test"));
+        let json: serde_json::Value =
+            serde_json::from_str(attempt_line(Format::Jsonl, &row).unwrap().trim_end()).unwrap();
+        assert_eq!(json["BLEURT"], -0.123456789);
+        assert_eq!(json["MI"], 1);
+        assert_eq!(json["sentence"], "The cat\tsat.");
     }
 }

@@ -14,7 +14,7 @@ use std::hash::Hash;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::apt::split::SplitMix64;
+use crate::domain::rng::SplitMix64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Part {

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::progress::{Cancelled, Progress};
 use super::words::words;
 use super::{Candidate, Cluster};
-use crate::domain::apt::split::SplitMix64;
+use crate::domain::rng::SplitMix64;
 use crate::domain::judge::labels::{vote_label, Thresholds, VoteLabel};
 
 /// Candidate batches of a group-selection run.

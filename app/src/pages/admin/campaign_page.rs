@@ -67,6 +67,8 @@ fn Campaign(
             <a href=format!("/apt/{}", c.campaign_id)>"Worker's page"</a>
             " · "
             <a href=format!("/research/apt/{}", c.campaign_id)>"Researcher's report"</a>
+            " · "
+            <a href=format!("/research/export/{}", c.campaign_id)>"Export dataset"</a>
         }
         .into_any()
     } else {
@@ -74,6 +76,8 @@ fn Campaign(
             <a href=format!("/judge/{}", c.campaign_id)>"Worker's page"</a>
             " · "
             <a href=format!("/research/judge/{}", c.campaign_id)>"Agreement dashboard"</a>
+            " · "
+            <a href=format!("/research/export/{}", c.campaign_id)>"Export dataset"</a>
         }
         .into_any()
     };

@@ -1,0 +1,67 @@
+//! The export page's server function: what a campaign holds and, for judging campaigns, the
+//! dataset's statistics per split as ParaSCI Table 2 and MultiPIT Table 1 report them, for the
+//! same options the download uses (labels, unresolved pairs, split).
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::domain::export::spec::ExportQuery;
+use crate::domain::export::stats::DatasetStats;
+use crate::error::AppError;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportPageData {
+    pub campaign_id: String,
+    pub title: String,
+    /// `judge` or `apt`.
+    pub kind: String,
+    pub pairs: i64,
+    pub judgments: i64,
+    pub trusted_judgments: i64,
+    pub attempts: i64,
+    pub submissions: i64,
+    /// (part, statistics): `all`, `train`, `dev`, `test` (judging campaigns).
+    pub parts: Vec<(String, DatasetStats)>,
+}
+
+/// Researchers and admins only.
+#[server(endpoint = "research/export_view")]
+pub async fn export_view(
+    campaign_id: String,
+    #[server(default)] query: ExportQuery,
+) -> Result<ExportPageData, AppError> {
+    super::with_status(ssr::view(campaign_id, query).await)
+}
+
+#[cfg(feature = "ssr")]
+mod ssr {
+    use super::*;
+    use crate::domain::export::spec::CampaignKind;
+    use crate::domain::Role;
+
+    pub async fn view(campaign_id: String, query: ExportQuery) -> Result<ExportPageData, AppError> {
+        let pool = crate::state::pool()?;
+        crate::session::require_role(&[Role::Researcher, Role::Admin]).await?;
+        let id = crate::api::parse_id(&campaign_id, "campaign_id")?;
+        let campaign = crate::db::campaigns::find(&pool, id)
+            .await?
+            .ok_or(AppError::NotFound)?;
+        let (kind, spec) = crate::export::check(&pool, id, &query).await?;
+        let (pairs, judgments, trusted_judgments, attempts, submissions) =
+            crate::db::export::row_counts(&pool, id).await?;
+        let parts = match kind {
+            CampaignKind::Judge => crate::export::judge_statistics(&pool, id, &spec).await?,
+            CampaignKind::Apt => Vec::new(),
+        };
+        Ok(ExportPageData {
+            campaign_id: id.to_string(),
+            title: campaign.title,
+            kind: campaign.kind,
+            pairs,
+            judgments,
+            trusted_judgments,
+            attempts,
+            submissions,
+            parts,
+        })
+    }
+}
