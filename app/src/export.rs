@@ -416,8 +416,8 @@ fn attempt_row(a: ExportAttempt, part: Part) -> AttemptRow {
     }
 }
 
-/// Statistics of the dataset a judging export with this spec gives, for all parts and each
-/// part (the spec's own part and row choice are ignored: the page shows them all).
+/// Statistics of the dataset a judging export with this spec gives (pairs, labelled as the spec
+/// says), for all parts and each part (the spec's own part is ignored: the page shows them all).
 pub async fn judge_statistics(
     pool: &PgPool,
     campaign_id: Uuid,
@@ -434,23 +434,65 @@ pub async fn judge_statistics(
         })
         .filter(|(_, label, _)| label.is_some() || spec.keep_unresolved)
         .collect();
-    let stats_of = |keep: &dyn Fn(Part) -> bool| {
-        let rows: Vec<StatRow<'_>> = labelled
-            .iter()
-            .filter(|(part, _, _)| keep(*part))
-            .map(|(_, label, p)| StatRow {
+    let rows: Vec<(Part, StatRow<'_>)> = labelled
+        .iter()
+        .map(|(part, label, p)| {
+            let row = StatRow {
                 sentence1: &p.sentence1,
                 sentence2: &p.sentence2,
                 label: *label,
                 gold: p.is_test,
                 group: p.group_key.as_deref(),
-            })
+            };
+            (*part, row)
+        })
+        .collect();
+    Ok(per_part(&rows))
+}
+
+/// Statistics of an APT campaign's attempts (or submissions, as the spec's rows say) as a
+/// paraphrase dataset: source sentence and candidate, "paraphrase" when the MI judge said
+/// mutual implication, grouped by source sentence, split as its export is.
+pub async fn apt_statistics(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    spec: &ExportSpec,
+) -> Result<Vec<(String, DatasetStats)>, AppError> {
+    let parts = apt_parts(pool, campaign_id, spec).await?;
+    let submitted_only = spec.rows == Rows::Submissions;
+    let attempts = crate::db::export::attempt_texts(pool, campaign_id, submitted_only).await?;
+    let groups: Vec<String> = attempts.iter().map(|a| a.source_sentence_id.to_string()).collect();
+    let rows: Vec<(Part, StatRow<'_>)> = attempts
+        .iter()
+        .zip(&groups)
+        .map(|(a, group)| {
+            let part = parts.get(&a.source_sentence_id).copied().unwrap_or(Part::Train);
+            let row = StatRow {
+                sentence1: &a.sentence,
+                sentence2: &a.candidate,
+                label: Some(u8::from(a.is_mutual_implication)),
+                gold: false,
+                group: Some(group),
+            };
+            (part, row)
+        })
+        .collect();
+    Ok(per_part(&rows))
+}
+
+/// The statistics of all rows, then of each part.
+fn per_part(rows: &[(Part, StatRow<'_>)]) -> Vec<(String, DatasetStats)> {
+    let stats_of = |keep: &dyn Fn(Part) -> bool| {
+        let kept: Vec<StatRow<'_>> = rows
+            .iter()
+            .filter(|(part, _)| keep(*part))
+            .map(|(_, r)| *r)
             .collect();
-        dataset_stats(&rows)
+        dataset_stats(&kept)
     };
     let mut out = vec![("all".to_owned(), stats_of(&|_| true))];
     for part in [Part::Train, Part::Dev, Part::Test] {
         out.push((part.as_str().to_owned(), stats_of(&|p| p == part)));
     }
-    Ok(out)
+    out
 }

@@ -116,6 +116,9 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
     admin.getByTestId('download').click(),
   ]);
   assert.match(download.suggestedFilename(), /^judge-[0-9a-f-]{36}-judgments-all\.csv$/);
+  // The page downloaded it itself (hydrated) and says so, with a full progress bar.
+  await admin.getByTestId('download-status').getByText(/^Done: judge-.*\.csv saved \(11 lines\)\.$/).waitFor();
+  assert.equal(await admin.locator('progress').getAttribute('value'), '10');
   const lines = (await readFile(await download.path(), 'utf8')).trim().split(/\r?\n/);
   assert.equal(lines[0], 'pair_id,sentence1,sentence2,worker,label,seconds,time,trusted,gold,group,split');
   assert.equal(lines.length, 11, 'ten judgments');

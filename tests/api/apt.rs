@@ -650,6 +650,21 @@ async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
         get(&researcher, "?format=msrp").await.unwrap().status(),
         StatusCode::BAD_REQUEST
     );
+    // The export page's statistics count the attempts as source/candidate pairs, split alike.
+    let resp = app
+        .call(
+            &researcher,
+            "research/export_view",
+            &[("campaign_id", id.as_str()), ("query[seed]", "3")],
+        )
+        .await;
+    let view: Value = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
+    assert_eq!(view["attempts"], 24);
+    assert_eq!(view["parts"][0][0], "all");
+    assert_eq!(view["parts"][0][1]["pairs"], 24);
+    assert_eq!(view["parts"][0][1]["paraphrase_pairs"], 24, "every attempt was MI");
+    assert_eq!(view["parts"][3][0], "test");
+    assert_eq!(view["parts"][3][1]["pairs"], test.len());
     assert_eq!(
         get(&worker, "").await.unwrap().status(),
         StatusCode::FORBIDDEN

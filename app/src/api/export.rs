@@ -1,5 +1,5 @@
-//! The export page's server function: what a campaign holds and, for judging campaigns, the
-//! dataset's statistics per split as ParaSCI Table 2 and MultiPIT Table 1 report them, for the
+//! The export page's server function: what a campaign holds and the dataset's statistics per
+//! split as ParaSCI Table 2 and MultiPIT Table 1 report them, for the
 //! same options the download uses (labels, unresolved pairs, split).
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,8 @@ pub struct ExportPageData {
     pub trusted_judgments: i64,
     pub attempts: i64,
     pub submissions: i64,
-    /// (part, statistics): `all`, `train`, `dev`, `test` (judging campaigns).
+    /// (part, statistics): `all`, `train`, `dev`, `test`. APT campaigns count their attempts
+    /// (or submissions) as pairs of source and candidate, paraphrase = mutual implication.
     pub parts: Vec<(String, DatasetStats)>,
 }
 
@@ -50,7 +51,7 @@ mod ssr {
             crate::db::export::row_counts(&pool, id).await?;
         let parts = match kind {
             CampaignKind::Judge => crate::export::judge_statistics(&pool, id, &spec).await?,
-            CampaignKind::Apt => Vec::new(),
+            CampaignKind::Apt => crate::export::apt_statistics(&pool, id, &spec).await?,
         };
         Ok(ExportPageData {
             campaign_id: id.to_string(),

@@ -185,3 +185,34 @@ pub async fn row_counts(
     .fetch_one(db)
     .await?)
 }
+
+/// An APT attempt's texts and verdict, for the statistics page.
+#[derive(Debug, Clone, FromRow)]
+pub struct AttemptText {
+    pub source_sentence_id: Uuid,
+    pub sentence: String,
+    pub candidate: String,
+    pub is_mutual_implication: bool,
+}
+
+/// Every attempt (or, with `submitted_only`, every submitted one) of an APT campaign.
+pub async fn attempt_texts(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    submitted_only: bool,
+) -> Result<Vec<AttemptText>, AppError> {
+    Ok(sqlx::query_as::<_, AttemptText>(
+        r#"select a.source_sentence_id, s.text as sentence, a.text as candidate,
+                  a.is_mutual_implication
+             from apt_attempt a
+             join source_sentence s using (source_sentence_id)
+            where a.campaign_id = $1
+              and (not $2 or exists (select 1 from apt_submission sub
+                                       where sub.apt_attempt_id = a.apt_attempt_id))
+            order by a.created_at, a.apt_attempt_id"#,
+    )
+    .bind(campaign_id)
+    .bind(submitted_only)
+    .fetch_all(db)
+    .await?)
+}

@@ -1,10 +1,11 @@
 //! Researchers and admins: download a campaign's dataset (every option of the export, as a
-//! plain GET form, so it works without JavaScript and the URL can be shared or scripted) and,
-//! for judging campaigns, see its statistics per split before downloading.
+//! plain GET form, so it works without JavaScript and the URL can be shared or scripted) and
+//! see its statistics per split before downloading.
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::api::export::{export_view, ExportPageData};
+use crate::components::browser::DownloadProgress;
 use crate::domain::export::spec::ExportQuery;
 use crate::domain::export::stats::DatasetStats;
 use crate::error::ErrorMessage;
@@ -116,10 +117,13 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
     });
     let (train_default, test_default) = if is_apt { ("0.75", "0.25") } else { ("0.8", "0.1") };
     let dev_default = if is_apt { "0" } else { "0.1" };
+    let progress = RwSignal::new(None::<DownloadProgress>);
+    let busy = Signal::derive(move || progress.with(|p| p.as_ref().is_some_and(|p| p.finished.is_none())));
+    let action = download.clone();
     view! {
         <h1>"Export: " {v.title.clone()}</h1>
         <p class="muted" data-testid="export-counts">{counts}</p>
-        <form method="get" class="export-form" aria-label="Export options">
+        <form method="get" class="export-form" id="export-form" aria-label="Export options">
             <fieldset>
                 <legend>"Rows and format"</legend>
                 {rows_choice}
@@ -135,15 +139,21 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
                 {number("dev", "Dev", q.dev.clone(), dev_default)}
                 {number("test", "Test", q.test.clone(), test_default)}
             </fieldset>
-            <button type="submit" formaction=download.clone() data-testid="download">"Download"</button>
-            {(!is_apt).then(|| view! { " " <button type="submit" class="secondary" data-testid="show-stats">"Show statistics for these options"</button> })}
+            <button type="submit" formaction=download.clone() data-testid="download"
+                disabled=move || busy.get()
+                on:click=move |ev| start_download(ev, action.clone(), progress)>"Download"</button>
+            " " <button type="submit" class="secondary" data-testid="show-stats">"Show statistics for these options"</button>
         </form>
+        <DownloadStatus progress />
         <p class="muted">
             "Large exports stream as they are read (a million rows take seconds, not minutes); the same file from the command line: "
             <code>{format!("paracrowd export {} OUTPUT rows=… format=…", v.campaign_id)}</code>
             " (shows progress)."
         </p>
-        {(!is_apt).then(|| view! { <StatsTable parts=v.parts.clone() /> })}
+        {is_apt.then(|| view! {
+            <p class="muted">"APT rows count as pairs of source sentence and candidate; paraphrase = the MI judge found mutual implication; groups are source sentences."</p>
+        })}
+        <StatsTable parts=v.parts.clone() />
     }
 }
 
@@ -191,5 +201,47 @@ fn StatsTable(parts: Vec<(String, DatasetStats)>) -> impl IntoView {
             <thead><tr><th></th>{head}</tr></thead>
             <tbody>{body}</tbody>
         </table>
+    }
+}
+
+/// With JavaScript, the download runs in the page so it can show progress; without, the form
+/// submits to the download URL and the browser saves the file.
+fn start_download(ev: leptos::ev::MouseEvent, action: String, progress: RwSignal<Option<DownloadProgress>>) {
+    #[cfg(feature = "hydrate")]
+    {
+        ev.prevent_default();
+        progress.set(Some(DownloadProgress::default()));
+        leptos::task::spawn_local(async move {
+            crate::components::browser::download_with_progress("export-form", &action, |p| {
+                progress.set(Some(p))
+            })
+            .await;
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (ev, action, progress);
+}
+
+#[component]
+fn DownloadStatus(progress: RwSignal<Option<DownloadProgress>>) -> impl IntoView {
+    move || {
+        progress.get().map(|p| {
+            let total = p.total_rows.unwrap_or(0).max(1);
+            let (value, text) = match &p.finished {
+                None => (
+                    p.lines.min(total),
+                    format!("Downloading: {} lines received of up to {} rows…", p.lines, p.total_rows.unwrap_or(0)),
+                ),
+                Some(Ok(name)) => (total, format!("Done: {name} saved ({} lines).", p.lines)),
+                Some(Err(message)) => (p.lines.min(total), message.clone()),
+            };
+            let failed = matches!(p.finished, Some(Err(_)));
+            view! {
+                <div class="download-status" data-testid="download-status">
+                    <progress max=total.to_string() value=value.to_string()></progress>
+                    <p role=if failed { "alert" } else { "status" } class=if failed { "error" } else { "" }>{text}</p>
+                </div>
+            }
+        })
     }
 }
