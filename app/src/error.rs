@@ -28,6 +28,10 @@ pub enum AppError {
     RateLimited { retry_after_secs: u64 },
     #[error("The server is busy. Try again in a moment.")]
     Overloaded,
+    #[error(
+        "The database is not answering right now. Nothing you saved is lost; please try again in a moment."
+    )]
+    DatabaseUnavailable,
     #[error("Something went wrong on the server. Your work is safe; please try again.")]
     Internal,
     #[error("The request could not be sent or read: {0}")]
@@ -53,7 +57,7 @@ impl AppError {
             AppError::NotFound => S::NOT_FOUND,
             AppError::Conflict(_) => S::CONFLICT,
             AppError::RateLimited { .. } => S::TOO_MANY_REQUESTS,
-            AppError::Overloaded => S::SERVICE_UNAVAILABLE,
+            AppError::Overloaded | AppError::DatabaseUnavailable => S::SERVICE_UNAVAILABLE,
             AppError::Internal => S::INTERNAL_SERVER_ERROR,
             AppError::Transport(_) => S::BAD_REQUEST,
         }
@@ -114,9 +118,13 @@ impl From<crate::domain::AccountError> for AppError {
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
         match &e {
-            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) => {
-                tracing::error!(error.message = %e, "database unavailable");
+            sqlx::Error::PoolTimedOut => {
+                tracing::error!(error.message = %e, "no database connection in time");
                 AppError::Overloaded
+            }
+            sqlx::Error::Io(_) | sqlx::Error::PoolClosed => {
+                tracing::error!(error.message = %e, "database unavailable");
+                AppError::DatabaseUnavailable
             }
             _ => {
                 tracing::error!(error.cause_chain = ?e, error.message = %e, "database error");

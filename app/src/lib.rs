@@ -19,6 +19,8 @@ pub mod db;
 #[cfg(feature = "ssr")]
 pub mod export;
 #[cfg(feature = "ssr")]
+pub mod metrics;
+#[cfg(feature = "ssr")]
 pub mod mining_follow_up;
 #[cfg(feature = "ssr")]
 pub mod mining_jobs;

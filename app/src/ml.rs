@@ -51,6 +51,19 @@ pub type ScoreFuture = Pin<Box<dyn Future<Output = Result<PairScores, ScoreError
 pub trait PairScorer: Send + Sync {
     fn score(&self, source: String, attempt: String) -> ScoreFuture;
     fn versions(&self) -> Arc<ScorerVersions>;
+    /// The queue and batches so far, for `/metrics`; `None` when the scorer keeps no count.
+    fn load(&self) -> Option<ScorerLoad> {
+        None
+    }
+}
+
+/// A scorer's queue and batch counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScorerLoad {
+    pub queue_depth: u64,
+    pub batches: u64,
+    pub pairs: u64,
+    pub busy: u64,
 }
 
 /// Sentence embeddings for the embedding miner (server only; blocking: call it from a blocking

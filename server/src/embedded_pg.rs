@@ -63,9 +63,25 @@ impl EmbeddedPostgres {
             return Ok(pg);
         }
         pg.port = free_port()?;
+        pg.launch()?;
+        tracing::info!(port = pg.port, dir = %pg.cluster_dir.display(), "embedded PostgreSQL started");
+        Ok(pg)
+    }
+
+    /// Starts this cluster again on the same port after [`stop`](Self::stop) (tests use it to
+    /// take the database away and bring it back under a running server).
+    pub fn start_again(&self) -> anyhow::Result<()> {
+        self.launch()
+    }
+
+    fn launch(&self) -> anyhow::Result<()> {
+        let base = self
+            .cluster_dir
+            .parent()
+            .context("the cluster directory has a parent")?;
         let log = base.join("postgres.log");
-        let opts = format!("-p {} -c listen_addresses=127.0.0.1 -k ''", pg.port);
-        let out = pg.pg_ctl(&[
+        let opts = format!("-p {} -c listen_addresses=127.0.0.1 -k ''", self.port);
+        let out = self.pg_ctl(&[
             "start",
             "-w",
             "-t",
@@ -78,15 +94,14 @@ impl EmbeddedPostgres {
         if !out.status.success() {
             bail!(
                 "PostgreSQL did not start in {}:\n{}\n{}\nlast lines of {}:\n{}",
-                pg.cluster_dir.display(),
+                self.cluster_dir.display(),
                 String::from_utf8_lossy(&out.stdout),
                 String::from_utf8_lossy(&out.stderr),
                 log.display(),
                 tail(&log, 20)
             );
         }
-        tracing::info!(port = pg.port, dir = %pg.cluster_dir.display(), "embedded PostgreSQL started");
-        Ok(pg)
+        Ok(())
     }
 
     fn init(&self, data_dir: &Path, base: &Path) -> anyhow::Result<()> {

@@ -4,8 +4,10 @@
 pub mod admin_bootstrap;
 pub mod cli;
 pub mod config;
+pub mod db_watch;
 pub mod embedded_pg;
 pub mod export_cmd;
+pub mod load;
 pub mod ml;
 pub mod routes;
 pub mod score_cmd;

@@ -128,16 +128,23 @@ pub async fn build_router(
     };
     let router = Router::new()
         .route("/health", get(crate::routes::health::health))
+        .route("/metrics", get(crate::routes::metrics::metrics))
         .route("/export/apt/{campaign}", get(crate::routes::export::apt))
         .route("/export/judge/{campaign}", get(crate::routes::export::judge))
         .leptos_routes_with_context(&state, routes, context.clone(), {
             let options = state.leptos_options.clone();
             move || shell(options.clone())
         })
+        .route_layer(axum::middleware::from_fn(crate::routes::metrics::record))
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(
             context, shell,
         ))
         .layer(sessions)
+        // Before sessions (they live in the database): a fast 503 while it is down.
+        .layer(axum::middleware::from_fn_with_state(
+            crate::db_watch::watch(state.pool.clone()),
+            crate::db_watch::gate,
+        ))
         // Our own limits (below) replace axum's 2 MB default, which server functions also obey.
         .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(axum::middleware::from_fn(limit_body))
@@ -149,7 +156,9 @@ pub async fn build_router(
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("-");
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id)
-        }))
+        })
+        // One line per request at `info` (status and latency), in the request's span.
+        .on_response(tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO)))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state);
     Ok(router)

@@ -17,7 +17,7 @@ async fn json(resp: reqwest::Response) -> Value {
 }
 
 /// An open APT campaign with the given sources (TSV `text origin`), created through the API.
-async fn campaign(app: &TestApp, admin: &Client, cap_cents: i32, tsv: &str) -> String {
+pub(crate) async fn campaign(app: &TestApp, admin: &Client, cap_cents: i32, tsv: &str) -> String {
     let resp = app
         .call(
             admin,

@@ -9,10 +9,10 @@ use sqlx::PgPool;
 
 use crate::helpers::client;
 
-const BIN: &str = env!("CARGO_BIN_EXE_paracrowd");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_paracrowd");
 
 /// The URL of the test's own database.
-fn url_of(pool: &PgPool) -> String {
+pub(crate) fn url_of(pool: &PgPool) -> String {
     let o = pool.connect_options();
     format!(
         "postgres://{}@{}:{}/{}",
@@ -81,11 +81,20 @@ async fn serve_starts_its_own_postgres_prints_the_admin_password_and_stops_on_si
         .env_remove("DATABASE_URL")
         .env("PARACROWD_DATA_DIR", dir.path().join("data"))
         .env("PARACROWD_ADDR", format!("127.0.0.1:{port}"))
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "info")
+        .env("PARACROWD_LOG_FORMAT", "json")
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let logs = std::thread::spawn(move || {
+        BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<_>>()
+    });
     let lines = std::thread::spawn(move || {
         BufReader::new(stdout)
             .lines()
@@ -105,6 +114,13 @@ async fn serve_starts_its_own_postgres_prints_the_admin_password_and_stops_on_si
         assert!(Instant::now() < deadline, "server did not become healthy");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    let probe = client()
+        .get(format!("{base}/health"))
+        .header("x-request-id", "probe-7f3a")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(probe.headers()["x-request-id"], "probe-7f3a");
     let pid_file = dir.path().join("data/postgres/cluster/postmaster.pid");
     assert!(pid_file.exists(), "the embedded cluster runs");
 
@@ -119,6 +135,20 @@ async fn serve_starts_its_own_postgres_prints_the_admin_password_and_stops_on_si
         "SIGTERM stops the embedded PostgreSQL too"
     );
     let out = lines.join().unwrap().join("\n");
+    // Structured logs: every line is one JSON object; each request logs its id, status and time.
+    let logs: Vec<serde_json::Value> = logs
+        .join()
+        .unwrap()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let line = logs
+        .iter()
+        .find(|l| l["span"]["request_id"] == "probe-7f3a")
+        .unwrap_or_else(|| panic!("no log line with the request id: {logs:#?}"));
+    assert_eq!(line["span"]["path"], "/health", "{line}");
+    assert_eq!(line["fields"]["status"], 200, "{line}");
+    assert!(line["fields"]["latency"].is_string(), "{line}");
     assert!(out.contains("username: admin"), "{out}");
     assert!(out.contains("password: "), "{out}");
 }

@@ -83,7 +83,7 @@ pub(crate) async fn campaign(app: &TestApp, admin: &Client, s: Setup<'_>) -> Str
 
 /// `n` ordinary pairs whose true label is written into sentence 2 ("[P]" or "[N]"), so a
 /// simulated honest worker can answer from what it is shown.
-fn pairs_csv(n: usize) -> String {
+pub(crate) fn pairs_csv(n: usize) -> String {
     let mut s = String::from("sentence1,sentence2\n");
     for i in 0..n {
         let tag = if i % 2 == 0 { "P" } else { "N" };
@@ -95,7 +95,7 @@ fn pairs_csv(n: usize) -> String {
 }
 
 /// `n` test pairs, half paraphrases, with explanations.
-fn tests_csv(n: usize) -> String {
+pub(crate) fn tests_csv(n: usize) -> String {
     let mut s = String::from("sentence1,sentence2,gold_label,explanation\n");
     for i in 0..n {
         let (tag, label) = if i % 2 == 0 { ("P", 1) } else { ("N", 0) };

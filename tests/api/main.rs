@@ -1,13 +1,18 @@
 //! Integration tests: the real router on a random port, over HTTP, against a real PostgreSQL
 //! (`DATABASE_URL`; each `#[sqlx::test]` gets a fresh, migrated database).
 mod access;
+mod access_matrix;
 mod accounts;
 mod apt;
 mod cli;
+mod crash;
+mod database_down;
 mod embedded_postgres;
 mod export;
 mod helpers;
+mod hostile_input;
 mod judge;
+mod leaks;
 mod mining;
 mod pages;
 mod sessions;

@@ -286,7 +286,7 @@ async fn a_corpus_is_mined_with_l12_and_f2_and_candidates_deployed_once(pool: Pg
 }
 
 /// One cluster of `n` sentences of `words` words drawn from `vocabulary` words.
-fn random_cluster(n: usize, words: usize, vocabulary: u64) -> String {
+pub(crate) fn random_cluster(n: usize, words: usize, vocabulary: u64) -> String {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut out = String::new();
     for _ in 0..n {

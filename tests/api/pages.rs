@@ -250,3 +250,74 @@ async fn campaign_pages_render_for_admins_and_the_judge_page_for_workers(pool: P
     assert!(!html.contains("Secret reason"));
     app.stop().await;
 }
+
+/// The value of an unlabelled counter or gauge line in Prometheus text.
+fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("{name} missing:\n{text}"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn metrics_count_judgments_and_time_requests_by_route_template(pool: PgPool) {
+    use crate::judge::{campaign, pairs_csv, work, Setup};
+    let app = spawn_app(pool).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 1,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            gate_rule: None,
+            pairs_csv: &pairs_csv(3),
+            tests_csv: None,
+        },
+    )
+    .await;
+    let scrape = || async {
+        let resp = app.get(&client(), "/metrics").await;
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert!(resp.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4"));
+        resp.text().await.unwrap()
+    };
+    let before = metric(&scrape().await, "paracrowd_judgments_total");
+    let (worker, _) = app.annotator().await;
+    let (seen, _) = work(&app, &worker, &id, 100, |_| true).await;
+    assert_eq!(seen.len(), 3);
+    // Export pages are timed under their template, never their concrete id.
+    app.get(&admin, &format!("/export/judge/{id}")).await;
+
+    let text = scrape().await;
+    // Other tests run in this process at the same time: at least ours were counted.
+    assert!(metric(&text, "paracrowd_judgments_total") >= before + 3, "{text}");
+    let count_line = text
+        .lines()
+        .find(|l| {
+            l.starts_with("paracrowd_http_request_duration_seconds_count{")
+                && l.contains("route=\"/api/judge/answer\",method=\"POST\",status=\"2xx\"")
+        })
+        .unwrap_or_else(|| panic!("no histogram for judge/answer:\n{text}"));
+    let n: u64 = count_line.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(n >= 3, "{count_line}");
+    assert!(text.contains("route=\"/export/judge/{campaign}\""), "{text}");
+    assert!(!text.contains(&id), "no ids in metrics");
+    // The +Inf bucket of every series equals its count.
+    for line in text.lines().filter(|l| l.contains("le=\"+Inf\"")) {
+        let series = line.split(",le=").next().unwrap().replace("_bucket{", "_count{");
+        let inf = line.rsplit(' ').next().unwrap();
+        let count = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{series}}}")))
+            .unwrap_or_else(|| panic!("no count for {series}"));
+        assert_eq!(count.rsplit(' ').next().unwrap(), inf, "{series}");
+    }
+    app.stop().await;
+}

@@ -159,9 +159,16 @@ mod ssr {
     }
 
     fn validate(source: &str, text: &str) -> Result<String, AppError> {
+        use crate::domain::text::{check, TextProblem};
         let text = text.trim();
-        if text.is_empty() {
-            return Err(AppError::validation("text", "Write a sentence first."));
+        match check(text) {
+            Ok(()) => {}
+            Err(TextProblem::Empty) => {
+                return Err(AppError::validation("text", "Write a sentence first."))
+            }
+            Err(problem) => {
+                return Err(AppError::validation("text", format!("Your sentence {problem}.")))
+            }
         }
         if text.chars().count() > MAX_ATTEMPT_CHARS {
             return Err(AppError::validation(
@@ -233,6 +240,7 @@ mod ssr {
             active.seconds_since_shown,
         )
         .await?;
+        crate::metrics::attempt_recorded();
         let verdict = if !scores.is_mutual_implication {
             Verdict::NotEquivalent
         } else if passes_apt(true, bleurt, threshold) {
@@ -299,6 +307,7 @@ mod ssr {
         let code = p.is_complete.then(completion_code);
         db::update_worker_total(&mut tx, cid, user, p.total_cents as i32, code.as_deref()).await?;
         tx.commit().await?;
+        crate::metrics::submission_recorded();
         Ok(SubmitOutcome {
             paid_cents: p.paid_cents,
             total_cents: p.total_cents,

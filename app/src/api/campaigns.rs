@@ -94,10 +94,10 @@ pub async fn create_campaign(
 #[cfg(feature = "ssr")]
 pub(crate) fn check_title(title: &str) -> Result<&str, AppError> {
     let title = title.trim();
-    if title.is_empty() || title.chars().count() > 200 {
+    if crate::domain::text::check(title).is_err() || title.chars().count() > 200 {
         return Err(AppError::validation(
             "title",
-            "Give the campaign a title of 1 to 200 characters.",
+            "Give the campaign a title of 1 to 200 visible characters (no control characters).",
         ));
     }
     Ok(title)

@@ -12,6 +12,7 @@ pub mod rate_limit;
 pub mod reward;
 pub mod rng;
 pub mod table_file;
+pub mod text;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};
 pub use rate_limit::{AttemptLimiter, LimitPolicy};

@@ -125,6 +125,15 @@ impl PairScorer for ScoringEngine {
     fn versions(&self) -> Arc<ScorerVersions> {
         self.versions.clone()
     }
+
+    fn load(&self) -> Option<app::ml::ScorerLoad> {
+        Some(app::ml::ScorerLoad {
+            queue_depth: self.stats.queue_depth.load(Ordering::Relaxed) as u64,
+            batches: self.stats.batches.load(Ordering::Relaxed),
+            pairs: self.stats.pairs.load(Ordering::Relaxed),
+            busy: self.stats.busy.load(Ordering::Relaxed),
+        })
+    }
 }
 
 fn run_worker(

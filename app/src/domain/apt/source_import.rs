@@ -173,7 +173,11 @@ fn check_origin(origin: &str, line: usize) -> Result<String, ImportError> {
 }
 
 fn check_row(row: SourceRow, line: usize) -> Result<SourceRow, ImportError> {
-    let text = row.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let raw = crate::domain::text::controls_to_spaces(&row.text);
+    if let Err(problem) = crate::domain::text::check(&raw) {
+        return Err(err(line, format!("the sentence {problem}")));
+    }
+    let text = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
         return Err(err(line, "the sentence is empty"));
     }
@@ -182,9 +186,6 @@ fn check_row(row: SourceRow, line: usize) -> Result<SourceRow, ImportError> {
             line,
             format!("the sentence is longer than {MAX_SOURCE_CHARS} characters"),
         ));
-    }
-    if text.contains('\0') {
-        return Err(err(line, "the sentence contains a NUL character"));
     }
     Ok(SourceRow {
         text,
@@ -333,11 +334,17 @@ mod tests {
                 .line,
             2
         );
-        let nul = "{\"text\": \"a\\u0000b\"}\n";
-        assert!(parse_sources(nul, SourceFormat::JsonLines, "u")
+        // Control characters (NUL too) become spaces; a line of nothing else is empty.
+        let nul = "{\"text\": \"a\\u0000b\\u0012c\"}\n";
+        assert_eq!(
+            parse_sources(nul, SourceFormat::JsonLines, "u").unwrap().rows[0].text,
+            "a b c"
+        );
+        let only = "{\"text\": \"\\u0000\\u0007\"}\n";
+        assert!(parse_sources(only, SourceFormat::JsonLines, "u")
             .unwrap_err()
             .message
-            .contains("NUL"));
+            .contains("empty"));
         assert!(
             parse_sources("text\nok\n", SourceFormat::Tsv, "   ").is_err(),
             "empty default origin"

@@ -83,7 +83,11 @@ fn clean(text: &str) -> String {
 }
 
 fn sentence(r: &Record, names: &[&str], which: &str) -> Result<String, ImportError> {
-    let s = clean(r.get(names).unwrap_or_default());
+    let raw = crate::domain::text::controls_to_spaces(r.get(names).unwrap_or_default());
+    if let Err(problem) = crate::domain::text::check(&raw) {
+        return Err(err(r.line, format!("{which} {problem}")));
+    }
+    let s = clean(&raw);
     if s.is_empty() {
         return Err(err(r.line, format!("{which} is empty")));
     }

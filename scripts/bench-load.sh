@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Load benchmark: the release server with the real default models on loopback, JUDGES judging
+# and WRITERS APT workers (Check + Submit) for SECONDS, then pgbench's single-row inserts on the
+# same PostgreSQL. Prints p50/p95/p99 per endpoint, judgments/s, errors, the server's memory, and
+# checks in the database that every acknowledged judgment and attempt is there exactly once.
+# Usage: scripts/bench-load.sh [SECONDS] [JUDGES] [WRITERS]     (default 60 200 20)
+source "$(dirname "$0")/lib.sh"
+SECONDS_RUN="${1:-60}"
+JUDGES="${2:-200}"
+WRITERS="${3:-20}"
+"$ROOT/scripts/setup.sh" >/dev/null
+source "$ROOT/scripts/build.sh" >/dev/null
+cargo build --release -p server --bin paracrowd-load 2>&1 | tail -1
+source "$ROOT/scripts/test-db.sh"
+PSQL="$(pg_bin_dir)/psql"
+DB=paracrowd_bench_load
+"$PSQL" -q "$DATABASE_URL" -c "drop database if exists $DB with (force)" -c "create database $DB"
+URL="${DATABASE_URL%/*}/$DB"
+BIN="$CARGO_TARGET_DIR/release/paracrowd"
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+WORK=$(mktemp -d)
+DATABASE_URL="$URL" PARACROWD_ADDR="127.0.0.1:$PORT" LEPTOS_SITE_ROOT="$SITE" RUST_LOG=warn \
+  PARACROWD_MAX_DB_CONNECTIONS="${PARACROWD_MAX_DB_CONNECTIONS:-20}" \
+  "$BIN" serve >"$WORK/server.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+BASE="http://127.0.0.1:$PORT"
+for _ in $(seq 1 240); do curl -fs "$BASE/health" >/dev/null && break; sleep 0.5; done
+curl -fs "$BASE/health" >/dev/null || { cat "$WORK/server.log"; exit 1; }
+kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER/status"; }
+echo "server RSS before: $(($(kb VmRSS) / 1024)) MiB"
+DATABASE_URL="$URL" "$CARGO_TARGET_DIR/release/paracrowd-load" --url "$BASE" \
+  --judges "$JUDGES" --writers "$WRITERS" --seconds "$SECONDS_RUN"
+STATUS=$?
+echo "server RSS after: $(($(kb VmRSS) / 1024)) MiB, peak $(($(kb VmHWM) / 1024)) MiB"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+exit $STATUS

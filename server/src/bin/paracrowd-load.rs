@@ -1,0 +1,155 @@
+//! `paracrowd-load`: simulated annotators against a running paracrowd server over HTTP, then
+//! `pgbench` with single-row inserts on the same PostgreSQL for comparison. Prints latency
+//! percentiles per endpoint, judgments/s, errors, and whether every acknowledged judgment,
+//! attempt and submission is in the database exactly once (exit status 1 if not).
+//! `scripts/bench-load.sh` starts a server and runs this.
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use server::load::{self, report::Pgbench, setup::Plan, LoadConfig};
+
+const USAGE: &str = "usage: paracrowd-load --url http://127.0.0.1:3000 [--judges 200] [--writers 20]
+       [--seconds 60] [--think-ms 0] [--pairs 20000] [--sources 2000]
+       [--pgbench-seconds 20] [--pgbench-clients 16] [--burst 500]
+DATABASE_URL: the server's database (campaigns are added to it; verification reads it).";
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut opt = std::collections::HashMap::new();
+    let mut it = args.iter();
+    while let Some(k) = it.next() {
+        let Some(name) = k.strip_prefix("--") else {
+            bail!("unexpected argument {k}\n{USAGE}");
+        };
+        if name == "help" {
+            println!("{USAGE}");
+            return Ok(());
+        }
+        let v = it.next().with_context(|| format!("--{name} needs a value\n{USAGE}"))?;
+        opt.insert(name.to_owned(), v.clone());
+    }
+    let num = |name: &str, default: u64| -> anyhow::Result<u64> {
+        opt.get(name)
+            .map_or(Ok(default), |v| v.parse().with_context(|| format!("--{name} {v}: not a number")))
+    };
+    let url = opt.get("url").context(USAGE)?.trim_end_matches('/').to_owned();
+    let database_url = std::env::var("DATABASE_URL").context("DATABASE_URL is not set")?;
+    let plan = Plan {
+        judges: num("judges", 200)? as usize,
+        writers: num("writers", 20)? as usize,
+        pairs: num("pairs", 20_000)? as usize,
+        sources: num("sources", 2_000)? as usize,
+        lease_seconds: 900,
+    };
+    let config = LoadConfig {
+        base_url: url.clone(),
+        duration: Duration::from_secs(num("seconds", 60)?),
+        think: Duration::from_millis(num("think-ms", 0)?),
+    };
+    let pg_seconds = num("pgbench-seconds", 20)? as u32;
+    let pg_clients = num("pgbench-clients", 16)? as u32;
+    let burst = num("burst", 500)? as usize;
+
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async {
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(4)
+            .connect(&database_url)
+            .await
+            .context("cannot connect to DATABASE_URL")?;
+        eprintln!(
+            "preparing: {} pairs, {} sentences, {} accounts",
+            plan.pairs,
+            plan.sources,
+            plan.judges + plan.writers
+        );
+        let prepared = load::prepare(&url, &pool, &plan).await?;
+        // The model queue first: simultaneous Checks past its bound answer "busy" at once.
+        let burst_report = if burst > 0 {
+            eprintln!("burst: {burst} simultaneous Checks");
+            let b = load::burst(&prepared, &url, burst).await?;
+            Some(load::report::render_burst(burst, &b))
+        } else {
+            None
+        };
+        eprintln!("running for {:?}", config.duration);
+        let out = load::run(&prepared, &config).await?;
+        let check = load::verify(&pool, &prepared, &out).await?;
+        let pg = if pg_seconds > 0 {
+            eprintln!("pgbench: {pg_clients} clients for {pg_seconds} s");
+            Some(pgbench(&database_url, pg_clients, pg_seconds)?)
+        } else {
+            None
+        };
+        print!(
+            "{}{}",
+            burst_report.unwrap_or_default(),
+            load::render(plan.judges, plan.writers, &out, &check, pg.as_ref())
+        );
+        if !check.holds() {
+            std::process::exit(1);
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// Single-row inserts into a scratch table of the same database, as fast as pgbench can.
+fn pgbench(database_url: &str, clients: u32, seconds: u32) -> anyhow::Result<Pgbench> {
+    let bin = server::embedded_pg::find_bin_dir()?;
+    let dir = tempfile_dir()?;
+    let script = dir.join("insert.sql");
+    std::fs::write(
+        &script,
+        "\\set pair random(1, 1000000)\n\\set worker random(1, 200)\n\
+         insert into load_pgbench_judgment (pair, worker, is_paraphrase) values (:pair, :worker, :pair % 2 = 0);\n",
+    )?;
+    let psql = |sql: &str| -> anyhow::Result<()> {
+        let out = Command::new(bin.join("psql"))
+            .args(["-q", database_url, "-c", sql])
+            .output()?;
+        if !out.status.success() {
+            bail!("psql: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        Ok(())
+    };
+    psql("drop table if exists load_pgbench_judgment; create table load_pgbench_judgment (id bigserial primary key, pair int not null, worker int not null, is_paraphrase boolean not null, created_at timestamptz not null default now())")?;
+    let out = Command::new(bin.join("pgbench"))
+        .args([
+            "-n",
+            "-c",
+            &clients.to_string(),
+            "-j",
+            "2",
+            "-T",
+            &seconds.to_string(),
+            "-f",
+            script.to_str().context("a UTF-8 path")?,
+            database_url,
+        ])
+        .output()
+        .context("cannot run pgbench")?;
+    psql("drop table if exists load_pgbench_judgment")?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!("pgbench failed: {text}{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let tps = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("tps = "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .with_context(|| format!("no tps in pgbench's output: {text}"))?;
+    Ok(Pgbench {
+        clients,
+        seconds,
+        tps,
+    })
+}
+
+fn tempfile_dir() -> anyhow::Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("paracrowd-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}

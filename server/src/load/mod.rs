@@ -1,0 +1,524 @@
+//! The load tool's engine (`paracrowd-load`, and the crash test): simulated annotators over HTTP
+//! against a running server. Judging workers loop next → answer; APT workers loop next → Check
+//! (twice, sometimes) → Submit. Every acknowledged judgment, attempt and submission is kept, so
+//! [`verify`] can check afterwards in the database that each is there exactly once.
+//! Workers ride out a dropped connection or a restarting server by retrying the same request.
+pub mod report;
+pub mod setup;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sqlx::PgPool;
+use tokio::sync::Mutex;
+use uuid::Uuid;
+
+pub use report::{percentile, render};
+pub use setup::{prepare, Prepared};
+
+/// What the workers do and for how long.
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    pub base_url: String,
+    pub duration: Duration,
+    /// Pause between a worker's tasks (0: as fast as the server answers).
+    pub think: Duration,
+}
+
+/// Everything the server acknowledged, and how long each call took.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// (assignment id, the answer) of every judgment answered 200 and not a repeat.
+    pub judgments: Vec<(Uuid, bool)>,
+    /// Attempt ids of every Check answered 200.
+    pub attempts: Vec<Uuid>,
+    /// Attempt ids of every Submit answered 200 and not a repeat.
+    pub submissions: Vec<Uuid>,
+    /// Seconds per call, by endpoint.
+    pub latencies: BTreeMap<String, Vec<f64>>,
+    /// Failed calls by endpoint and status (or `connection`).
+    pub errors: BTreeMap<(String, String), u64>,
+    /// Checks answered "busy" (503 Overloaded): the queue bound at work, not an error.
+    pub busy: u64,
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    fn merge(&mut self, other: Outcome) {
+        self.judgments.extend(other.judgments);
+        self.attempts.extend(other.attempts);
+        self.submissions.extend(other.submissions);
+        for (k, v) in other.latencies {
+            self.latencies.entry(k).or_default().extend(v);
+        }
+        for (k, v) in other.errors {
+            *self.errors.entry(k).or_default() += v;
+        }
+        self.busy += other.busy;
+    }
+}
+
+/// One simulated annotator's HTTP session.
+struct Worker {
+    client: reqwest::Client,
+    base: String,
+    out: Outcome,
+    deadline: Instant,
+}
+
+/// The answer to one call: status and JSON body, or `None` when the deadline passed first.
+type Answer = Option<(u16, Value)>;
+
+impl Worker {
+    /// Posts a server function, retrying while the connection fails (a restarting server) until
+    /// the deadline. Only answered calls are timed.
+    async fn call(&mut self, name: &str, form: &[(&str, &str)]) -> Answer {
+        loop {
+            if Instant::now() >= self.deadline {
+                return None;
+            }
+            let started = Instant::now();
+            let sent = self
+                .client
+                .post(format!("{}/api/{name}", self.base))
+                .header("accept", "application/json")
+                .form(form)
+                .timeout(Duration::from_secs(30))
+                .send()
+                .await;
+            let resp = match sent {
+                Ok(r) => r,
+                Err(_) => {
+                    *self
+                        .out
+                        .errors
+                        .entry((name.to_owned(), "connection".into()))
+                        .or_default() += 1;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+            };
+            let status = resp.status().as_u16();
+            let body = resp.bytes().await;
+            let seconds = started.elapsed().as_secs_f64();
+            let Ok(body) = body else {
+                *self
+                    .out
+                    .errors
+                    .entry((name.to_owned(), "connection".into()))
+                    .or_default() += 1;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            };
+            self.out
+                .latencies
+                .entry(name.to_owned())
+                .or_default()
+                .push(seconds);
+            let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            if status == 503 && json == Value::String("Overloaded".into()) {
+                self.out.busy += 1;
+            } else if status >= 400 {
+                *self
+                    .out
+                    .errors
+                    .entry((name.to_owned(), status.to_string()))
+                    .or_default() += 1;
+            }
+            if status == 503 || status == 502 {
+                // Busy or the database away: back off, then the same call again.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+            return Some((status, json));
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Role {
+    Judge,
+    Writer,
+}
+
+/// Runs the judging and APT workers of `prepared` until `config.duration` has passed.
+pub async fn run(prepared: &Prepared, config: &LoadConfig) -> anyhow::Result<Outcome> {
+    let started = Instant::now();
+    let deadline = started + config.duration;
+    let total = Arc::new(Mutex::new(Outcome::default()));
+    let workers = prepared
+        .judges
+        .iter()
+        .map(|c| (c, Role::Judge, &prepared.judge_campaign))
+        .chain(
+            prepared
+                .writers
+                .iter()
+                .map(|c| (c, Role::Writer, &prepared.apt_campaign)),
+        );
+    let mut tasks = Vec::new();
+    for (i, (client, role, campaign)) in workers.enumerate() {
+        let mut w = Worker {
+            client: client.clone(),
+            base: config.base_url.clone(),
+            out: Outcome::default(),
+            deadline,
+        };
+        let campaign = campaign.clone();
+        let think = config.think;
+        let total = total.clone();
+        tasks.push(tokio::spawn(async move {
+            match role {
+                Role::Judge => judge_loop(&mut w, &campaign, think, i as u64).await,
+                Role::Writer => write_loop(&mut w, &campaign, think, i as u64).await,
+            }
+            total.lock().await.merge(w.out);
+        }));
+    }
+    for t in tasks {
+        t.await?;
+    }
+    let mut out = std::mem::take(&mut *total.lock().await);
+    out.elapsed = started.elapsed();
+    Ok(out)
+}
+
+/// A small deterministic generator per worker (answers and rewrites need no quality here).
+fn next_u64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+async fn judge_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) {
+    let mut rng = seed;
+    loop {
+        let Some((200, task)) = w.call("judge/next", &[("campaign_id", campaign)]).await else {
+            return;
+        };
+        let Some(assignment) = task["Judge"]["assignment_id"].as_str() else {
+            return; // nothing left, or stopped
+        };
+        let answer = next_u64(&mut rng) % 2 == 0;
+        let form = [
+            ("campaign_id", campaign),
+            ("assignment_id", assignment),
+            ("is_paraphrase", if answer { "true" } else { "false" }),
+        ];
+        let Some((status, outcome)) = w.call("judge/answer", &form).await else {
+            return;
+        };
+        if status == 200 && outcome["was_already_answered"] == false {
+            if let Ok(id) = assignment.parse() {
+                w.out.judgments.push((id, answer));
+            }
+        }
+        if !think.is_zero() {
+            tokio::time::sleep(think).await;
+        }
+    }
+}
+
+/// A rewrite of `source`: its words shuffled, one dropped (real models score it; any verdict).
+fn rewrite(source: &str, rng: &mut u64) -> String {
+    let mut words: Vec<&str> = source.split_whitespace().collect();
+    for i in (1..words.len()).rev() {
+        let j = (next_u64(rng) % (i as u64 + 1)) as usize;
+        words.swap(i, j);
+    }
+    if words.len() > 3 {
+        let k = (next_u64(rng) % words.len() as u64) as usize;
+        words.remove(k);
+    }
+    words.join(" ")
+}
+
+async fn write_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) {
+    let mut rng = seed.wrapping_mul(7919).wrapping_add(17);
+    loop {
+        let Some((200, task)) = w.call("apt/next", &[("campaign_id", campaign)]).await else {
+            return;
+        };
+        let (Some(source_id), Some(source)) = (
+            task["Write"]["source_id"].as_str().map(str::to_owned),
+            task["Write"]["source"].as_str().map(str::to_owned),
+        ) else {
+            return; // exhausted or complete
+        };
+        let checks = 1 + next_u64(&mut rng) % 2;
+        let mut last = None;
+        for _ in 0..checks {
+            let text = rewrite(&source, &mut rng);
+            let form = [
+                ("campaign_id", campaign),
+                ("source_id", source_id.as_str()),
+                ("text", text.as_str()),
+            ];
+            let Some((status, outcome)) = w.call("apt/check", &form).await else {
+                return;
+            };
+            if status == 200 {
+                if let Some(id) = outcome["attempt_id"].as_str().and_then(|s| s.parse().ok()) {
+                    w.out.attempts.push(id);
+                    last = Some(id);
+                }
+            } else if status == 422 {
+                // The rewrite was refused (e.g. it contains the source): skip the sentence.
+                break;
+            }
+        }
+        match last {
+            Some(attempt) => {
+                let id = attempt.to_string();
+                let form = [("campaign_id", campaign), ("attempt_id", id.as_str())];
+                let Some((status, outcome)) = w.call("apt/submit", &form).await else {
+                    return;
+                };
+                if status == 200 && outcome["was_already_submitted"] == false {
+                    w.out.submissions.push(attempt);
+                }
+            }
+            None => {
+                let form = [("campaign_id", campaign), ("source_id", source_id.as_str())];
+                if w.call("apt/skip", &form).await.is_none() {
+                    return;
+                }
+            }
+        }
+        if !think.is_zero() {
+            tokio::time::sleep(think).await;
+        }
+    }
+}
+
+/// What the database holds of what was acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verification {
+    pub judgments_acknowledged: usize,
+    /// Acknowledged judgments stored once with the acknowledged answer.
+    pub judgments_found: usize,
+    /// Assignments with more than one judgment (the schema forbids it; counted anyway).
+    pub judgments_duplicated: usize,
+    pub judgments_in_database: i64,
+    pub attempts_acknowledged: usize,
+    pub attempts_found: usize,
+    pub attempts_in_database: i64,
+    pub submissions_acknowledged: usize,
+    pub submissions_found: usize,
+    /// Attempts submitted more than once.
+    pub submissions_duplicated: i64,
+    /// Workers paid past the campaign's cap.
+    pub over_cap: i64,
+}
+
+impl Verification {
+    /// Nothing acknowledged is missing and nothing is stored twice.
+    pub fn holds(&self) -> bool {
+        self.judgments_found == self.judgments_acknowledged
+            && self.judgments_duplicated == 0
+            && self.attempts_found == self.attempts_acknowledged
+            && self.submissions_found == self.submissions_acknowledged
+            && self.submissions_duplicated == 0
+            && self.over_cap == 0
+    }
+}
+
+pub async fn verify(pool: &PgPool, prepared: &Prepared, out: &Outcome) -> anyhow::Result<Verification> {
+    let judge: Uuid = prepared.judge_campaign.parse()?;
+    let apt: Uuid = prepared.apt_campaign.parse()?;
+    let ids: Vec<Uuid> = out.judgments.iter().map(|j| j.0).collect();
+    let answers: Vec<bool> = out.judgments.iter().map(|j| j.1).collect();
+    let judgments_found: i64 = sqlx::query_scalar(
+        "select count(*) from unnest($1::uuid[], $2::bool[]) as a(id, answer)
+         where (select count(*) from judge_judgment j
+                where j.assignment_id = a.id and j.is_paraphrase = a.answer) = 1",
+    )
+    .bind(&ids)
+    .bind(&answers)
+    .fetch_one(pool)
+    .await?;
+    let judgments_duplicated: i64 = sqlx::query_scalar(
+        "select count(*) from (select assignment_id from judge_judgment where campaign_id = $1
+         group by assignment_id having count(*) > 1) d",
+    )
+    .bind(judge)
+    .fetch_one(pool)
+    .await?;
+    let judgments_in_database: i64 =
+        sqlx::query_scalar("select count(*) from judge_judgment where campaign_id = $1")
+            .bind(judge)
+            .fetch_one(pool)
+            .await?;
+    let attempts_found: i64 = sqlx::query_scalar(
+        "select count(*) from apt_attempt where apt_attempt_id = any($1) and campaign_id = $2",
+    )
+    .bind(&out.attempts)
+    .bind(apt)
+    .fetch_one(pool)
+    .await?;
+    let attempts_in_database: i64 =
+        sqlx::query_scalar("select count(*) from apt_attempt where campaign_id = $1")
+            .bind(apt)
+            .fetch_one(pool)
+            .await?;
+    let submissions_found: i64 = sqlx::query_scalar(
+        "select count(*) from unnest($1::uuid[]) as s(id)
+         where (select count(*) from apt_submission a where a.apt_attempt_id = s.id) = 1",
+    )
+    .bind(&out.submissions)
+    .fetch_one(pool)
+    .await?;
+    let submissions_duplicated: i64 = sqlx::query_scalar(
+        "select count(*) from (select apt_attempt_id from apt_submission where campaign_id = $1
+         group by apt_attempt_id having count(*) > 1) d",
+    )
+    .bind(apt)
+    .fetch_one(pool)
+    .await?;
+    let over_cap: i64 = sqlx::query_scalar(
+        "select count(*) from (select s.app_user_id from apt_submission s
+         join campaign c using (campaign_id) where s.campaign_id = $1
+         group by s.app_user_id, c.budget_cap_cents having sum(s.paid_cents) > c.budget_cap_cents) o",
+    )
+    .bind(apt)
+    .fetch_one(pool)
+    .await?;
+    Ok(Verification {
+        judgments_acknowledged: out.judgments.len(),
+        judgments_found: judgments_found as usize,
+        judgments_duplicated: judgments_duplicated as usize,
+        judgments_in_database,
+        attempts_acknowledged: out.attempts.len(),
+        attempts_found: attempts_found as usize,
+        attempts_in_database,
+        submissions_acknowledged: out.submissions.len(),
+        submissions_found: submissions_found as usize,
+        submissions_duplicated,
+        over_cap,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rewrite_keeps_the_words_but_one() {
+        let mut rng = 3;
+        let source = "the committee approved the new budget on tuesday";
+        let r = rewrite(source, &mut rng);
+        assert_eq!(r.split_whitespace().count(), 7);
+        assert!(r.split_whitespace().all(|w| source.contains(w)));
+    }
+}
+
+/// What a burst of simultaneous Checks came to.
+#[derive(Debug, Default)]
+pub struct BurstOutcome {
+    /// Seconds to the answer, for Checks that were scored.
+    pub scored: Vec<f64>,
+    /// Seconds to the answer, for Checks answered "busy".
+    pub busy: Vec<f64>,
+    /// Anything else: (status, body).
+    pub other: Vec<(u16, String)>,
+    /// Attempt ids of the scored Checks.
+    pub attempts: Vec<Uuid>,
+    /// `/health` latencies (seconds), probed every 10 ms during the burst.
+    pub health: Vec<f64>,
+    /// `/health` answers other than 200.
+    pub health_failures: usize,
+}
+
+/// Sends `n` Checks at once, spread over the writers (each on its current sentence), while
+/// probing `/health`.
+pub async fn burst(prepared: &Prepared, base: &str, n: usize) -> anyhow::Result<BurstOutcome> {
+    let campaign = prepared.apt_campaign.as_str();
+    let mut sources = Vec::new();
+    for c in &prepared.writers {
+        let task: Value = c
+            .post(format!("{base}/api/apt/next"))
+            .header("accept", "application/json")
+            .form(&[("campaign_id", campaign)])
+            .send()
+            .await?
+            .json()
+            .await?;
+        let id = task["Write"]["source_id"].as_str().map(str::to_owned);
+        let text = task["Write"]["source"].as_str().map(str::to_owned);
+        match (id, text) {
+            (Some(id), Some(text)) => sources.push((c.clone(), id, text)),
+            _ => anyhow::bail!("a writer has no sentence: {task}"),
+        }
+    }
+    anyhow::ensure!(!sources.is_empty(), "no writers");
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let probe = {
+        let stop = stop.clone();
+        let url = format!("{base}/health");
+        tokio::spawn(async move {
+            let c = reqwest::Client::new();
+            let (mut times, mut failures) = (Vec::new(), 0);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let started = Instant::now();
+                match c.get(&url).send().await {
+                    Ok(r) if r.status().is_success() => times.push(started.elapsed().as_secs_f64()),
+                    _ => failures += 1,
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            (times, failures)
+        })
+    };
+    let gate = Arc::new(tokio::sync::Barrier::new(n));
+    let mut calls = Vec::new();
+    for i in 0..n {
+        let (c, source_id, source) = sources[i % sources.len()].clone();
+        let gate = gate.clone();
+        let url = format!("{base}/api/apt/check");
+        let campaign = campaign.to_owned();
+        let mut rng = i as u64 + 1;
+        calls.push(tokio::spawn(async move {
+            let text = rewrite(&source, &mut rng);
+            gate.wait().await;
+            let started = Instant::now();
+            let resp = c
+                .post(url)
+                .header("accept", "application/json")
+                .form(&[("campaign_id", campaign.as_str()), ("source_id", &source_id), ("text", &text)])
+                .send()
+                .await;
+            let seconds = started.elapsed().as_secs_f64();
+            match resp {
+                Ok(r) => {
+                    let status = r.status().as_u16();
+                    (status, r.text().await.unwrap_or_default(), seconds)
+                }
+                Err(e) => (0, e.to_string(), seconds),
+            }
+        }));
+    }
+    let mut out = BurstOutcome::default();
+    for call in calls {
+        let (status, body, seconds) = call.await?;
+        let json: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+        if status == 200 {
+            out.scored.push(seconds);
+            if let Some(id) = json["attempt_id"].as_str().and_then(|s| s.parse().ok()) {
+                out.attempts.push(id);
+            }
+        } else if status == 503 && json == Value::String("Overloaded".into()) {
+            out.busy.push(seconds);
+        } else {
+            out.other.push((status, body));
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (health, failures) = probe.await?;
+    out.health = health;
+    out.health_failures = failures;
+    Ok(out)
+}

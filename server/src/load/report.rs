@@ -1,0 +1,157 @@
+//! The load tool's printout: latency percentiles per endpoint, throughput, errors, and what the
+//! database holds of what was acknowledged.
+use std::fmt::Write;
+
+use super::{Outcome, Verification};
+
+/// The `q`-quantile (0..=1) of `sorted` by nearest rank; `None` when empty.
+pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+/// pgbench's result for the same PostgreSQL: single-row inserts per second.
+#[derive(Debug, Clone)]
+pub struct Pgbench {
+    pub clients: u32,
+    pub seconds: u32,
+    pub tps: f64,
+}
+
+pub fn render(
+    judges: usize,
+    writers: usize,
+    out: &Outcome,
+    check: &Verification,
+    pgbench: Option<&Pgbench>,
+) -> String {
+    let secs = out.elapsed.as_secs_f64();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "load: {judges} judging + {writers} APT workers for {secs:.1} s"
+    );
+    let _ = writeln!(
+        s,
+        "{:<16} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8}",
+        "endpoint", "calls", "calls/s", "p50 ms", "p95 ms", "p99 ms", "max ms"
+    );
+    for (endpoint, times) in &out.latencies {
+        let mut t = times.clone();
+        t.sort_by(f64::total_cmp);
+        let ms = |q: f64| percentile(&t, q).map_or(0.0, |v| v * 1000.0);
+        let _ = writeln!(
+            s,
+            "{:<16} {:>8} {:>9.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1}",
+            endpoint,
+            t.len(),
+            t.len() as f64 / secs,
+            ms(0.5),
+            ms(0.95),
+            ms(0.99),
+            ms(1.0)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "judgments: {} acknowledged ({:.1}/s), {} stored once with that answer, {} duplicated, {} in the database",
+        check.judgments_acknowledged,
+        check.judgments_acknowledged as f64 / secs,
+        check.judgments_found,
+        check.judgments_duplicated,
+        check.judgments_in_database
+    );
+    let _ = writeln!(
+        s,
+        "attempts (Checks): {} acknowledged ({:.1}/s), {} stored, {} in the database; {} answered busy",
+        check.attempts_acknowledged,
+        check.attempts_acknowledged as f64 / secs,
+        check.attempts_found,
+        check.attempts_in_database,
+        out.busy
+    );
+    let _ = writeln!(
+        s,
+        "submissions: {} acknowledged, {} stored once, {} attempts submitted twice, {} workers over the cap",
+        check.submissions_acknowledged,
+        check.submissions_found,
+        check.submissions_duplicated,
+        check.over_cap
+    );
+    if out.errors.is_empty() {
+        let _ = writeln!(s, "errors: none");
+    } else {
+        let list: Vec<String> = out
+            .errors
+            .iter()
+            .map(|((e, status), n)| format!("{e} {status}: {n}"))
+            .collect();
+        let _ = writeln!(s, "errors: {}", list.join(", "));
+    }
+    if let Some(p) = pgbench {
+        let _ = writeln!(
+            s,
+            "pgbench on the same PostgreSQL: {:.0} single-row inserts/s ({} clients, {} s); judgments/s are {:.1}% of it",
+            p.tps,
+            p.clients,
+            p.seconds,
+            100.0 * check.judgments_acknowledged as f64 / secs / p.tps
+        );
+    }
+    let _ = writeln!(
+        s,
+        "verification: {}",
+        if check.holds() {
+            "every acknowledged judgment, attempt and submission is stored exactly once"
+        } else {
+            "FAILED"
+        }
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 0.5), Some(50.0));
+        assert_eq!(percentile(&v, 0.95), Some(95.0));
+        assert_eq!(percentile(&v, 0.99), Some(99.0));
+        assert_eq!(percentile(&v, 1.0), Some(100.0));
+        assert_eq!(percentile(&v, 0.0), Some(1.0));
+        assert_eq!(percentile(&[7.0], 0.99), Some(7.0));
+        assert_eq!(percentile(&[], 0.5), None);
+    }
+}
+
+/// The burst's printout.
+pub fn render_burst(n: usize, b: &super::BurstOutcome) -> String {
+    let ms = |v: &[f64], q: f64| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        percentile(&v, q).map_or(0.0, |x| x * 1000.0)
+    };
+    format!(
+        "burst of {n} simultaneous Checks: {} scored (p50 {:.0} ms, p99 {:.0} ms), {} answered busy \
+         (p50 {:.1} ms, p99 {:.1} ms), {} other; /health during it: {} probes, p50 {:.1} ms, \
+         p99 {:.1} ms, max {:.1} ms, {} failed\n",
+        b.scored.len(),
+        ms(&b.scored, 0.5),
+        ms(&b.scored, 0.99),
+        b.busy.len(),
+        ms(&b.busy, 0.5),
+        ms(&b.busy, 0.99),
+        b.other.len(),
+        b.health.len(),
+        ms(&b.health, 0.5),
+        ms(&b.health, 0.99),
+        ms(&b.health, 1.0),
+        b.health_failures
+    )
+}
