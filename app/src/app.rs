@@ -11,9 +11,8 @@ use crate::pages::{
     admin::campaign_page::AdminCampaignPage, admin::campaigns_page::AdminCampaignsPage,
     admin::mining_page::AdminMiningPage, admin::users_page::AdminUsersPage, apt_page::AptPage,
     apt_report_page::AptReportPage, export_page::ExportPage, home_page::HomePage,
-    judge_page::JudgePage,
-    judge_report_page::JudgeReportPage, login_page::LoginPage, not_found_page::NotFoundPage,
-    register_page::RegisterPage,
+    judge_page::JudgePage, judge_report_page::JudgeReportPage, login_page::LoginPage,
+    not_found_page::NotFoundPage, register_page::RegisterPage,
 };
 
 /// The document around the app, rendered on the server only.

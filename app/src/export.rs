@@ -23,7 +23,9 @@ use crate::domain::export::format::{
     attempt_line, header_for, judgment_line, pair_line, AttemptRow, JudgmentRow, PairRow,
 };
 use crate::domain::export::labels::{dawid_skene_labels, Vote};
-use crate::domain::export::spec::{CampaignKind, ExportQuery, ExportSpec, LabelBy, Rows, SpecError};
+use crate::domain::export::spec::{
+    CampaignKind, ExportQuery, ExportSpec, LabelBy, Rows, SpecError,
+};
 use crate::domain::export::split::{split, Part, Row};
 use crate::domain::export::stats::{dataset_stats, DatasetStats, StatRow};
 use crate::domain::judge::labels::{vote_label, VoteLabel};
@@ -76,7 +78,11 @@ pub async fn check(
 }
 
 /// Opens an export of `campaign_id` (the caller has checked who may read it).
-pub async fn open(pool: &PgPool, campaign_id: Uuid, query: &ExportQuery) -> Result<Export, AppError> {
+pub async fn open(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    query: &ExportQuery,
+) -> Result<Export, AppError> {
     let (kind, spec) = check(pool, campaign_id, query).await?;
     let file_name = spec.file_name(kind, &campaign_id.to_string());
     let content_type = spec.format.content_type();
@@ -305,7 +311,13 @@ async fn judge_stream(
                 }
                 pair_line(format, &pair_row(p, label, part))
             };
-            Ok(chunks(header_for::<PairRow>(format), rx, failed, rows_read, line_of))
+            Ok(chunks(
+                header_for::<PairRow>(format),
+                rx,
+                failed,
+                rows_read,
+                line_of,
+            ))
         }
         _ => {
             drop(ids);
@@ -320,7 +332,13 @@ async fn judge_stream(
                 }
                 judgment_line(format, &judgment_row(j, part))
             };
-            Ok(chunks(header_for::<JudgmentRow>(format), rx, failed, rows_read, line_of))
+            Ok(chunks(
+                header_for::<JudgmentRow>(format),
+                rx,
+                failed,
+                rows_read,
+                line_of,
+            ))
         }
     }
 }
@@ -396,7 +414,13 @@ async fn apt_stream(
         }
         attempt_line(format, &attempt_row(a, part))
     };
-    Ok(chunks(header_for::<AttemptRow>(format), rx, failed, rows_read, line_of))
+    Ok(chunks(
+        header_for::<AttemptRow>(format),
+        rx,
+        failed,
+        rows_read,
+        line_of,
+    ))
 }
 
 fn attempt_row(a: ExportAttempt, part: Part) -> AttemptRow {
@@ -461,12 +485,18 @@ pub async fn apt_statistics(
     let parts = apt_parts(pool, campaign_id, spec).await?;
     let submitted_only = spec.rows == Rows::Submissions;
     let attempts = crate::db::export::attempt_texts(pool, campaign_id, submitted_only).await?;
-    let groups: Vec<String> = attempts.iter().map(|a| a.source_sentence_id.to_string()).collect();
+    let groups: Vec<String> = attempts
+        .iter()
+        .map(|a| a.source_sentence_id.to_string())
+        .collect();
     let rows: Vec<(Part, StatRow<'_>)> = attempts
         .iter()
         .zip(&groups)
         .map(|(a, group)| {
-            let part = parts.get(&a.source_sentence_id).copied().unwrap_or(Part::Train);
+            let part = parts
+                .get(&a.source_sentence_id)
+                .copied()
+                .unwrap_or(Part::Train);
             let row = StatRow {
                 sentence1: &a.sentence,
                 sentence2: &a.candidate,

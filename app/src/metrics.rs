@@ -49,7 +49,11 @@ static ATTEMPTS: AtomicU64 = AtomicU64::new(0);
 static SUBMISSIONS: AtomicU64 = AtomicU64::new(0);
 
 pub fn observe_request(route: &str, method: &str, status: u16, seconds: f64) {
-    let key = (route.to_owned(), method.to_owned(), format!("{}xx", status / 100));
+    let key = (
+        route.to_owned(),
+        method.to_owned(),
+        format!("{}xx", status / 100),
+    );
     let mut map = REQUESTS.lock().unwrap_or_else(|e| e.into_inner());
     map.entry(key).or_default().observe(seconds);
 }
@@ -89,7 +93,9 @@ fn label(v: &str) -> String {
 /// The snapshot in Prometheus' text format.
 pub fn render(s: &Snapshot) -> String {
     let mut out = String::new();
-    out.push_str("# HELP paracrowd_http_request_duration_seconds Time to answer a request, by route.\n");
+    out.push_str(
+        "# HELP paracrowd_http_request_duration_seconds Time to answer a request, by route.\n",
+    );
     out.push_str("# TYPE paracrowd_http_request_duration_seconds histogram\n");
     for ((route, method, status), h) in &s.requests {
         let labels = format!(
@@ -111,26 +117,72 @@ pub fn render(s: &Snapshot) -> String {
             "paracrowd_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
             h.count
         );
-        let _ = writeln!(out, "paracrowd_http_request_duration_seconds_sum{{{labels}}} {}", h.sum);
-        let _ = writeln!(out, "paracrowd_http_request_duration_seconds_count{{{labels}}} {}", h.count);
+        let _ = writeln!(
+            out,
+            "paracrowd_http_request_duration_seconds_sum{{{labels}}} {}",
+            h.sum
+        );
+        let _ = writeln!(
+            out,
+            "paracrowd_http_request_duration_seconds_count{{{labels}}} {}",
+            h.count
+        );
     }
     let counters = [
-        ("paracrowd_judgments_total", "Judgments stored by this process.", s.judgments),
-        ("paracrowd_attempts_total", "APT Checks scored and stored by this process.", s.attempts),
-        ("paracrowd_submissions_total", "APT submissions stored by this process.", s.submissions),
+        (
+            "paracrowd_judgments_total",
+            "Judgments stored by this process.",
+            s.judgments,
+        ),
+        (
+            "paracrowd_attempts_total",
+            "APT Checks scored and stored by this process.",
+            s.attempts,
+        ),
+        (
+            "paracrowd_submissions_total",
+            "APT submissions stored by this process.",
+            s.submissions,
+        ),
     ];
     for (name, help, v) in counters {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}"
+        );
     }
     if let Some(l) = &s.scoring {
         let gauges = [
-            ("paracrowd_scoring_queue_depth", "gauge", "Checks waiting for the models now.", l.queue_depth),
-            ("paracrowd_scoring_batches_total", "counter", "Forward batches run.", l.batches),
-            ("paracrowd_scoring_batched_pairs_total", "counter", "Pairs scored in those batches (divide by batches for the mean batch size).", l.pairs),
-            ("paracrowd_scoring_busy_total", "counter", "Checks refused because the queue was full.", l.busy),
+            (
+                "paracrowd_scoring_queue_depth",
+                "gauge",
+                "Checks waiting for the models now.",
+                l.queue_depth,
+            ),
+            (
+                "paracrowd_scoring_batches_total",
+                "counter",
+                "Forward batches run.",
+                l.batches,
+            ),
+            (
+                "paracrowd_scoring_batched_pairs_total",
+                "counter",
+                "Pairs scored in those batches (divide by batches for the mean batch size).",
+                l.pairs,
+            ),
+            (
+                "paracrowd_scoring_busy_total",
+                "counter",
+                "Checks refused because the queue was full.",
+                l.busy,
+            ),
         ];
         for (name, kind, help, v) in gauges {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}");
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}"
+            );
         }
     }
     out
@@ -148,8 +200,18 @@ mod tests {
         }
         assert_eq!(h.count, 5);
         let mut requests = BTreeMap::new();
-        requests.insert(("/api/judge/answer".to_owned(), "POST".to_owned(), "2xx".to_owned()), h);
-        requests.insert(("/x\"y".to_owned(), "GET".to_owned(), "4xx".to_owned()), Histogram::default());
+        requests.insert(
+            (
+                "/api/judge/answer".to_owned(),
+                "POST".to_owned(),
+                "2xx".to_owned(),
+            ),
+            h,
+        );
+        requests.insert(
+            ("/x\"y".to_owned(), "GET".to_owned(), "4xx".to_owned()),
+            Histogram::default(),
+        );
         let text = render(&Snapshot {
             requests,
             judgments: 7,
@@ -176,7 +238,11 @@ mod tests {
         assert_eq!(line(&format!("{base}\"0.005\"}}")), "3");
         assert_eq!(line(&format!("{base}\"0.25\"}}")), "4");
         assert_eq!(line(&format!("{base}\"10\"}}")), "4");
-        assert_eq!(line(&format!("{base}\"+Inf\"}}")), "5", "30 s is only in +Inf");
+        assert_eq!(
+            line(&format!("{base}\"+Inf\"}}")),
+            "5",
+            "30 s is only in +Inf"
+        );
         assert!(text.contains("route=\"/x\\\"y\""));
         assert_eq!(line("paracrowd_judgments_total "), "7");
         assert_eq!(line("paracrowd_scoring_queue_depth "), "2");

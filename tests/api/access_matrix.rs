@@ -57,11 +57,7 @@ struct Fn {
     fresh: bool,
 }
 
-const fn f(
-    name: &'static str,
-    level: Level,
-    args: &'static [(&'static str, &'static str)],
-) -> Fn {
+const fn f(name: &'static str, level: Level, args: &'static [(&'static str, &'static str)]) -> Fn {
     Fn {
         name,
         level,
@@ -92,7 +88,10 @@ const SERVER_FNS: &[Fn] = &[
     Fn {
         name: "login",
         level: Level::Public,
-        args: &[("username", "{own_name}"), ("password", crate::helpers::PASSWORD)],
+        args: &[
+            ("username", "{own_name}"),
+            ("password", crate::helpers::PASSWORD),
+        ],
         fresh: true,
     },
     Fn {
@@ -106,7 +105,11 @@ const SERVER_FNS: &[Fn] = &[
     f(
         "apt/check",
         Level::User,
-        &[("campaign_id", "{apt}"), ("source_id", "{any}"), ("text", "a rewrite")],
+        &[
+            ("campaign_id", "{apt}"),
+            ("source_id", "{any}"),
+            ("text", "a rewrite"),
+        ],
     ),
     f(
         "apt/submit",
@@ -128,9 +131,21 @@ const SERVER_FNS: &[Fn] = &[
             ("is_paraphrase", "true"),
         ],
     ),
-    f("research/apt_report", Level::Research, &[("campaign_id", "{apt}")]),
-    f("research/judge_report", Level::Research, &[("campaign_id", "{judge}")]),
-    f("research/export_view", Level::Research, &[("campaign_id", "{judge}")]),
+    f(
+        "research/apt_report",
+        Level::Research,
+        &[("campaign_id", "{apt}")],
+    ),
+    f(
+        "research/judge_report",
+        Level::Research,
+        &[("campaign_id", "{judge}")],
+    ),
+    f(
+        "research/export_view",
+        Level::Research,
+        &[("campaign_id", "{judge}")],
+    ),
     f("admin/list_users", Level::Admin, &[]),
     f(
         "admin/set_user_role",
@@ -143,7 +158,11 @@ const SERVER_FNS: &[Fn] = &[
         &[("user_id", "{victim}"), ("blocked", "true")],
     ),
     f("admin/list_campaigns", Level::Admin, &[]),
-    f("admin/get_campaign", Level::Admin, &[("campaign_id", "{apt}")]),
+    f(
+        "admin/get_campaign",
+        Level::Admin,
+        &[("campaign_id", "{apt}")],
+    ),
     f(
         "admin/create_campaign",
         Level::Admin,
@@ -190,15 +209,26 @@ const SERVER_FNS: &[Fn] = &[
         &[
             ("campaign_id", "{judge}"),
             ("filename", "p.csv"),
-            ("content", "sentence1,sentence2\nA new first.,A new second.\n"),
+            (
+                "content",
+                "sentence1,sentence2\nA new first.,A new second.\n",
+            ),
             ("labels_are_tests", "false"),
         ],
     ),
-    f("admin/judge_overview", Level::Admin, &[("campaign_id", "{judge}")]),
+    f(
+        "admin/judge_overview",
+        Level::Admin,
+        &[("campaign_id", "{judge}")],
+    ),
     f(
         "admin/list_pairs",
         Level::Admin,
-        &[("campaign_id", "{judge}"), ("tests_only", "true"), ("page", "0")],
+        &[
+            ("campaign_id", "{judge}"),
+            ("tests_only", "true"),
+            ("page", "0"),
+        ],
     ),
     f(
         "admin/set_test_pair",
@@ -243,7 +273,11 @@ const SERVER_FNS: &[Fn] = &[
     f("admin/mining_run", Level::Admin, &[("run_id", "{any}")]),
     f("admin/cancel_mining", Level::Admin, &[("run_id", "{any}")]),
     f("admin/restart_mining", Level::Admin, &[("run_id", "{any}")]),
-    f("admin/mining_candidates", Level::Admin, &[("run_id", "{any}")]),
+    f(
+        "admin/mining_candidates",
+        Level::Admin,
+        &[("run_id", "{any}")],
+    ),
     f(
         "admin/deploy_candidates",
         Level::Admin,
@@ -267,11 +301,23 @@ const PAGES: &[(&str, &str, Level)] = &[
     ("/apt/{id}", "/apt/{apt}", Level::User),
     ("/judge/{id}", "/judge/{judge}", Level::User),
     ("/research/apt/{id}", "/research/apt/{apt}", Level::Research),
-    ("/research/judge/{id}", "/research/judge/{judge}", Level::Research),
-    ("/research/export/{id}", "/research/export/{judge}", Level::Research),
+    (
+        "/research/judge/{id}",
+        "/research/judge/{judge}",
+        Level::Research,
+    ),
+    (
+        "/research/export/{id}",
+        "/research/export/{judge}",
+        Level::Research,
+    ),
     ("/admin/users", "/admin/users", Level::Admin),
     ("/admin/campaigns", "/admin/campaigns", Level::Admin),
-    ("/admin/campaigns/{id}", "/admin/campaigns/{apt}", Level::Admin),
+    (
+        "/admin/campaigns/{id}",
+        "/admin/campaigns/{apt}",
+        Level::Admin,
+    ),
     ("/admin/mining", "/admin/mining", Level::Admin),
 ];
 
@@ -343,7 +389,11 @@ async fn fixtures(app: &TestApp, admin: &Client) -> Ids {
 /// What a refusal looks like for this caller.
 fn refusal(caller: Caller) -> (StatusCode, &'static str, &'static str) {
     if caller == Caller::Anonymous {
-        (StatusCode::UNAUTHORIZED, "Unauthenticated", "Please log in first.")
+        (
+            StatusCode::UNAUTHORIZED,
+            "Unauthenticated",
+            "Please log in first.",
+        )
     } else {
         (
             StatusCode::FORBIDDEN,
@@ -366,7 +416,10 @@ async fn every_function_route_and_page_answers_each_role_as_the_table_declares(p
         .map(|(path, _)| path.trim_start_matches("/api/").to_owned())
         .collect();
     let declared: BTreeSet<String> = SERVER_FNS.iter().map(|f| f.name.to_owned()).collect();
-    assert_eq!(registered, declared, "server functions registered vs declared");
+    assert_eq!(
+        registered, declared,
+        "server functions registered vs declared"
+    );
     let pages: BTreeSet<String> = leptos_axum::generate_route_list(app::App)
         .iter()
         .map(|r| r.path().to_owned())
@@ -461,10 +514,7 @@ async fn every_function_route_and_page_answers_each_role_as_the_table_declares(p
             checked += 1;
         }
     }
-    assert_eq!(
-        checked,
-        4 * (SERVER_FNS.len() + ROUTES.len() + PAGES.len())
-    );
+    assert_eq!(checked, 4 * (SERVER_FNS.len() + ROUTES.len() + PAGES.len()));
 
     // The admin's own calls did change it.
     assert_ne!(admin_state(&pool, &ids.victim).await, before);

@@ -627,7 +627,12 @@ async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
 
     // CSV and JSON lines carry every column (AP_H's, whether submitted, the part); the
     // submissions export holds only submitted attempts (none here: every sentence was skipped).
-    let csv_text = get(&researcher, "?format=csv&seed=3").await.unwrap().text().await.unwrap();
+    let csv_text = get(&researcher, "?format=csv&seed=3")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
     assert_eq!(reader.headers().unwrap().len(), 12);
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
@@ -638,14 +643,23 @@ async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
         "the same split as the AP_H file"
     );
     assert!(rows.iter().all(|r| &r[10] == "0"));
-    let jsonl = get(&researcher, "?format=jsonl").await.unwrap().text().await.unwrap();
+    let jsonl = get(&researcher, "?format=jsonl")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     let first: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
     assert_eq!(first["MI"], 1);
     assert_eq!(first["submitted"], false);
     assert_eq!(jsonl.lines().count(), 24);
     let subs = get(&researcher, "?rows=submissions").await.unwrap();
     assert_eq!(subs.headers()["x-paracrowd-rows"], "0");
-    assert_eq!(subs.text().await.unwrap().lines().count(), 1, "the header only");
+    assert_eq!(
+        subs.text().await.unwrap().lines().count(),
+        1,
+        "the header only"
+    );
     assert_eq!(
         get(&researcher, "?format=msrp").await.unwrap().status(),
         StatusCode::BAD_REQUEST
@@ -662,7 +676,10 @@ async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
     assert_eq!(view["attempts"], 24);
     assert_eq!(view["parts"][0][0], "all");
     assert_eq!(view["parts"][0][1]["pairs"], 24);
-    assert_eq!(view["parts"][0][1]["paraphrase_pairs"], 24, "every attempt was MI");
+    assert_eq!(
+        view["parts"][0][1]["paraphrase_pairs"], 24,
+        "every attempt was MI"
+    );
     assert_eq!(view["parts"][3][0], "test");
     assert_eq!(view["parts"][3][1]["pairs"], test.len());
     assert_eq!(

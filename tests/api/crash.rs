@@ -30,14 +30,16 @@ impl Server {
 }
 
 fn start_server(database_url: &str, port: u16) -> Server {
-    Server(Command::new(BIN)
-        .arg("serve")
-        .env("DATABASE_URL", database_url)
-        .env("PARACROWD_ADDR", format!("127.0.0.1:{port}"))
-        .env("RUST_LOG", "error")
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap())
+    Server(
+        Command::new(BIN)
+            .arg("serve")
+            .env("DATABASE_URL", database_url)
+            .env("PARACROWD_ADDR", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
 }
 
 async fn wait_healthy(base: &str) {
@@ -48,7 +50,10 @@ async fn wait_healthy(base: &str) {
                 return;
             }
         }
-        assert!(Instant::now() < deadline, "the server did not become healthy");
+        assert!(
+            Instant::now() < deadline,
+            "the server did not become healthy"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -76,7 +81,11 @@ async fn serve_with_models(pool: &PgPool) -> Option<(Server, String, u16, String
         return None;
     }
     let url = url_of(pool);
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let base = format!("http://127.0.0.1:{port}");
     let server = start_server(&url, port);
     wait_healthy(&base).await;
@@ -119,13 +128,25 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
         &prepared.admin,
         &base,
         "admin/start_mining",
-        &[("corpus_id", corpus["corpus_id"].as_str().unwrap()), ("method", "l12")],
+        &[
+            ("corpus_id", corpus["corpus_id"].as_str().unwrap()),
+            ("method", "l12"),
+        ],
     )
     .await;
     let run = run.as_str().unwrap().to_owned();
 
-    let before = post(&judge_probe, &base, "judge/next", &[("campaign_id", &judge)]).await;
-    let held = before["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+    let before = post(
+        &judge_probe,
+        &base,
+        "judge/next",
+        &[("campaign_id", &judge)],
+    )
+    .await;
+    let held = before["Judge"]["assignment_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let before = post(&writer_probe, &base, "apt/next", &[("campaign_id", &apt)]).await;
     let writing = before["Write"]["source_id"].as_str().unwrap().to_owned();
     let config = LoadConfig {
@@ -138,12 +159,16 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
         tokio::spawn(async move { load::run(&prepared, &config).await.unwrap() })
     };
     tokio::time::sleep(Duration::from_secs(4)).await;
-    let status: String = sqlx::query_scalar("select status from mining_run where run_id = $1::uuid")
-        .bind(&run)
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    assert_eq!(status, "running", "the run must still be running when the server dies");
+    let status: String =
+        sqlx::query_scalar("select status from mining_run where run_id = $1::uuid")
+            .bind(&run)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        status, "running",
+        "the run must still be running when the server dies"
+    );
     server.kill();
     let killed_at = Instant::now();
     // Leases the dead process handed out and nobody has answered yet.
@@ -172,7 +197,10 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
 
     // Nothing acknowledged lost, nothing twice.
     let check = load::verify(&pool, &prepared, &out).await.unwrap();
-    eprintln!("{}", load::render(plan.judges - 1, plan.writers - 1, &out, &check, None));
+    eprintln!(
+        "{}",
+        load::render(plan.judges - 1, plan.writers - 1, &out, &check, None)
+    );
     assert!(check.holds(), "{check:?}");
     assert!(check.judgments_acknowledged > 50, "{check:?}");
     assert!(check.attempts_acknowledged > 0, "{check:?}");
@@ -186,21 +214,32 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
     }
 
     // The run the dead process was doing is interrupted, never finished.
-    let status: String = sqlx::query_scalar("select status from mining_run where run_id = $1::uuid")
-        .bind(&run)
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let status: String =
+        sqlx::query_scalar("select status from mining_run where run_id = $1::uuid")
+            .bind(&run)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
     assert_eq!(status, "interrupted");
 
     // Workers continue where they were, in the same session.
-    let again = post(&judge_probe, &base, "judge/next", &[("campaign_id", &judge)]).await;
+    let again = post(
+        &judge_probe,
+        &base,
+        "judge/next",
+        &[("campaign_id", &judge)],
+    )
+    .await;
     assert_eq!(again["Judge"]["assignment_id"], held.as_str(), "{again}");
     let answered = post(
         &judge_probe,
         &base,
         "judge/answer",
-        &[("campaign_id", &judge), ("assignment_id", &held), ("is_paraphrase", "true")],
+        &[
+            ("campaign_id", &judge),
+            ("assignment_id", &held),
+            ("is_paraphrase", "true"),
+        ],
     )
     .await;
     assert_eq!(answered["was_already_answered"], false);
@@ -210,7 +249,13 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
     // The dead process's leases run out and give their slots back.
     let wait = Duration::from_secs_f64(remaining + 1.0).saturating_sub(killed_at.elapsed());
     tokio::time::sleep(wait).await;
-    post(&judge_probe, &base, "judge/next", &[("campaign_id", &judge)]).await;
+    post(
+        &judge_probe,
+        &base,
+        "judge/next",
+        &[("campaign_id", &judge)],
+    )
+    .await;
     let still_leased: i64 = sqlx::query_scalar(
         "select count(*) from judge_assignment where assignment_id::text = any($1) and status = 'leased'",
     )
@@ -228,7 +273,10 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
     .fetch_one(&pool)
     .await
     .unwrap();
-    assert_eq!(inconsistent, 0, "every slot is a judgment, a live lease or open");
+    assert_eq!(
+        inconsistent, 0,
+        "every slot is a judgment, a live lease or open"
+    );
 
     server.kill();
 }
@@ -237,7 +285,9 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
 /// queue bound they are answered "busy" at once; the rest are scored and stored; nothing else.
 /// (`scripts/bench-load.sh` prints the latencies and `/health` during the burst.)
 #[sqlx::test(migrations = "../migrations")]
-async fn a_burst_of_500_checks_is_scored_up_to_the_queue_bound_and_the_rest_told_busy(pool: PgPool) {
+async fn a_burst_of_500_checks_is_scored_up_to_the_queue_bound_and_the_rest_told_busy(
+    pool: PgPool,
+) {
     let Some((mut server, _, _, base)) = serve_with_models(&pool).await else {
         return;
     };
@@ -253,13 +303,20 @@ async fn a_burst_of_500_checks_is_scored_up_to_the_queue_bound_and_the_rest_told
     eprintln!("{}", load::report::render_burst(500, &b));
     assert!(b.other.is_empty(), "{:?}", &b.other[..b.other.len().min(3)]);
     assert_eq!(b.scored.len() + b.busy.len(), 500);
-    assert!(!b.busy.is_empty(), "the queue bound (64) refuses some of 500");
+    assert!(
+        !b.busy.is_empty(),
+        "the queue bound (64) refuses some of 500"
+    );
     assert!(b.scored.len() >= 64, "{} scored", b.scored.len());
     assert_eq!(b.health_failures, 0);
     let stored: i64 = sqlx::query_scalar("select count(*) from apt_attempt")
         .fetch_one(&pool)
         .await
         .unwrap();
-    assert_eq!(stored as usize, b.scored.len(), "scored Checks are stored, busy ones are not");
+    assert_eq!(
+        stored as usize,
+        b.scored.len(),
+        "scored Checks are stored, busy ones are not"
+    );
     server.kill();
 }

@@ -9,13 +9,22 @@ use server::embedded_pg::EmbeddedPostgres;
 use crate::helpers::{client, spawn_app, TestApp, PASSWORD};
 
 /// Polls `path` until it answers `status`, for at most `limit`.
-async fn wait_for(app: &TestApp, c: &reqwest::Client, path: &str, status: StatusCode, limit: Duration) {
+async fn wait_for(
+    app: &TestApp,
+    c: &reqwest::Client,
+    path: &str,
+    status: StatusCode,
+    limit: Duration,
+) {
     let deadline = Instant::now() + limit;
     loop {
         if app.get(c, path).await.status() == status {
             return;
         }
-        assert!(Instant::now() < deadline, "{path} did not answer {status} within {limit:?}");
+        assert!(
+            Instant::now() < deadline,
+            "{path} did not answer {status} within {limit:?}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -29,30 +38,53 @@ async fn with_the_database_stopped_the_app_answers_503_at_once_and_recovers_by_i
         .await
         .unwrap()
         .unwrap();
-    server::startup::create_database_if_missing(&pg).await.unwrap();
+    server::startup::create_database_if_missing(&pg)
+        .await
+        .unwrap();
     let pool = server::startup::connect_and_migrate(&pg.database_url(), 5)
         .await
         .unwrap();
     let app = spawn_app(pool.clone()).await;
     let worker = client();
     let name = crate::helpers::username("dbdown");
-    assert!(app.register(&worker, &name, PASSWORD).await.status().is_success());
+    assert!(app
+        .register(&worker, &name, PASSWORD)
+        .await
+        .status()
+        .is_success());
     assert_eq!(app.get(&worker, "/").await.status(), StatusCode::OK);
 
     let pg = std::sync::Arc::new(pg);
     let stopper = pg.clone();
-    tokio::task::spawn_blocking(move || stopper.stop()).await.unwrap().unwrap();
+    tokio::task::spawn_blocking(move || stopper.stop())
+        .await
+        .unwrap()
+        .unwrap();
 
     // Within a few seconds every request is a fast 503 with a plain explanation.
-    wait_for(&app, &worker, "/", StatusCode::SERVICE_UNAVAILABLE, Duration::from_secs(10)).await;
+    wait_for(
+        &app,
+        &worker,
+        "/",
+        StatusCode::SERVICE_UNAVAILABLE,
+        Duration::from_secs(10),
+    )
+    .await;
     for _ in 0..3 {
         let started = Instant::now();
         let resp = app.get(&worker, "/").await;
-        assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
         assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(resp.headers()["retry-after"], "5");
         let page = resp.text().await.unwrap();
-        assert!(page.contains("The database is not answering right now"), "{page}");
+        assert!(
+            page.contains("The database is not answering right now"),
+            "{page}"
+        );
         assert!(page.contains("Nothing you saved is lost"), "{page}");
     }
     let started = Instant::now();
@@ -63,19 +95,36 @@ async fn with_the_database_stopped_the_app_answers_503_at_once_and_recovers_by_i
     let resp = client().get(app.url("/health")).send().await.unwrap();
     assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
     // Static files are still served (the 503 page uses the stylesheet).
-    assert_ne!(app.get(&worker, "/metrics").await.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_ne!(
+        app.get(&worker, "/metrics").await.status(),
+        StatusCode::SERVICE_UNAVAILABLE
+    );
 
     let starter = pg.clone();
-    tokio::task::spawn_blocking(move || starter.start_again()).await.unwrap().unwrap();
+    tokio::task::spawn_blocking(move || starter.start_again())
+        .await
+        .unwrap()
+        .unwrap();
 
     // Back by itself, with the same session.
     wait_for(&app, &worker, "/", StatusCode::OK, Duration::from_secs(15)).await;
     assert_eq!(app.whoami(&worker).await.map(|u| u.0), Some(name));
     let resp = app.call(&worker, "list_my_campaigns", &[]).await;
     assert_eq!(resp.status(), StatusCode::OK);
-    assert_eq!(client().get(app.url("/health")).send().await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        client()
+            .get(app.url("/health"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
 
     app.stop().await;
     pool.close().await;
-    tokio::task::spawn_blocking(move || pg.stop()).await.unwrap().unwrap();
+    tokio::task::spawn_blocking(move || pg.stop())
+        .await
+        .unwrap()
+        .unwrap();
 }

@@ -43,7 +43,14 @@ async fn judged(app: &TestApp) -> (String, Vec<String>) {
     let mut workers = Vec::new();
     for honest in [true, true, false, false] {
         let (c, name) = app.annotator().await;
-        work(app, &c, &id, usize::MAX, |t| if honest { truth(t) } else { true }).await;
+        work(app, &c, &id, usize::MAX, |t| {
+            if honest {
+                truth(t)
+            } else {
+                true
+            }
+        })
+        .await;
         workers.push(name);
     }
     (id, workers)
@@ -62,13 +69,22 @@ async fn judgments_export_with_pseudonyms_and_trust_and_dawid_skene_labels_what_
     let (_, rows) = records(&csv_text);
     assert_eq!(rows.len(), 40);
     assert!(rows.iter().all(|r| &r[5] == "1" && r[2].contains("[P]")));
-    let (_, csv_text) = text(&researcher, &app, &format!("/export/judge/{id}?unresolved=keep")).await;
+    let (_, csv_text) = text(
+        &researcher,
+        &app,
+        &format!("/export/judge/{id}?unresolved=keep"),
+    )
+    .await;
     let (_, rows) = records(&csv_text);
     assert_eq!(rows.iter().filter(|r| r[5].is_empty()).count(), 20);
 
     // By Dawid-Skene: every pair labelled, each as its truth.
-    let (status, csv_text) =
-        text(&researcher, &app, &format!("/export/judge/{id}?labels=dawid_skene")).await;
+    let (status, csv_text) = text(
+        &researcher,
+        &app,
+        &format!("/export/judge/{id}?labels=dawid_skene"),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     let (_, rows) = records(&csv_text);
     assert_eq!(rows.len(), 60);
@@ -78,62 +94,123 @@ async fn judgments_export_with_pseudonyms_and_trust_and_dawid_skene_labels_what_
     }
 
     // One row per judgment: 240, pseudonymous workers (never the user name), seconds, time.
-    let (status, csv_text) = text(&researcher, &app, &format!("/export/judge/{id}?rows=judgments")).await;
+    let (status, csv_text) = text(
+        &researcher,
+        &app,
+        &format!("/export/judge/{id}?rows=judgments"),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     let (header, rows) = records(&csv_text);
     assert_eq!(
         header,
-        ["pair_id", "sentence1", "sentence2", "worker", "label", "seconds", "time", "trusted", "gold", "group", "split"]
+        [
+            "pair_id",
+            "sentence1",
+            "sentence2",
+            "worker",
+            "label",
+            "seconds",
+            "time",
+            "trusted",
+            "gold",
+            "group",
+            "split"
+        ]
     );
     assert_eq!(rows.len(), 240);
     let pseudonyms: BTreeSet<&str> = rows.iter().map(|r| r.get(3).unwrap()).collect();
     assert_eq!(pseudonyms.len(), 4);
-    assert!(pseudonyms.iter().all(|p| p.starts_with('W') && p.len() == 9));
+    assert!(pseudonyms
+        .iter()
+        .all(|p| p.starts_with('W') && p.len() == 9));
     for name in &workers {
-        assert!(!csv_text.contains(name.as_str()), "user names stay out of exports");
+        assert!(
+            !csv_text.contains(name.as_str()),
+            "user names stay out of exports"
+        );
     }
     for r in &rows {
         assert!(r[5].parse::<f64>().unwrap() >= 0.0);
-        assert!(time::OffsetDateTime::parse(&r[6], &time::format_description::well_known::Rfc3339).is_ok());
+        assert!(
+            time::OffsetDateTime::parse(&r[6], &time::format_description::well_known::Rfc3339)
+                .is_ok()
+        );
         assert_eq!((&r[7], &r[8]), ("1", "0"));
     }
     // Each pair's judgments are in one part, and parts agree with the pair export's.
-    let (_, pair_csv) = text(&researcher, &app, &format!("/export/judge/{id}?labels=dawid_skene&seed=5")).await;
+    let (_, pair_csv) = text(
+        &researcher,
+        &app,
+        &format!("/export/judge/{id}?labels=dawid_skene&seed=5"),
+    )
+    .await;
     let (_, pair_rows) = records(&pair_csv);
-    let part_of: HashMap<String, String> = pair_rows.iter().map(|r| (r[0].to_owned(), r[8].to_owned())).collect();
-    let (_, csv_text) = text(&researcher, &app, &format!("/export/judge/{id}?rows=judgments&seed=5")).await;
+    let part_of: HashMap<String, String> = pair_rows
+        .iter()
+        .map(|r| (r[0].to_owned(), r[8].to_owned()))
+        .collect();
+    let (_, csv_text) = text(
+        &researcher,
+        &app,
+        &format!("/export/judge/{id}?rows=judgments&seed=5"),
+    )
+    .await;
     let (_, rows) = records(&csv_text);
     assert!(rows.iter().all(|r| part_of[&r[0]] == r[10]));
 
     // Untrusted judgments (a worker set aside): left out unless asked for, then flagged.
-    let spammer = sqlx::query_scalar::<_, uuid::Uuid>("select app_user_id from app_user where username = $1")
-        .bind(&workers[3])
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let spammer =
+        sqlx::query_scalar::<_, uuid::Uuid>("select app_user_id from app_user where username = $1")
+            .bind(&workers[3])
+            .fetch_one(&pool)
+            .await
+            .unwrap();
     sqlx::query("update judge_judgment set trusted = false where app_user_id = $1")
         .bind(spammer)
         .execute(&pool)
         .await
         .unwrap();
-    let (_, csv_text) = text(&researcher, &app, &format!("/export/judge/{id}?rows=judgments")).await;
+    let (_, csv_text) = text(
+        &researcher,
+        &app,
+        &format!("/export/judge/{id}?rows=judgments"),
+    )
+    .await;
     assert_eq!(records(&csv_text).1.len(), 180);
     let resp = researcher
-        .get(app.url(&format!("/export/judge/{id}?rows=judgments&untrusted=keep&format=jsonl")))
+        .get(app.url(&format!(
+            "/export/judge/{id}?rows=judgments&untrusted=keep&format=jsonl"
+        )))
         .send()
         .await
         .unwrap();
     assert_eq!(resp.headers()["x-paracrowd-rows"], "240");
-    let lines: Vec<Value> = resp.text().await.unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = resp
+        .text()
+        .await
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 240);
     assert_eq!(lines.iter().filter(|l| l["trusted"] == false).count(), 60);
 
     // Options that do not fit the rows are refused with the field named.
-    let (status, message) = text(&researcher, &app, &format!("/export/judge/{id}?rows=judgments&format=msrp")).await;
+    let (status, message) = text(
+        &researcher,
+        &app,
+        &format!("/export/judge/{id}?rows=judgments&format=msrp"),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(message.contains("format"), "{message}");
     let (status, _) = text(&researcher, &app, &format!("/export/apt/{id}")).await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "a judging campaign is not an APT one");
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "a judging campaign is not an APT one"
+    );
     app.stop().await;
 }
 
@@ -160,7 +237,12 @@ async fn the_cli_writes_the_same_file_as_the_download_and_refuses_unknown_option
         .await
         .unwrap();
         let file = std::fs::read_to_string(&out).unwrap();
-        let (_, download) = text(&researcher, &app, &format!("/export/judge/{id}?{}", options.join("&"))).await;
+        let (_, download) = text(
+            &researcher,
+            &app,
+            &format!("/export/judge/{id}?{}", options.join("&")),
+        )
+        .await;
         assert_eq!(file, download, "{options:?}");
         assert_eq!(written.bytes, file.len() as u64);
         assert!(written.rows_read >= 60);
@@ -169,9 +251,15 @@ async fn the_cli_writes_the_same_file_as_the_download_and_refuses_unknown_option
     assert!(e.to_string().contains("unknown option"), "{e}");
     assert!(server::export_cmd::parse_options(&["split"]).is_err());
     let query = server::export_cmd::parse_options(&["format=xlsx"]).unwrap();
-    let e = server::export_cmd::write(&pool, uuid::Uuid::parse_str(&id).unwrap(), &query, "-", false)
-        .await
-        .unwrap_err();
+    let e = server::export_cmd::write(
+        &pool,
+        uuid::Uuid::parse_str(&id).unwrap(),
+        &query,
+        "-",
+        false,
+    )
+    .await
+    .unwrap_err();
     assert!(e.to_string().contains("format must be one of"), "{e}");
     app.stop().await;
 }
@@ -185,14 +273,21 @@ async fn the_statistics_page_counts_each_split(pool: PgPool) {
         .call(
             &researcher,
             "research/export_view",
-            &[("campaign_id", &id), ("query[labels]", "dawid_skene"), ("query[seed]", "7")],
+            &[
+                ("campaign_id", &id),
+                ("query[labels]", "dawid_skene"),
+                ("query[seed]", "7"),
+            ],
         )
         .await;
     let status = resp.status();
     let body = resp.text().await.unwrap();
     assert!(status.is_success(), "{status}: {body}");
     let v: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!((v["pairs"].as_i64(), v["judgments"].as_i64()), (Some(60), Some(240)));
+    assert_eq!(
+        (v["pairs"].as_i64(), v["judgments"].as_i64()),
+        (Some(60), Some(240))
+    );
     let parts: HashMap<String, Value> = v["parts"]
         .as_array()
         .unwrap()
@@ -209,20 +304,36 @@ async fn the_statistics_page_counts_each_split(pool: PgPool) {
     assert_eq!(all["unique_sentences"], 120);
     assert_eq!(all["multi_reference_percent"], 0.0);
     let sum = |k: &str| -> u64 {
-        ["train", "dev", "test"].iter().map(|p| parts[*p][k].as_u64().unwrap()).sum()
+        ["train", "dev", "test"]
+            .iter()
+            .map(|p| parts[*p][k].as_u64().unwrap())
+            .sum()
     };
     assert_eq!(sum("pairs"), 60);
     assert_eq!(sum("groups"), 20, "no group in two parts");
-    assert_eq!((parts["dev"]["pairs"].as_u64(), parts["test"]["pairs"].as_u64()), (Some(6), Some(6)));
+    assert_eq!(
+        (
+            parts["dev"]["pairs"].as_u64(),
+            parts["test"]["pairs"].as_u64()
+        ),
+        (Some(6), Some(6))
+    );
 
     // The page renders the table; annotators are refused.
-    let page = app.get(&researcher, &format!("/research/export/{id}?labels=dawid_skene")).await;
+    let page = app
+        .get(
+            &researcher,
+            &format!("/research/export/{id}?labels=dawid_skene"),
+        )
+        .await;
     assert_eq!(page.status(), StatusCode::OK);
     let html = page.text().await.unwrap();
     assert!(html.contains("data-testid=\"export-stats\""), "{html}");
     assert!(html.contains(&format!("formaction=\"/export/judge/{id}\"")));
     let (annotator, _) = app.annotator().await;
-    let resp = app.call(&annotator, "research/export_view", &[("campaign_id", &id)]).await;
+    let resp = app
+        .call(&annotator, "research/export_view", &[("campaign_id", &id)])
+        .await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
     app.stop().await;
 }
@@ -233,12 +344,17 @@ async fn the_statistics_page_counts_each_split(pool: PgPool) {
 /// `PARACROWD_REQUIRE_DATASETS=1`.
 #[sqlx::test(migrations = "../migrations")]
 async fn python_datasets_loads_the_csv_and_json_lines_untouched(pool: PgPool) {
-    let Some(python) = std::env::var("PARACROWD_DATASETS_PYTHON").ok().filter(|p| !p.is_empty()) else {
+    let Some(python) = std::env::var("PARACROWD_DATASETS_PYTHON")
+        .ok()
+        .filter(|p| !p.is_empty())
+    else {
         assert!(
             std::env::var("PARACROWD_REQUIRE_DATASETS").as_deref() != Ok("1"),
             "PARACROWD_REQUIRE_DATASETS=1 but PARACROWD_DATASETS_PYTHON is not set"
         );
-        eprintln!("skipped: set PARACROWD_DATASETS_PYTHON to a Python with `datasets` to run this check");
+        eprintln!(
+            "skipped: set PARACROWD_DATASETS_PYTHON to a Python with `datasets` to run this check"
+        );
         return;
     };
     let app = spawn_app(pool.clone()).await;
@@ -250,7 +366,12 @@ async fn python_datasets_loads_the_csv_and_json_lines_untouched(pool: PgPool) {
         ("pairs.csv", "labels=dawid_skene", "csv", 60),
         ("pairs.jsonl", "labels=dawid_skene&format=jsonl", "json", 60),
         ("judgments.csv", "rows=judgments", "csv", 240),
-        ("judgments.jsonl", "rows=judgments&format=jsonl", "json", 240),
+        (
+            "judgments.jsonl",
+            "rows=judgments&format=jsonl",
+            "json",
+            240,
+        ),
     ] {
         let (_, body) = text(&researcher, &app, &format!("/export/judge/{id}?{query}")).await;
         std::fs::write(dir.path().join(name), body).unwrap();
@@ -267,23 +388,47 @@ print(json.dumps(out))
 "#;
     let files: Vec<(&str, &str)> = expected.iter().map(|(n, k, _)| (*n, *k)).collect();
     let output = std::process::Command::new(&python)
-        .args(["-c", script, dir.path().to_str().unwrap(), &serde_json::to_string(&files).unwrap()])
+        .args([
+            "-c",
+            script,
+            dir.path().to_str().unwrap(),
+            &serde_json::to_string(&files).unwrap(),
+        ])
         .env("HF_DATASETS_OFFLINE", "1")
         .env("HF_HUB_OFFLINE", "1")
         .env("HF_HOME", dir.path().join("hf"))
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let got: Value = serde_json::from_slice(output.stdout.rsplit(|b| *b == b'\n').find(|l| !l.is_empty()).unwrap()).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let got: Value = serde_json::from_slice(
+        output
+            .stdout
+            .rsplit(|b| *b == b'\n')
+            .find(|l| !l.is_empty())
+            .unwrap(),
+    )
+    .unwrap();
     for (name, _, rows) in &expected {
         assert_eq!(got[name]["rows"], *rows, "{name}: {got}");
     }
     let columns = |name: &str| -> Vec<String> {
-        got[name]["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_owned()).collect()
+        got[name]["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect()
     };
     assert_eq!(columns("pairs.csv"), columns("pairs.jsonl"));
     assert_eq!(columns("judgments.csv"), columns("judgments.jsonl"));
-    assert!(got["pairs.csv"]["first"]["sentence1"].as_str().unwrap().contains(", first \"sentence\" one."));
+    assert!(got["pairs.csv"]["first"]["sentence1"]
+        .as_str()
+        .unwrap()
+        .contains(", first \"sentence\" one."));
     app.stop().await;
 }
 
@@ -299,7 +444,10 @@ async fn a_slow_reader_holds_the_export_back_instead_of_it_piling_up_in_memory(p
     let (admin, _) = app.user_with_role("admin").await;
     let mut pairs = String::from("sentence1,sentence2,group\n");
     for i in 0..5000 {
-        pairs.push_str(&format!("Sentence number {i} of the first kind.,Sentence number {i} of another kind.,g{}\n", i / 4));
+        pairs.push_str(&format!(
+            "Sentence number {i} of the first kind.,Sentence number {i} of another kind.,g{}\n",
+            i / 4
+        ));
     }
     let id = campaign(
         &app,
@@ -324,13 +472,23 @@ async fn a_slow_reader_holds_the_export_back_instead_of_it_piling_up_in_memory(p
     let after_first = export.rows_read.load(Ordering::SeqCst);
     tokio::time::sleep(std::time::Duration::from_millis(700)).await;
     let after_wait = export.rows_read.load(Ordering::SeqCst);
-    assert_eq!(after_wait, after_first, "nothing is read while the reader waits");
-    assert!(after_first < 2000, "the first chunk took {after_first} rows of 5000");
+    assert_eq!(
+        after_wait, after_first,
+        "nothing is read while the reader waits"
+    );
+    assert!(
+        after_first < 2000,
+        "the first chunk took {after_first} rows of 5000"
+    );
     let mut bytes = first.len();
     let mut lines = first.iter().filter(|b| **b == b'\n').count();
     while let Some(chunk) = body.next().await {
         let chunk = chunk.unwrap();
-        assert!(chunk.len() <= 64 * 1024 + 512, "chunks stay about 64 KiB: {}", chunk.len());
+        assert!(
+            chunk.len() <= 64 * 1024 + 512,
+            "chunks stay about 64 KiB: {}",
+            chunk.len()
+        );
         bytes += chunk.len();
         lines += chunk.iter().filter(|b| **b == b'\n').count();
     }

@@ -23,7 +23,11 @@ fn texts() -> Vec<(&'static str, String, Class)> {
         ("one space", " ".into(), Invalid),
         ("whitespace mix", "\t\r\n  \t".into(), Invalid),
         ("unicode spaces", "\u{a0}\u{2003}\u{3000}".into(), Invalid),
-        ("zero-width only", "\u{200b}\u{200c}\u{200d}\u{feff}".into(), Invalid),
+        (
+            "zero-width only",
+            "\u{200b}\u{200c}\u{200d}\u{feff}".into(),
+            Invalid,
+        ),
         ("NUL only", "\0".into(), Invalid),
         ("NUL inside", "before\0after".into(), Invalid),
         ("C0 controls", "bell\u{7} escape\u{1b}[31m".into(), Invalid),
@@ -31,21 +35,41 @@ fn texts() -> Vec<(&'static str, String, Class)> {
         ("1 MiB of text", "a".repeat(1 << 20), Invalid),
         ("100,000-letter word", "w".repeat(100_000), Invalid),
         ("100,000 lines", "x\n".repeat(100_000), Invalid),
-        ("right-to-left override", "\u{202e}txet desrever a si siht".into(), Odd),
+        (
+            "right-to-left override",
+            "\u{202e}txet desrever a si siht".into(),
+            Odd,
+        ),
         ("Arabic", "هذه جملة عربية قصيرة".into(), Odd),
         ("Hebrew and Latin", "שלום world, שלום".into(), Odd),
-        ("combining marks", "Ze\u{301}\u{302}\u{303}\u{304}\u{305}bra cafe\u{301}".into(), Odd),
-        ("zalgo", format!("z{}", "\u{336}\u{334}\u{335}".repeat(40)), Odd),
+        (
+            "combining marks",
+            "Ze\u{301}\u{302}\u{303}\u{304}\u{305}bra cafe\u{301}".into(),
+            Odd,
+        ),
+        (
+            "zalgo",
+            format!("z{}", "\u{336}\u{334}\u{335}".repeat(40)),
+            Odd,
+        ),
         ("emoji", "Nice 😀 👍🏽 👨‍👩‍👧 🏳️‍🌈 day".into(), Odd),
         ("astral CJK", "𠀋𡈽𡌛 are rare characters".into(), Odd),
         ("script tag", "<script>alert(1)</script>".into(), Odd),
         ("img onerror", "<img src=x onerror=alert(1)>".into(), Odd),
         ("attribute breakout", "\"><svg onload=alert(1)>".into(), Odd),
-        ("javascript URL", "javascript:alert(document.cookie)".into(), Odd),
+        (
+            "javascript URL",
+            "javascript:alert(document.cookie)".into(),
+            Odd,
+        ),
         ("template syntax", "{{7*7}} ${7*7} <%= 7*7 %>".into(), Odd),
         ("SQL drop", "'; drop table app_user; --".into(), Odd),
         ("SQL or", "' or '1'='1".into(), Odd),
-        ("SQL union", "/* */ union select password_hash from app_user --".into(), Odd),
+        (
+            "SQL union",
+            "/* */ union select password_hash from app_user --".into(),
+            Odd,
+        ),
         ("backslashes", "C:\\path\\to\\file \\x00 \\n".into(), Odd),
         ("format strings", "100% %s %n %d %x".into(), Odd),
         ("CSV formula", "=cmd|' /C calc'!A0".into(), Odd),
@@ -58,12 +82,20 @@ fn texts() -> Vec<(&'static str, String, Class)> {
         ("null word", "null".into(), Odd),
         ("undefined word", "undefined".into(), Odd),
         ("NaN word", "NaN".into(), Odd),
-        ("JSON text", "{\"gold_label\": 1, \"role\": \"admin\"}".into(), Odd),
+        (
+            "JSON text",
+            "{\"gold_label\": 1, \"role\": \"admin\"}".into(),
+            Odd,
+        ),
         ("homoglyphs", "pаypаl with Cyrillic a".into(), Odd),
         ("private use", "\u{e000}\u{f8ff} private".into(), Odd),
         ("escaped surrogate", "\\ud800\\udc00".into(), Odd),
         ("path traversal", "../../../etc/passwd".into(), Odd),
-        ("compatibility forms", "ﬁ ﬀ Å ｆｕｌｌｗｉｄｔｈ".into(), Odd),
+        (
+            "compatibility forms",
+            "ﬁ ﬀ Å ｆｕｌｌｗｉｄｔｈ".into(),
+            Odd,
+        ),
         ("many ZWJ emoji", "👩‍💻".repeat(150), Odd),
         ("999 characters", "y".repeat(999), Odd),
         ("2,001 characters", "z".repeat(2001), Odd),
@@ -154,7 +186,13 @@ async fn assert_clear_refusal(resp: reqwest::Response, what: &str) {
 async fn study(pool: PgPool) -> (TestApp, Client, String, String) {
     let app = spawn_app(pool.clone()).await;
     let (admin, _) = app.user_with_role("admin").await;
-    let apt = crate::apt::campaign(&app, &admin, 2000, "text\torigin\nalpha beta gamma delta\tmsrp\n").await;
+    let apt = crate::apt::campaign(
+        &app,
+        &admin,
+        2000,
+        "text\torigin\nalpha beta gamma delta\tmsrp\n",
+    )
+    .await;
     let judge = crate::judge::campaign(
         &app,
         &admin,
@@ -267,21 +305,34 @@ async fn every_hostile_text_gets_a_clear_4xx_or_is_kept_exactly_and_changes_noth
     assert!(corpus.len() + RAW_VALUES.len() >= 50, "{}", corpus.len());
     let mut kept = Vec::new();
     for target in &targets {
-        let c = if target.name == "an APT rewrite" { &worker } else { &admin };
+        let c = if target.name == "an APT rewrite" {
+            &worker
+        } else {
+            &admin
+        };
         for (name, text, class) in &corpus {
             let what = format!("{name} as {}", target.name);
             let before = scalar(&pool, target.state).await;
             let form = target.form_with(text);
-            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let form: Vec<(&str, &str)> =
+                form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
             let fresh = client();
-            let resp = app.call(if target.fresh { &fresh } else { c }, target.endpoint, &form).await;
+            let resp = app
+                .call(
+                    if target.fresh { &fresh } else { c },
+                    target.endpoint,
+                    &form,
+                )
+                .await;
             let status = resp.status();
             assert!(!status.is_server_error(), "{what}: {status}");
             // Uploaded files have their control characters made spaces (real corpora carry
             // a few); what is left must still be visible.
             let controls = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
             let text = &if target.file.is_some() {
-                text.chars().map(|c| if controls(c) { ' ' } else { c }).collect::<String>()
+                text.chars()
+                    .map(|c| if controls(c) { ' ' } else { c })
+                    .collect::<String>()
             } else {
                 text.clone()
             };
@@ -314,7 +365,11 @@ async fn every_hostile_text_gets_a_clear_4xx_or_is_kept_exactly_and_changes_noth
                 kept.push((target.name, *name));
             } else {
                 assert_clear_refusal(resp, &what).await;
-                assert_eq!(scalar(&pool, target.state).await, before, "{what} changed nothing");
+                assert_eq!(
+                    scalar(&pool, target.state).await,
+                    before,
+                    "{what} changed nothing"
+                );
             }
         }
         for (name, raw) in RAW_VALUES {
@@ -328,15 +383,37 @@ async fn every_hostile_text_gets_a_clear_4xx_or_is_kept_exactly_and_changes_noth
                 .collect();
             body.push(format!("{}={raw}", target.field));
             let fresh = client();
-            let resp = raw_post(&app, if target.fresh { &fresh } else { c }, target.endpoint, body.join("&")).await;
+            let resp = raw_post(
+                &app,
+                if target.fresh { &fresh } else { c },
+                target.endpoint,
+                body.join("&"),
+            )
+            .await;
             assert_clear_refusal(resp, &what).await;
-            assert_eq!(scalar(&pool, target.state).await, before, "{what} changed nothing");
+            assert_eq!(
+                scalar(&pool, target.state).await,
+                before,
+                "{what} changed nothing"
+            );
         }
     }
     // Some of the odd texts were kept: markup must come back escaped wherever it is shown.
-    assert!(kept.iter().any(|(t, n)| *t == "a campaign title" && *n == "script tag"), "{kept:?}");
-    let page = app.get(&admin, "/admin/campaigns").await.text().await.unwrap();
-    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{page}");
+    assert!(
+        kept.iter()
+            .any(|(t, n)| *t == "a campaign title" && *n == "script tag"),
+        "{kept:?}"
+    );
+    let page = app
+        .get(&admin, "/admin/campaigns")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{page}"
+    );
     for raw in ["<script>alert(1)", "<img src=x onerror", "<svg onload"] {
         assert!(!page.contains(raw), "{raw} unescaped");
     }
@@ -360,7 +437,12 @@ fn urlencode(v: &str) -> String {
         .collect()
 }
 
-async fn raw_post(app: &TestApp, c: &Client, endpoint: &str, body: impl Into<reqwest::Body>) -> reqwest::Response {
+async fn raw_post(
+    app: &TestApp,
+    c: &Client,
+    endpoint: &str,
+    body: impl Into<reqwest::Body>,
+) -> reqwest::Response {
     c.post(app.url(&format!("/api/{endpoint}")))
         .header(header::ACCEPT, "application/json")
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
@@ -404,12 +486,28 @@ async fn broken_files_are_refused_with_a_clear_message_and_store_nothing(pool: P
             )
             .await;
         assert_clear_refusal(resp, name).await;
-        assert_eq!(scalar(&pool, "select count(*)::text from judge_pair").await, before, "{name}");
+        assert_eq!(
+            scalar(&pool, "select count(*)::text from judge_pair").await,
+            before,
+            "{name}"
+        );
     }
     let source_files: Vec<(&str, &str, String)> = vec![
-        ("wrong header", "s.tsv", "sentence\tcolor\nOne.\tred\n".into()),
-        ("JSON lines, one broken", "s.jsonl", "{\"text\":\"One.\"}\n{\"text\":\n".into()),
-        ("origin too long", "s.tsv", format!("text\torigin\nOne.\t{}\n", "o".repeat(51))),
+        (
+            "wrong header",
+            "s.tsv",
+            "sentence\tcolor\nOne.\tred\n".into(),
+        ),
+        (
+            "JSON lines, one broken",
+            "s.jsonl",
+            "{\"text\":\"One.\"}\n{\"text\":\n".into(),
+        ),
+        (
+            "origin too long",
+            "s.tsv",
+            format!("text\torigin\nOne.\t{}\n", "o".repeat(51)),
+        ),
     ];
     for (name, filename, content) in &source_files {
         let before = scalar(&pool, "select count(*)::text from source_sentence").await;
@@ -426,7 +524,11 @@ async fn broken_files_are_refused_with_a_clear_message_and_store_nothing(pool: P
             )
             .await;
         assert_clear_refusal(resp, name).await;
-        assert_eq!(scalar(&pool, "select count(*)::text from source_sentence").await, before, "{name}");
+        assert_eq!(
+            scalar(&pool, "select count(*)::text from source_sentence").await,
+            before,
+            "{name}"
+        );
     }
     app.stop().await;
 }
@@ -438,16 +540,25 @@ async fn hundred_megabyte_bodies_are_refused_declared_or_streamed(pool: PgPool) 
     let app = spawn_app(pool.clone()).await;
     let (admin, _) = app.user_with_role("admin").await;
     let hundred_mb = 100usize << 20;
-    for endpoint in ["register", "apt/check", "admin/import_pairs", "admin/import_corpus"] {
+    for endpoint in [
+        "register",
+        "apt/check",
+        "admin/import_pairs",
+        "admin/import_corpus",
+    ] {
         // Declared length.
         let body = format!("content={}", "a".repeat(hundred_mb));
         let resp = raw_post(&app, &admin, endpoint, body).await;
         assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE, "{endpoint}");
         assert!(resp.text().await.unwrap().contains("larger than"));
         // Streamed in chunks, no length.
-        let chunks = futures::stream::iter(
-            (0..100).map(|i| Ok::<_, std::io::Error>(if i == 0 { b"content=".to_vec() } else { vec![b'a'; 1 << 20] })),
-        );
+        let chunks = futures::stream::iter((0..100).map(|i| {
+            Ok::<_, std::io::Error>(if i == 0 {
+                b"content=".to_vec()
+            } else {
+                vec![b'a'; 1 << 20]
+            })
+        }));
         let resp = c_post_stream(&app, &admin, endpoint, reqwest::Body::wrap_stream(chunks)).await;
         match resp {
             Ok(resp) => {
@@ -458,7 +569,10 @@ async fn hundred_megabyte_bodies_are_refused_declared_or_streamed(pool: PgPool) 
             Err(e) => assert!(e.is_request() || e.is_body(), "{endpoint} streamed: {e}"),
         }
     }
-    let users: i64 = sqlx::query_scalar("select count(*) from app_user").fetch_one(&pool).await.unwrap();
+    let users: i64 = sqlx::query_scalar("select count(*) from app_user")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
     assert_eq!(users, 1);
     // The server still answers.
     assert_eq!(app.get(&client(), "/health").await.status(), StatusCode::OK);

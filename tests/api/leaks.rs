@@ -107,7 +107,11 @@ async fn an_annotator_never_receives_gold_labels_other_workers_data_or_admin_fie
         .call(
             &other,
             "apt/check",
-            &[("campaign_id", &apt), ("source_id", &source), ("text", other_text)],
+            &[
+                ("campaign_id", &apt),
+                ("source_id", &source),
+                ("text", other_text),
+            ],
         )
         .await
         .json()
@@ -187,7 +191,11 @@ async fn an_annotator_never_receives_gold_labels_other_workers_data_or_admin_fie
     for text in ["alpha beta x1 x2 x3 x4 x5 x6", "alpha x1 x2"] {
         r.call(
             "apt/check",
-            &[("campaign_id", &apt), ("source_id", &source), ("text", text)],
+            &[
+                ("campaign_id", &apt),
+                ("source_id", &source),
+                ("text", text),
+            ],
         )
         .await;
     }
@@ -199,15 +207,21 @@ async fn an_annotator_never_receives_gold_labels_other_workers_data_or_admin_fie
     .fetch_one(&pool)
     .await
     .unwrap();
-    r.call("apt/submit", &[("campaign_id", &apt), ("attempt_id", &mine)])
-        .await;
+    r.call(
+        "apt/submit",
+        &[("campaign_id", &apt), ("attempt_id", &mine)],
+    )
+    .await;
     let (status, _) = r
         .call(
             "apt/submit",
             &[("campaign_id", &apt), ("attempt_id", &other_attempt)],
         )
         .await;
-    assert!(status.is_client_error(), "another worker's attempt: {status}");
+    assert!(
+        status.is_client_error(),
+        "another worker's attempt: {status}"
+    );
     let (_, body) = r.call("apt/next", &[("campaign_id", &apt)]).await;
     let task: Value = serde_json::from_str(&body).unwrap();
     if let Some(source) = task["Write"]["source_id"].as_str() {
@@ -338,7 +352,12 @@ async fn visitors_see_no_study_data(pool: PgPool) {
     let visitor = client();
     for path in ["/", "/login", "/register", &format!("/judge/{judge}")] {
         let body = app.get(&visitor, path).await.text().await.unwrap();
-        for needle in [admin_name.as_str(), "Judging test", "Plain pair", "EXPLVISITOR"] {
+        for needle in [
+            admin_name.as_str(),
+            "Judging test",
+            "Plain pair",
+            "EXPLVISITOR",
+        ] {
             assert!(!body.contains(needle), "{needle} in {path}: {body}");
         }
     }

@@ -297,7 +297,10 @@ async fn metrics_count_judgments_and_time_requests_by_route_template(pool: PgPoo
 
     let text = scrape().await;
     // Other tests run in this process at the same time: at least ours were counted.
-    assert!(metric(&text, "paracrowd_judgments_total") >= before + 3, "{text}");
+    assert!(
+        metric(&text, "paracrowd_judgments_total") >= before + 3,
+        "{text}"
+    );
     let count_line = text
         .lines()
         .find(|l| {
@@ -307,11 +310,18 @@ async fn metrics_count_judgments_and_time_requests_by_route_template(pool: PgPoo
         .unwrap_or_else(|| panic!("no histogram for judge/answer:\n{text}"));
     let n: u64 = count_line.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(n >= 3, "{count_line}");
-    assert!(text.contains("route=\"/export/judge/{campaign}\""), "{text}");
+    assert!(
+        text.contains("route=\"/export/judge/{campaign}\""),
+        "{text}"
+    );
     assert!(!text.contains(&id), "no ids in metrics");
     // The +Inf bucket of every series equals its count.
     for line in text.lines().filter(|l| l.contains("le=\"+Inf\"")) {
-        let series = line.split(",le=").next().unwrap().replace("_bucket{", "_count{");
+        let series = line
+            .split(",le=")
+            .next()
+            .unwrap()
+            .replace("_bucket{", "_count{");
         let inf = line.rsplit(' ').next().unwrap();
         let count = text
             .lines()

@@ -75,7 +75,10 @@ async fn concurrent_checks_are_batched_and_score_as_if_alone() {
     );
     // What `/metrics` shows is the same count.
     let load = app::ml::PairScorer::load(&engine).expect("the engine counts its load");
-    assert_eq!((load.batches, load.pairs, load.queue_depth), (batches, PAIRS.len() as u64, 0));
+    assert_eq!(
+        (load.batches, load.pairs, load.queue_depth),
+        (batches, PAIRS.len() as u64, 0)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -167,7 +167,10 @@ mod ssr {
                 return Err(AppError::validation("text", "Write a sentence first."))
             }
             Err(problem) => {
-                return Err(AppError::validation("text", format!("Your sentence {problem}.")))
+                return Err(AppError::validation(
+                    "text",
+                    format!("Your sentence {problem}."),
+                ))
             }
         }
         if text.chars().count() > MAX_ATTEMPT_CHARS {

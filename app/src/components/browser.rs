@@ -92,11 +92,14 @@ pub async fn download_with_progress(
     use wasm_bindgen_futures::JsFuture;
 
     let mut progress = DownloadProgress::default();
-    let fail = |mut p: DownloadProgress, message: String, report: &mut dyn FnMut(DownloadProgress)| {
-        p.finished = Some(Err(message));
-        report(p);
+    let fail =
+        |mut p: DownloadProgress, message: String, report: &mut dyn FnMut(DownloadProgress)| {
+            p.finished = Some(Err(message));
+            report(p);
+        };
+    let Some(window) = web_sys::window() else {
+        return;
     };
-    let Some(window) = web_sys::window() else { return };
     let query = leptos::prelude::document()
         .get_element_by_id(form_id)
         .and_then(|e| e.dyn_into::<web_sys::HtmlFormElement>().ok())
@@ -107,7 +110,13 @@ pub async fn download_with_progress(
     let url = format!("{action}?{query}");
     let response = match JsFuture::from(window.fetch_with_str(&url)).await {
         Ok(r) => r.unchecked_into::<web_sys::Response>(),
-        Err(_) => return fail(progress, "The server could not be reached; try again.".into(), &mut report),
+        Err(_) => {
+            return fail(
+                progress,
+                "The server could not be reached; try again.".into(),
+                &mut report,
+            )
+        }
     };
     if !response.ok() {
         let text = match response.text() {
@@ -127,14 +136,24 @@ pub async fn download_with_progress(
         .get("content-disposition")
         .ok()
         .flatten()
-        .and_then(|v| v.split("filename=\"").nth(1).map(|s| s.trim_end_matches('"').to_owned()))
+        .and_then(|v| {
+            v.split("filename=\"")
+                .nth(1)
+                .map(|s| s.trim_end_matches('"').to_owned())
+        })
         .unwrap_or_else(|| "export.txt".into());
-    let content_type = headers.get("content-type").ok().flatten().unwrap_or_default();
+    let content_type = headers
+        .get("content-type")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     report(progress.clone());
     let Some(body) = response.body() else {
         return fail(progress, "The answer had no body.".into(), &mut report);
     };
-    let reader = body.get_reader().unchecked_into::<web_sys::ReadableStreamDefaultReader>();
+    let reader = body
+        .get_reader()
+        .unchecked_into::<web_sys::ReadableStreamDefaultReader>();
     let chunks = js_sys::Array::new();
     loop {
         let step = match JsFuture::from(reader.read()).await {
@@ -176,7 +195,10 @@ pub async fn download_with_progress(
             let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
                 let _ = web_sys::Url::revoke_object_url(&href);
             });
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+                revoke.unchecked_ref(),
+                60_000,
+            );
             Some(())
         });
     progress.finished = Some(match saved {

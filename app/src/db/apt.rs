@@ -333,4 +333,3 @@ pub async fn list_worker_earnings(
     .fetch_all(db)
     .await?)
 }
-

@@ -153,7 +153,9 @@ pub async fn send_judgments(
     keep_untrusted: bool,
     out: tokio::sync::mpsc::Sender<ExportJudgment>,
 ) -> Result<u64, AppError> {
-    let query = sqlx::query_as(JUDGMENTS).bind(campaign_id).bind(keep_untrusted);
+    let query = sqlx::query_as(JUDGMENTS)
+        .bind(campaign_id)
+        .bind(keep_untrusted);
     send(pool, query, out).await
 }
 
@@ -164,7 +166,9 @@ pub async fn send_attempts(
     submitted_only: bool,
     out: tokio::sync::mpsc::Sender<ExportAttempt>,
 ) -> Result<u64, AppError> {
-    let query = sqlx::query_as(ATTEMPTS).bind(campaign_id).bind(submitted_only);
+    let query = sqlx::query_as(ATTEMPTS)
+        .bind(campaign_id)
+        .bind(submitted_only);
     send(pool, query, out).await
 }
 

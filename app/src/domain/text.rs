@@ -94,8 +94,14 @@ mod tests {
     #[test]
     fn uploaded_text_has_its_control_characters_made_spaces() {
         assert_eq!(controls_to_spaces("a\u{12}b\0c\u{85}d\te"), "a b c d\te");
-        assert!(matches!(controls_to_spaces("plain"), std::borrow::Cow::Borrowed(_)));
-        assert_eq!(check(&controls_to_spaces("\0\u{1}")), Err(TextProblem::Empty));
+        assert!(matches!(
+            controls_to_spaces("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            check(&controls_to_spaces("\0\u{1}")),
+            Err(TextProblem::Empty)
+        );
     }
 
     #[test]

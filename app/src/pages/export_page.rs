@@ -75,7 +75,12 @@ fn select(
     }
 }
 
-fn number(name: &'static str, label: &'static str, current: Option<String>, placeholder: &'static str) -> impl IntoView {
+fn number(
+    name: &'static str,
+    label: &'static str,
+    current: Option<String>,
+    placeholder: &'static str,
+) -> impl IntoView {
     view! {
         <label>{label}
             <input type="text" inputmode="decimal" size="5" name=name
@@ -89,7 +94,10 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
     let is_apt = v.kind == "apt";
     let download = format!("/export/{}/{}", v.kind, v.campaign_id);
     let counts = if is_apt {
-        format!("{} attempts (every Check), {} submissions", v.attempts, v.submissions)
+        format!(
+            "{} attempts (every Check), {} submissions",
+            v.attempts, v.submissions
+        )
     } else {
         format!(
             "{} pairs, {} judgments ({} trusted)",
@@ -97,16 +105,48 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
         )
     };
     let rows_choice = if is_apt {
-        select("rows", "Rows", q.rows.clone(), &[("attempts", "one per attempt (AP_H)"), ("submissions", "submissions only")])
-            .into_any()
+        select(
+            "rows",
+            "Rows",
+            q.rows.clone(),
+            &[
+                ("attempts", "one per attempt (AP_H)"),
+                ("submissions", "submissions only"),
+            ],
+        )
+        .into_any()
     } else {
-        select("rows", "Rows", q.rows.clone(), &[("pairs", "one per pair, labelled"), ("judgments", "one per judgment (worker pseudonyms)")])
-            .into_any()
+        select(
+            "rows",
+            "Rows",
+            q.rows.clone(),
+            &[
+                ("pairs", "one per pair, labelled"),
+                ("judgments", "one per judgment (worker pseudonyms)"),
+            ],
+        )
+        .into_any()
     };
     let format_choice = if is_apt {
-        select("format", "Format", q.format.clone(), &[("aph", "AP_H TSV"), ("csv", "CSV"), ("jsonl", "JSON lines")]).into_any()
+        select(
+            "format",
+            "Format",
+            q.format.clone(),
+            &[("aph", "AP_H TSV"), ("csv", "CSV"), ("jsonl", "JSON lines")],
+        )
+        .into_any()
     } else {
-        select("format", "Format", q.format.clone(), &[("csv", "CSV"), ("jsonl", "JSON lines"), ("msrp", "MSRP TSV (pairs)")]).into_any()
+        select(
+            "format",
+            "Format",
+            q.format.clone(),
+            &[
+                ("csv", "CSV"),
+                ("jsonl", "JSON lines"),
+                ("msrp", "MSRP TSV (pairs)"),
+            ],
+        )
+        .into_any()
     };
     let judge_options = (!is_apt).then(|| {
         view! {
@@ -115,10 +155,15 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
             {select("untrusted", "Untrusted judgments", q.untrusted.clone(), &[("drop", "left out"), ("keep", "kept, flagged")])}
         }
     });
-    let (train_default, test_default) = if is_apt { ("0.75", "0.25") } else { ("0.8", "0.1") };
+    let (train_default, test_default) = if is_apt {
+        ("0.75", "0.25")
+    } else {
+        ("0.8", "0.1")
+    };
     let dev_default = if is_apt { "0" } else { "0.1" };
     let progress = RwSignal::new(None::<DownloadProgress>);
-    let busy = Signal::derive(move || progress.with(|p| p.as_ref().is_some_and(|p| p.finished.is_none())));
+    let busy =
+        Signal::derive(move || progress.with(|p| p.as_ref().is_some_and(|p| p.finished.is_none())));
     let action = download.clone();
     view! {
         <h1>"Export: " {v.title.clone()}</h1>
@@ -172,11 +217,15 @@ fn StatsTable(parts: Vec<(String, DatasetStats)>) -> impl IntoView {
         ("Pairs", |s| n(s.pairs)),
         ("Gold (test) pairs", |s| n(s.gold_pairs)),
         ("Labelled pairs", |s| n(s.labelled_pairs)),
-        ("Paraphrase pairs (ParaSCI's gold size)", |s| n(s.paraphrase_pairs)),
+        ("Paraphrase pairs (ParaSCI's gold size)", |s| {
+            n(s.paraphrase_pairs)
+        }),
         ("% paraphrase", |s| f(s.paraphrase_percent, 2)),
         ("Groups (trends / URLs)", |s| n(s.groups)),
         ("Unique sentences", |s| n(s.unique_sentences)),
-        ("Mean length, words (per unique sentence)", |s| f(s.mean_words, 2)),
+        ("Mean length, words (per unique sentence)", |s| {
+            f(s.mean_words, 2)
+        }),
         ("Mean length, characters", |s| f(s.mean_chars, 2)),
         ("Self-BLEU (paraphrase pairs)", |s| f(s.self_bleu, 2)),
         ("% multi-reference", |s| f(s.multi_reference_percent, 2)),
@@ -206,7 +255,11 @@ fn StatsTable(parts: Vec<(String, DatasetStats)>) -> impl IntoView {
 
 /// With JavaScript, the download runs in the page so it can show progress; without, the form
 /// submits to the download URL and the browser saves the file.
-fn start_download(ev: leptos::ev::MouseEvent, action: String, progress: RwSignal<Option<DownloadProgress>>) {
+fn start_download(
+    ev: leptos::ev::MouseEvent,
+    action: String,
+    progress: RwSignal<Option<DownloadProgress>>,
+) {
     #[cfg(feature = "hydrate")]
     {
         ev.prevent_default();

@@ -9,7 +9,8 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use server::load::{self, report::Pgbench, setup::Plan, LoadConfig};
 
-const USAGE: &str = "usage: paracrowd-load --url http://127.0.0.1:3000 [--judges 200] [--writers 20]
+const USAGE: &str =
+    "usage: paracrowd-load --url http://127.0.0.1:3000 [--judges 200] [--writers 20]
        [--seconds 60] [--think-ms 0] [--pairs 20000] [--sources 2000]
        [--pgbench-seconds 20] [--pgbench-clients 16] [--burst 500]
 DATABASE_URL: the server's database (campaigns are added to it; verification reads it).";
@@ -26,14 +27,22 @@ fn main() -> anyhow::Result<()> {
             println!("{USAGE}");
             return Ok(());
         }
-        let v = it.next().with_context(|| format!("--{name} needs a value\n{USAGE}"))?;
+        let v = it
+            .next()
+            .with_context(|| format!("--{name} needs a value\n{USAGE}"))?;
         opt.insert(name.to_owned(), v.clone());
     }
     let num = |name: &str, default: u64| -> anyhow::Result<u64> {
-        opt.get(name)
-            .map_or(Ok(default), |v| v.parse().with_context(|| format!("--{name} {v}: not a number")))
+        opt.get(name).map_or(Ok(default), |v| {
+            v.parse()
+                .with_context(|| format!("--{name} {v}: not a number"))
+        })
     };
-    let url = opt.get("url").context(USAGE)?.trim_end_matches('/').to_owned();
+    let url = opt
+        .get("url")
+        .context(USAGE)?
+        .trim_end_matches('/')
+        .to_owned();
     let database_url = std::env::var("DATABASE_URL").context("DATABASE_URL is not set")?;
     let plan = Plan {
         judges: num("judges", 200)? as usize,
@@ -51,7 +60,9 @@ fn main() -> anyhow::Result<()> {
     let pg_clients = num("pgbench-clients", 16)? as u32;
     let burst = num("burst", 500)? as usize;
 
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async {
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(4)
@@ -133,7 +144,10 @@ fn pgbench(database_url: &str, clients: u32, seconds: u32) -> anyhow::Result<Pgb
     let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
-        bail!("pgbench failed: {text}{}", String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "pgbench failed: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let tps = text
         .lines()

@@ -327,7 +327,11 @@ impl Verification {
     }
 }
 
-pub async fn verify(pool: &PgPool, prepared: &Prepared, out: &Outcome) -> anyhow::Result<Verification> {
+pub async fn verify(
+    pool: &PgPool,
+    prepared: &Prepared,
+    out: &Outcome,
+) -> anyhow::Result<Verification> {
     let judge: Uuid = prepared.judge_campaign.parse()?;
     let apt: Uuid = prepared.apt_campaign.parse()?;
     let ids: Vec<Uuid> = out.judgments.iter().map(|j| j.0).collect();
@@ -488,7 +492,11 @@ pub async fn burst(prepared: &Prepared, base: &str, n: usize) -> anyhow::Result<
             let resp = c
                 .post(url)
                 .header("accept", "application/json")
-                .form(&[("campaign_id", campaign.as_str()), ("source_id", &source_id), ("text", &text)])
+                .form(&[
+                    ("campaign_id", campaign.as_str()),
+                    ("source_id", &source_id),
+                    ("text", &text),
+                ])
                 .send()
                 .await;
             let seconds = started.elapsed().as_secs_f64();

@@ -31,25 +31,64 @@ pub struct Plan {
 }
 
 const SUBJECTS: [&str; 10] = [
-    "The committee", "Our neighbour", "The city council", "A young engineer", "The company",
-    "The old teacher", "Her brother", "The hospital", "A local farmer", "The minister",
+    "The committee",
+    "Our neighbour",
+    "The city council",
+    "A young engineer",
+    "The company",
+    "The old teacher",
+    "Her brother",
+    "The hospital",
+    "A local farmer",
+    "The minister",
 ];
 const VERBS: [&str; 10] = [
-    "approved", "rejected", "discussed", "announced", "delayed", "praised", "questioned",
-    "funded", "described", "reviewed",
+    "approved",
+    "rejected",
+    "discussed",
+    "announced",
+    "delayed",
+    "praised",
+    "questioned",
+    "funded",
+    "described",
+    "reviewed",
 ];
 const OBJECTS: [&str; 10] = [
-    "the new budget", "a bridge project", "the school plan", "the annual report",
-    "a rail line", "the water tax", "the housing bill", "a solar farm", "the park design",
+    "the new budget",
+    "a bridge project",
+    "the school plan",
+    "the annual report",
+    "a rail line",
+    "the water tax",
+    "the housing bill",
+    "a solar farm",
+    "the park design",
     "the election rules",
 ];
 const TIMES: [&str; 10] = [
-    "on Tuesday", "last week", "after a long debate", "before the holidays", "in March",
-    "this morning", "without a vote", "at the meeting", "in a short statement", "late at night",
+    "on Tuesday",
+    "last week",
+    "after a long debate",
+    "before the holidays",
+    "in March",
+    "this morning",
+    "without a vote",
+    "at the meeting",
+    "in a short statement",
+    "late at night",
 ];
 const PLACES: [&str; 10] = [
-    "in Leeds", "in Porto", "in Lyon", "in Graz", "in Turku", "in Cork", "in Bergen",
-    "in Utrecht", "in Ghent", "in Kraków",
+    "in Leeds",
+    "in Porto",
+    "in Lyon",
+    "in Graz",
+    "in Turku",
+    "in Cork",
+    "in Bergen",
+    "in Utrecht",
+    "in Ghent",
+    "in Kraków",
 ];
 
 /// The `i`-th of 100,000 distinct synthetic sentences.
@@ -104,7 +143,13 @@ pub async fn prepare(base: &str, pool: &PgPool, plan: &Plan) -> anyhow::Result<P
     let password = crate::admin_bootstrap::generate_password();
     crate::admin_bootstrap::create_or_reset_admin(pool, &admin_name, &password).await?;
     let admin = client()?;
-    call(&admin, base, "login", &[("username", &admin_name), ("password", &password)]).await?;
+    call(
+        &admin,
+        base,
+        "login",
+        &[("username", &admin_name), ("password", &password)],
+    )
+    .await?;
 
     let lease = plan.lease_seconds.to_string();
     let judge = call(
@@ -127,7 +172,11 @@ pub async fn prepare(base: &str, pool: &PgPool, plan: &Plan) -> anyhow::Result<P
     let judge_campaign = judge.as_str().context("a campaign id")?.to_owned();
     let mut csv = String::from("sentence1,sentence2\n");
     for i in 0..plan.pairs {
-        csv.push_str(&format!("{},{}\n", sentence(i), sentence((i * 7919 + 13) % 100_000)));
+        csv.push_str(&format!(
+            "{},{}\n",
+            sentence(i),
+            sentence((i * 7919 + 13) % 100_000)
+        ));
     }
     call(
         &admin,

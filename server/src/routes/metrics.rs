@@ -13,7 +13,10 @@ use app::state::AppState;
 pub async fn metrics(State(state): State<AppState>) -> Response {
     let text = app::metrics::render(&app::metrics::snapshot(state.scorer.load()));
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         text,
     )
         .into_response()

@@ -337,7 +337,10 @@ mod tests {
         // Control characters (NUL too) become spaces; a line of nothing else is empty.
         let nul = "{\"text\": \"a\\u0000b\\u0012c\"}\n";
         assert_eq!(
-            parse_sources(nul, SourceFormat::JsonLines, "u").unwrap().rows[0].text,
+            parse_sources(nul, SourceFormat::JsonLines, "u")
+                .unwrap()
+                .rows[0]
+                .text,
             "a b c"
         );
         let only = "{\"text\": \"\\u0000\\u0007\"}\n";

@@ -423,7 +423,11 @@ mod tests {
     #[test]
     fn judgments_round_trip_through_csv_and_json_lines_and_have_no_msrp_layout() {
         let texts = ["plain", "a \"quote\"", "line\nbreak", "😀 ‏שלום‏"];
-        let rows: Vec<JudgmentRow> = texts.iter().enumerate().map(|(i, t)| judgment(i, t)).collect();
+        let rows: Vec<JudgmentRow> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| judgment(i, t))
+            .collect();
         let mut file = header_for::<JudgmentRow>(Format::Csv);
         for r in &rows {
             file.push_str(&judgment_line(Format::Csv, r).unwrap());
@@ -437,8 +441,14 @@ mod tests {
             assert_eq!(b[5].parse::<f64>().unwrap(), r.seconds);
             assert_eq!(&b[7], if r.trusted { "1" } else { "0" });
         }
-        let lines: String = rows.iter().map(|r| judgment_line(Format::Jsonl, r).unwrap()).collect();
-        let back: Vec<JudgmentRow> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let lines: String = rows
+            .iter()
+            .map(|r| judgment_line(Format::Jsonl, r).unwrap())
+            .collect();
+        let back: Vec<JudgmentRow> = lines
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         assert_eq!(back, rows);
         assert_eq!(judgment_line(Format::MsrpTsv, &rows[0]), None);
     }
@@ -481,7 +491,8 @@ mod tests {
                 "0.91"
             ]
         );
-        let file = header_for::<AttemptRow>(Format::Csv) + &attempt_line(Format::Csv, &row).unwrap();
+        let file =
+            header_for::<AttemptRow>(Format::Csv) + &attempt_line(Format::Csv, &row).unwrap();
         let mut reader = csv::Reader::from_reader(file.as_bytes());
         let back: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
         assert_eq!(back[0].len(), 12);

@@ -62,7 +62,10 @@ mod tests {
             votes.push(vote(0, w, true));
             votes.push(vote(1, w, false));
         }
-        assert_eq!(dawid_skene_labels(&votes, 3, 3), vec![Some(1), Some(0), None]);
+        assert_eq!(
+            dawid_skene_labels(&votes, 3, 3),
+            vec![Some(1), Some(0), None]
+        );
         assert_eq!(dawid_skene_labels(&[], 2, 0), vec![None, None]);
     }
 

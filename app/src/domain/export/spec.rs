@@ -110,7 +110,10 @@ fn choice<T: Copy>(
         .map(|(_, t)| *t)
         .ok_or_else(|| {
             let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-            bad(field, format!("{field} must be one of {}.", names.join(", ")))
+            bad(
+                field,
+                format!("{field} must be one of {}.", names.join(", ")),
+            )
         })
 }
 
@@ -121,7 +124,12 @@ fn share(field: &'static str, value: &Option<String>, default: f64) -> Result<f6
             .parse::<f64>()
             .ok()
             .filter(|x| x.is_finite())
-            .ok_or_else(|| bad(field, format!("The {field} share must be a number from 0 to 1."))),
+            .ok_or_else(|| {
+                bad(
+                    field,
+                    format!("The {field} share must be a number from 0 to 1."),
+                )
+            }),
     }
 }
 
@@ -138,7 +146,10 @@ impl ExportSpec {
                 "rows",
                 &q.rows,
                 Rows::Attempts,
-                &[("attempts", Rows::Attempts), ("submissions", Rows::Submissions)],
+                &[
+                    ("attempts", Rows::Attempts),
+                    ("submissions", Rows::Submissions),
+                ],
             )?,
         };
         let format = match rows {
@@ -158,7 +169,11 @@ impl ExportSpec {
                 "format",
                 &q.format,
                 Format::Csv,
-                &[("csv", Format::Csv), ("jsonl", Format::Jsonl), ("json", Format::Jsonl)],
+                &[
+                    ("csv", Format::Csv),
+                    ("jsonl", Format::Jsonl),
+                    ("json", Format::Jsonl),
+                ],
             )?,
             Rows::Attempts | Rows::Submissions => choice(
                 "format",
@@ -177,7 +192,10 @@ impl ExportSpec {
             "labels",
             &q.labels,
             LabelBy::Vote,
-            &[("vote", LabelBy::Vote), ("dawid_skene", LabelBy::DawidSkene)],
+            &[
+                ("vote", LabelBy::Vote),
+                ("dawid_skene", LabelBy::DawidSkene),
+            ],
         )?;
         let keep_unresolved = choice(
             "unresolved",
@@ -284,7 +302,10 @@ mod tests {
         let apt = ExportSpec::parse(CampaignKind::Apt, &ExportQuery::default()).unwrap();
         assert_eq!((apt.rows, apt.format), (Rows::Attempts, Format::ApHTsv));
         assert_eq!((apt.shares.train, apt.shares.test), (0.75, 0.25));
-        assert_eq!(apt.file_name(CampaignKind::Apt, "c"), "ap_h-c-attempts-all.tsv");
+        assert_eq!(
+            apt.file_name(CampaignKind::Apt, "c"),
+            "ap_h-c-attempts-all.tsv"
+        );
     }
 
     #[test]
@@ -310,28 +331,45 @@ mod tests {
         assert_eq!(s.format, Format::Jsonl);
         assert_eq!(s.labels, LabelBy::DawidSkene);
         assert!(s.keep_unresolved && s.keep_untrusted);
-        assert_eq!((s.part, s.split_by, s.seed), (Some(Part::Dev), SplitBy::Time, 7));
-        assert_eq!(s.file_name(CampaignKind::Judge, "c"), "judge-c-judgments-dev.jsonl");
+        assert_eq!(
+            (s.part, s.split_by, s.seed),
+            (Some(Part::Dev), SplitBy::Time, 7)
+        );
+        assert_eq!(
+            s.file_name(CampaignKind::Judge, "c"),
+            "judge-c-judgments-dev.jsonl"
+        );
         let blank = ExportSpec::parse(CampaignKind::Judge, &q(&[("format", ""), ("seed", "")]));
         assert_eq!(blank.unwrap().format, Format::Csv);
     }
 
     #[test]
     fn bad_values_name_their_field() {
-        let field = |kind, pairs: &[(&str, &str)]| ExportSpec::parse(kind, &q(pairs)).unwrap_err().field;
+        let field =
+            |kind, pairs: &[(&str, &str)]| ExportSpec::parse(kind, &q(pairs)).unwrap_err().field;
         assert_eq!(field(CampaignKind::Judge, &[("format", "xlsx")]), "format");
         assert_eq!(field(CampaignKind::Judge, &[("rows", "attempts")]), "rows");
         assert_eq!(field(CampaignKind::Apt, &[("rows", "pairs")]), "rows");
         assert_eq!(
-            field(CampaignKind::Judge, &[("rows", "judgments"), ("format", "msrp")]),
+            field(
+                CampaignKind::Judge,
+                &[("rows", "judgments"), ("format", "msrp")]
+            ),
             "format",
             "MSRP's layout holds pairs only"
         );
         assert_eq!(field(CampaignKind::Apt, &[("format", "msrp")]), "format");
-        assert_eq!(field(CampaignKind::Judge, &[("split", "sideways")]), "split");
+        assert_eq!(
+            field(CampaignKind::Judge, &[("split", "sideways")]),
+            "split"
+        );
         assert_eq!(field(CampaignKind::Judge, &[("seed", "-1")]), "seed");
         assert_eq!(field(CampaignKind::Judge, &[("test", "NaN")]), "test");
-        assert_eq!(field(CampaignKind::Judge, &[("test", "0.5")]), "train", "sum is 1.4");
+        assert_eq!(
+            field(CampaignKind::Judge, &[("test", "0.5")]),
+            "train",
+            "sum is 1.4"
+        );
         let e = ExportSpec::parse(CampaignKind::Judge, &q(&[("labels", "magic")])).unwrap_err();
         assert_eq!(e.message, "labels must be one of vote, dawid_skene.");
     }

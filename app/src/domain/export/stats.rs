@@ -118,7 +118,10 @@ mod tests {
         ];
         rows[2].gold = true;
         let s = dataset_stats(&rows);
-        assert_eq!((s.pairs, s.gold_pairs, s.labelled_pairs, s.paraphrase_pairs), (5, 1, 4, 3));
+        assert_eq!(
+            (s.pairs, s.gold_pairs, s.labelled_pairs, s.paraphrase_pairs),
+            (5, 1, 4, 3)
+        );
         assert_eq!(s.paraphrase_percent, Some(75.0));
         assert_eq!(s.groups, 2);
         // Unique: the cat sat / a cat sat down / the cat is sitting / dogs bark /
@@ -133,7 +136,10 @@ mod tests {
         let bleu = corpus_bleu(&[
             (words_of("the cat sat"), words_of("a cat sat down")),
             (words_of("the cat sat"), words_of("the cat is sitting")),
-            (words_of("stocks fell today"), words_of("shares dropped today")),
+            (
+                words_of("stocks fell today"),
+                words_of("shares dropped today"),
+            ),
         ]);
         assert_eq!(s.self_bleu, bleu, "over the paraphrase pairs only");
     }
@@ -145,14 +151,27 @@ mod tests {
     #[test]
     fn identical_paraphrases_have_self_bleu_100_and_an_empty_set_has_no_means() {
         let rows = [
-            row("one two three four five", "one two three four five", Some(1), "g"),
-            row("six seven eight nine ten", "six seven eight nine ten", Some(1), "g"),
+            row(
+                "one two three four five",
+                "one two three four five",
+                Some(1),
+                "g",
+            ),
+            row(
+                "six seven eight nine ten",
+                "six seven eight nine ten",
+                Some(1),
+                "g",
+            ),
         ];
         let s = dataset_stats(&rows);
         assert!((s.self_bleu.unwrap() - 100.0).abs() < 1e-9);
         assert_eq!(s.multi_reference_percent, Some(0.0));
         let empty = dataset_stats(&[]);
         assert_eq!(empty.pairs, 0);
-        assert_eq!((empty.mean_words, empty.paraphrase_percent, empty.self_bleu), (None, None, None));
+        assert_eq!(
+            (empty.mean_words, empty.paraphrase_percent, empty.self_bleu),
+            (None, None, None)
+        );
     }
 }

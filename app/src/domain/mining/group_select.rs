@@ -30,8 +30,8 @@ use serde::{Deserialize, Serialize};
 use super::progress::{Cancelled, Progress};
 use super::words::words;
 use super::{Candidate, Cluster};
-use crate::domain::rng::SplitMix64;
 use crate::domain::judge::labels::{vote_label, Thresholds, VoteLabel};
+use crate::domain::rng::SplitMix64;
 
 /// Candidate batches of a group-selection run.
 pub const FIRST_BATCH: u8 = 1;
