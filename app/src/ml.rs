@@ -51,6 +51,12 @@ pub type ScoreFuture = Pin<Box<dyn Future<Output = Result<PairScores, ScoreError
 pub trait PairScorer: Send + Sync {
     fn score(&self, source: String, attempt: String) -> ScoreFuture;
     fn versions(&self) -> Arc<ScorerVersions>;
+    /// `Err(Busy)` when the queue is full now (counted like any other busy answer), so a Check
+    /// can answer "busy" before doing other work. `score` still refuses by itself when the
+    /// queue fills in between.
+    fn admit(&self) -> Result<(), ScoreError> {
+        Ok(())
+    }
     /// The queue and batches so far, for `/metrics`; `None` when the scorer keeps no count.
     fn load(&self) -> Option<ScorerLoad> {
         None

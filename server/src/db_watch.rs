@@ -2,6 +2,10 @@
 //! page and server function gets a fast 503 with a plain explanation instead of waiting for a
 //! connection, and the app recovers by itself on the first ping that succeeds. Connections the
 //! pool held to the old server are tested before use and replaced.
+//!
+//! The pings (and `/health`) go through a [`monitor_pool`] of their own: behind a busy main pool
+//! they would wait for a connection, report a slow health check, and after the ping's timeout
+//! even take a loaded but healthy database for a dead one.
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -10,6 +14,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;
 
 /// How often the database is pinged, and how long a ping may take.
@@ -27,7 +32,27 @@ impl DbStatus {
     }
 }
 
-/// Starts watching `pool`. The task ends when the returned status is dropped (the router with it).
+/// Connections the monitor pool may open.
+pub const MONITOR_CONNECTIONS: u32 = 2;
+
+/// A small pool to the same database as `main`, for health checks only. It closes when `main`
+/// does, so a test's database can be dropped once the test closes its pool.
+pub fn monitor_pool(main: &PgPool) -> PgPool {
+    let monitor = PgPoolOptions::new()
+        .max_connections(MONITOR_CONNECTIONS)
+        .min_connections(0)
+        .acquire_timeout(PING_TIMEOUT)
+        .connect_lazy_with((*main.connect_options()).clone());
+    let closing = main.close_event();
+    let closed_with_main = monitor.clone();
+    tokio::spawn(async move {
+        closing.await;
+        closed_with_main.close().await;
+    });
+    monitor
+}
+
+/// Starts watching `pool` (a [`monitor_pool`]). The task ends when the returned status is dropped (the router with it).
 pub fn watch(pool: PgPool) -> Arc<DbStatus> {
     let status = Arc::new(DbStatus {
         up: AtomicBool::new(true),

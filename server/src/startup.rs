@@ -126,8 +126,12 @@ pub async fn build_router(
         let state = state.clone();
         move || provide_context(state.clone())
     };
+    let monitor = crate::db_watch::monitor_pool(&state.pool);
     let router = Router::new()
-        .route("/health", get(crate::routes::health::health))
+        .route(
+            "/health",
+            get(crate::routes::health::health).with_state(monitor.clone()),
+        )
         .route("/metrics", get(crate::routes::metrics::metrics))
         .route("/export/apt/{campaign}", get(crate::routes::export::apt))
         .route("/export/judge/{campaign}", get(crate::routes::export::judge))
@@ -142,7 +146,7 @@ pub async fn build_router(
         .layer(sessions)
         // Before sessions (they live in the database): a fast 503 while it is down.
         .layer(axum::middleware::from_fn_with_state(
-            crate::db_watch::watch(state.pool.clone()),
+            crate::db_watch::watch(monitor),
             crate::db_watch::gate,
         ))
         // Our own limits (below) replace axum's 2 MB default, which server functions also obey.

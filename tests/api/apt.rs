@@ -721,6 +721,64 @@ async fn a_full_model_queue_answers_busy_and_stores_nothing(pool: PgPool) {
     app.stop().await;
 }
 
+/// A scorer whose queue is full: `admit` refuses, and being asked to score is a test failure.
+struct FullQueue(std::sync::atomic::AtomicU64);
+
+impl app::ml::PairScorer for FullQueue {
+    fn score(&self, _: String, _: String) -> app::ml::ScoreFuture {
+        panic!("a Check refused at the door must not reach the models")
+    }
+    fn versions(&self) -> std::sync::Arc<app::ml::ScorerVersions> {
+        app::ml::PairScorer::versions(&crate::helpers::FakeScorer)
+    }
+    fn admit(&self) -> Result<(), app::ml::ScoreError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Err(app::ml::ScoreError::Busy)
+    }
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_full_queue_is_answered_busy_before_anything_else_is_done(pool: PgPool) {
+    let full = std::sync::Arc::new(FullQueue(Default::default()));
+    let app = crate::helpers::spawn_app_scoring_with(pool.clone(), full.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(&app, &admin, 2000, "text\nalpha beta gamma delta\n").await;
+    let (worker, _) = app.annotator().await;
+    let task = next(&app, &worker, &id).await;
+    let source = task["Write"]["source_id"].as_str().unwrap().to_owned();
+    let shown: Option<f64> = sqlx::query_scalar(
+        "select extract(epoch from shown_at)::float8 from apt_assignment where source_sentence_id = $1::uuid",
+    )
+    .bind(&source)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+
+    for _ in 0..3 {
+        let resp = check(&app, &worker, &id, &source, PASSING).await;
+        assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(error_of(resp).await, serde_json::json!("Overloaded"));
+    }
+    assert_eq!(full.0.load(std::sync::atomic::Ordering::Relaxed), 3);
+    let attempts: i64 = sqlx::query_scalar("select count(*) from apt_attempt")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(attempts, 0);
+    // The worker keeps the sentence, as it was.
+    let again = next(&app, &worker, &id).await;
+    assert_eq!(again["Write"]["source_id"], source.as_str());
+    let shown_after: Option<f64> = sqlx::query_scalar(
+        "select extract(epoch from shown_at)::float8 from apt_assignment where source_sentence_id = $1::uuid",
+    )
+    .bind(&source)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(shown_after, shown);
+    app.stop().await;
+}
+
 /// MSRP's 10,948-sentence file (1.9 MB, more once form-encoded) goes through the upload
 /// endpoint, which has its own body limit; other endpoints keep the 1 MiB limit.
 #[sqlx::test(migrations = "../migrations")]

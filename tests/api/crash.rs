@@ -309,6 +309,9 @@ async fn a_burst_of_500_checks_is_scored_up_to_the_queue_bound_and_the_rest_told
     );
     assert!(b.scored.len() >= 64, "{} scored", b.scored.len());
     assert_eq!(b.health_failures, 0);
+    // The server timed every probe itself (read back from /metrics).
+    let (_, timed) = b.health_server_within_50ms.expect("/metrics has /health");
+    assert_eq!(timed as usize, b.health.len());
     let stored: i64 = sqlx::query_scalar("select count(*) from apt_attempt")
         .fetch_one(&pool)
         .await

@@ -128,3 +128,40 @@ async fn with_the_database_stopped_the_app_answers_503_at_once_and_recovers_by_i
         .unwrap()
         .unwrap();
 }
+
+/// A database that is only busy is not down: with every connection of the app's pool taken
+/// for longer than a ping may wait, `/health` still answers from its own connection, the
+/// watcher does not shut the app, and requests go through once connections are free again.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_busy_pool_is_not_a_dead_database(pool: sqlx::PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let worker = client();
+    assert!(app
+        .register(&worker, &crate::helpers::username("busy"), PASSWORD)
+        .await
+        .status()
+        .is_success());
+    let mut held = Vec::new();
+    while let Ok(Ok(conn)) = tokio::time::timeout(Duration::from_millis(300), pool.acquire()).await
+    {
+        held.push(conn);
+    }
+    assert_eq!(held.len() as u32, pool.options().get_max_connections());
+
+    // Longer than a ping may wait (and than /health's own timeout).
+    let until = Instant::now() + server::db_watch::PING_EVERY + server::db_watch::PING_TIMEOUT;
+    while Instant::now() < until {
+        let resp = app.get(&client(), "/health").await;
+        assert_eq!(resp.status(), StatusCode::OK);
+        let body: serde_json::Value = resp.json().await.unwrap();
+        assert_eq!(body["database"], "ok");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    drop(held);
+    // Not the "database unavailable" 503: the app was never taken for down.
+    let page = app.get(&worker, "/").await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let status = app.call(&worker, "current_user", &[]).await.status();
+    assert_eq!(status, StatusCode::OK);
+    app.stop().await;
+}

@@ -18,8 +18,13 @@ pub struct TestApp {
     handle: Option<JoinHandle<()>>,
 }
 
-/// Starts the real router on `pool`'s database.
+/// Starts the real router on `pool`'s database, scoring with [`FakeScorer`].
 pub async fn spawn_app(pool: PgPool) -> TestApp {
+    spawn_app_scoring_with(pool, Arc::new(FakeScorer)).await
+}
+
+/// Starts the real router on `pool`'s database with the given scorer.
+pub async fn spawn_app_scoring_with(pool: PgPool, scorer: Arc<dyn PairScorer>) -> TestApp {
     server::telemetry::init();
     let config = Config::for_tests(String::new());
     // The real sentence embedder, loaded only if a test mines with it.
@@ -28,10 +33,9 @@ pub async fn spawn_app(pool: PgPool) -> TestApp {
         server::ml::embedder::default_dir(),
         ml,
     ));
-    let router =
-        server::startup::build_router(&config, pool.clone(), Arc::new(FakeScorer), embedder)
-            .await
-            .expect("router builds");
+    let router = server::startup::build_router(&config, pool.clone(), scorer, embedder)
+        .await
+        .expect("router builds");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();

@@ -96,6 +96,8 @@ async fn a_burst_beyond_the_queue_is_refused_at_once_and_the_rest_are_scored() {
     // 40 submissions in one go: no await between them, so the worker can take at most a couple.
     let mut accepted = Vec::new();
     let mut busy = 0u64;
+    let mut refused_at_the_door = 0u64;
+    assert_eq!(engine.admit(), Ok(()));
     for i in 0..40 {
         let (a, b) = PAIRS[i % PAIRS.len()];
         match engine.submit(a.to_owned(), b.to_owned()) {
@@ -103,7 +105,15 @@ async fn a_burst_beyond_the_queue_is_refused_at_once_and_the_rest_are_scored() {
             Err(ScoreError::Busy) => busy += 1,
             Err(e) => panic!("unexpected {e}"),
         }
+        // What a Check asks before any other work; a refusal counts as a busy answer.
+        if engine.admit() == Err(ScoreError::Busy) {
+            refused_at_the_door += 1;
+        }
     }
+    assert!(
+        refused_at_the_door > 0,
+        "admit never refused while submissions were refused"
+    );
 
     assert!(busy >= (40 - queue - 4) as u64, "{busy} busy answers");
     assert!(accepted.len() >= queue, "{} accepted", accepted.len());
@@ -116,11 +126,56 @@ async fn a_burst_beyond_the_queue_is_refused_at_once_and_the_rest_are_scored() {
             .stats()
             .busy
             .load(std::sync::atomic::Ordering::Relaxed),
-        busy
+        busy + refused_at_the_door
     );
     // After the burst the engine accepts work again.
+    assert_eq!(engine.admit(), Ok(()));
     assert!(engine
         .score(PAIRS[0].0.into(), PAIRS[0].1.into())
         .await
         .is_ok());
+}
+
+/// Each thread's nice value, by thread id, from `/proc/self/task`.
+fn thread_nice_values() -> std::collections::BTreeMap<u32, i32> {
+    let mut out = std::collections::BTreeMap::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(tid) = task.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue; // the thread ended meanwhile
+        };
+        // Fields after the command name (which may hold spaces) start at field 3; nice is 19.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let nice = rest.split(' ').nth(16).unwrap().parse().unwrap();
+        out.insert(tid, nice);
+    }
+    out
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_models_run_below_the_callers_priority_and_still_score() {
+    let Some(models) = models_dir() else { return };
+    let mut cfg = config(&models);
+    cfg.intra_threads = 3;
+    cfg.nice = 13;
+    let own = server::ml::priority::this_thread_nice().unwrap();
+    let before = thread_nice_values();
+    let engine = ScoringEngine::start(&cfg).unwrap();
+    let after = thread_nice_values();
+    let lowered = after
+        .iter()
+        .filter(|(tid, nice)| !before.contains_key(tid) && **nice == 13)
+        .count();
+    // The engine's thread, and ONNX Runtime's intra-op pool of each of the two models (three
+    // threads each: the calling thread and two of its own).
+    assert!(lowered >= 5, "{lowered} new threads at nice 13: {after:?}");
+    assert_eq!(server::ml::priority::this_thread_nice().unwrap(), own);
+    let scores = engine
+        .score(PAIRS[0].0.into(), PAIRS[0].1.into())
+        .await
+        .unwrap();
+    assert!(scores.bleurt.is_finite());
 }

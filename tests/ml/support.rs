@@ -40,6 +40,7 @@ pub fn config(models: &Path) -> MlConfig {
         max_batch: 8,
         max_wait: Duration::from_millis(2),
         queue_capacity: 16,
+        nice: 0,
     }
 }
 

@@ -205,6 +205,12 @@ mod ssr {
         source_id: String,
         text: String,
     ) -> Result<CheckOutcome, AppError> {
+        // A full model queue answers "busy" before the session and database work below, so a
+        // burst of Checks costs little beyond what can be scored. It tells the caller nothing
+        // but that the server is busy.
+        if let Err(ScoreError::Busy) = app_state()?.scorer.admit() {
+            return Err(AppError::Overloaded);
+        }
         let (state, user, campaign) = caller(&campaign_id).await?;
         let cid = campaign.campaign_id;
         let source_id = parse_id(&source_id, "source_id")?;

@@ -418,6 +418,28 @@ mod tests {
         assert_eq!(r.split_whitespace().count(), 7);
         assert!(r.split_whitespace().all(|w| source.contains(w)));
     }
+
+    #[test]
+    fn the_health_timing_is_read_from_the_servers_own_metrics() {
+        let mut snapshot = app::metrics::Snapshot::default();
+        let key = ("/health".to_owned(), "GET".to_owned(), "2xx".to_owned());
+        let other = ("/api/{*fn}".to_owned(), "POST".to_owned(), "2xx".to_owned());
+        for seconds in [0.0004, 0.003, 0.049, 0.051, 0.2] {
+            snapshot
+                .requests
+                .entry(key.clone())
+                .or_default()
+                .observe(seconds);
+            snapshot
+                .requests
+                .entry(other.clone())
+                .or_default()
+                .observe(0.001);
+        }
+        let text = app::metrics::render(&snapshot);
+        assert_eq!(health_timing(&text), Some((3, 5)));
+        assert_eq!(health_timing("# nothing yet\n"), None);
+    }
 }
 
 /// What a burst of simultaneous Checks came to.
@@ -435,6 +457,33 @@ pub struct BurstOutcome {
     pub health: Vec<f64>,
     /// `/health` answers other than 200.
     pub health_failures: usize,
+    /// The server's own timing of the `/health` requests during the burst (from `/metrics`):
+    /// how many it answered within 50 ms, of how many.
+    pub health_server_within_50ms: Option<(u64, u64)>,
+}
+
+/// From a `/metrics` text: the `/health` 200s answered within 50 ms, and all of them.
+pub fn health_timing(metrics: &str) -> Option<(u64, u64)> {
+    let series = "paracrowd_http_request_duration_seconds";
+    let labels = "route=\"/health\",method=\"GET\",status=\"2xx\"";
+    let value = |name: &str| {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
+    };
+    let within = value(&format!("{series}_bucket{{{labels},le=\"0.05\"}}"))?;
+    let count = value(&format!("{series}_count{{{labels}}}"))?;
+    Some((within, count))
+}
+
+async fn server_health_timing(base: &str) -> Option<(u64, u64)> {
+    let text = reqwest::get(format!("{base}/metrics"))
+        .await
+        .ok()?
+        .text()
+        .await
+        .ok()?;
+    health_timing(&text)
 }
 
 /// Sends `n` Checks at once, spread over the writers (each on its current sentence), while
@@ -460,21 +509,31 @@ pub async fn burst(prepared: &Prepared, base: &str, n: usize) -> anyhow::Result<
     }
     anyhow::ensure!(!sources.is_empty(), "no writers");
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let server_before = server_health_timing(base).await.unwrap_or((0, 0));
+    // The probe has a thread and runtime of its own: in the load tool's runtime it would wait
+    // behind the burst's own 500 client tasks, and time them instead of the server.
     let probe = {
         let stop = stop.clone();
         let url = format!("{base}/health");
-        tokio::spawn(async move {
-            let c = reqwest::Client::new();
-            let (mut times, mut failures) = (Vec::new(), 0);
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let started = Instant::now();
-                match c.get(&url).send().await {
-                    Ok(r) if r.status().is_success() => times.push(started.elapsed().as_secs_f64()),
-                    _ => failures += 1,
+        std::thread::spawn(move || -> anyhow::Result<(Vec<f64>, usize)> {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            Ok(rt.block_on(async move {
+                let c = reqwest::Client::new();
+                let (mut times, mut failures) = (Vec::new(), 0);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let started = Instant::now();
+                    match c.get(&url).send().await {
+                        Ok(r) if r.status().is_success() => {
+                            times.push(started.elapsed().as_secs_f64())
+                        }
+                        _ => failures += 1,
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
                 }
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            (times, failures)
+                (times, failures)
+            }))
         })
     };
     let gate = Arc::new(tokio::sync::Barrier::new(n));
@@ -525,8 +584,13 @@ pub async fn burst(prepared: &Prepared, base: &str, n: usize) -> anyhow::Result<
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (health, failures) = probe.await?;
+    let (health, failures) = tokio::task::spawn_blocking(move || probe.join())
+        .await?
+        .map_err(|_| anyhow::anyhow!("the /health probe panicked"))??;
     out.health = health;
     out.health_failures = failures;
+    out.health_server_within_50ms = server_health_timing(base)
+        .await
+        .map(|(within, count)| (within - server_before.0, count - server_before.1));
     Ok(out)
 }

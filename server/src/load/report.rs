@@ -140,7 +140,7 @@ pub fn render_burst(n: usize, b: &super::BurstOutcome) -> String {
     format!(
         "burst of {n} simultaneous Checks: {} scored (p50 {:.0} ms, p99 {:.0} ms), {} answered busy \
          (p50 {:.1} ms, p99 {:.1} ms), {} other; /health during it: {} probes, p50 {:.1} ms, \
-         p99 {:.1} ms, max {:.1} ms, {} failed\n",
+         p99 {:.1} ms, max {:.1} ms, {} failed; the server answered {} of them within 50 ms\n",
         b.scored.len(),
         ms(&b.scored, 0.5),
         ms(&b.scored, 0.99),
@@ -152,6 +152,8 @@ pub fn render_burst(n: usize, b: &super::BurstOutcome) -> String {
         ms(&b.health, 0.5),
         ms(&b.health, 0.99),
         ms(&b.health, 1.0),
-        b.health_failures
+        b.health_failures,
+        b.health_server_within_50ms
+            .map_or("? (no /metrics)".to_owned(), |(w, n)| format!("{w} of {n}"))
     )
 }

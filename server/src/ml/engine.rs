@@ -10,10 +10,12 @@ use std::sync::mpsc::{self, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use app::ml::{PairScorer, PairScores, ScoreError, ScoreFuture, ScorerVersions};
 use tokio::sync::oneshot;
 
 use super::config::MlConfig;
+use super::priority;
 use super::scorer::Scorer;
 
 struct Job {
@@ -41,22 +43,51 @@ pub struct ScoringEngine {
     tx: SyncSender<Job>,
     versions: Arc<ScorerVersions>,
     stats: Arc<EngineStats>,
+    capacity: usize,
 }
 
 impl ScoringEngine {
-    /// Loads the models (on the calling thread, so errors surface at start-up) and starts the
-    /// worker thread.
+    /// Starts the worker thread, lowers its CPU priority to `config.nice`, and loads the models
+    /// on it, so that ONNX Runtime's own threads (created with the sessions) inherit the lower
+    /// priority: on a machine shared with the web server and PostgreSQL, page loads and
+    /// judgments then take a core first and scoring gets the rest. Returns once the models are
+    /// loaded, so errors surface at start-up.
     pub fn start(config: &MlConfig) -> anyhow::Result<Self> {
-        let scorer = Scorer::load(config)?;
-        Ok(Self::with_scorer(
-            scorer,
-            config.max_batch,
-            config.max_wait,
-            config.queue_capacity,
-        ))
+        let (loaded_tx, loaded_rx) = mpsc::sync_channel(1);
+        let (tx, rx) = mpsc::sync_channel::<Job>(config.queue_capacity);
+        let stats = Arc::new(EngineStats::default());
+        let worker_stats = stats.clone();
+        let worker_config = config.clone();
+        std::thread::Builder::new()
+            .name("scoring-engine".into())
+            .spawn(move || {
+                let config = worker_config;
+                if let Err(e) = priority::lower_this_thread(config.nice) {
+                    tracing::warn!(error = %e, nice = config.nice, "cannot lower the scoring threads' priority");
+                }
+                let scorer = match Scorer::load(&config) {
+                    Ok(scorer) => scorer,
+                    Err(e) => {
+                        let _ = loaded_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = loaded_tx.send(Ok(scorer.versions()));
+                run_worker(scorer, rx, config.max_batch.max(1), config.max_wait, worker_stats)
+            })
+            .context("cannot spawn the scoring thread")?;
+        let versions = loaded_rx
+            .recv()
+            .context("the scoring thread stopped while loading the models")??;
+        Ok(Self {
+            tx,
+            versions,
+            stats,
+            capacity: config.queue_capacity,
+        })
     }
 
-    /// Starts the worker around an already-loaded scorer.
+    /// Starts the worker around an already-loaded scorer (at the caller's priority).
     pub fn with_scorer(
         scorer: Scorer,
         max_batch: usize,
@@ -75,6 +106,7 @@ impl ScoringEngine {
             tx,
             versions,
             stats,
+            capacity: queue_capacity,
         }
     }
 
@@ -124,6 +156,14 @@ impl PairScorer for ScoringEngine {
 
     fn versions(&self) -> Arc<ScorerVersions> {
         self.versions.clone()
+    }
+
+    fn admit(&self) -> Result<(), ScoreError> {
+        if self.stats.queue_depth.load(Ordering::Relaxed) >= self.capacity {
+            self.stats.busy.fetch_add(1, Ordering::Relaxed);
+            return Err(ScoreError::Busy);
+        }
+        Ok(())
     }
 
     fn load(&self) -> Option<app::ml::ScorerLoad> {

@@ -11,6 +11,7 @@ pub mod config;
 pub mod embedder;
 pub mod engine;
 pub mod model;
+pub mod priority;
 pub mod runtime;
 pub mod scorer;
 

@@ -1,4 +1,6 @@
-//! `GET /health`: 200 when the database answers within two seconds, 503 otherwise.
+//! `GET /health`: 200 when the database answers within two seconds, 503 otherwise. It pings
+//! through the monitor pool (`db_watch::monitor_pool`), never waiting behind requests for a
+//! connection of the main pool.
 use std::time::{Duration, Instant};
 
 use axum::{extract::State, http::StatusCode, Json};
