@@ -737,6 +737,17 @@ impl app::ml::PairScorer for FullQueue {
     }
 }
 
+/// When the sentence was shown to its worker (seconds since the epoch).
+async fn shown_at(pool: &PgPool, source: &str) -> f64 {
+    sqlx::query_scalar(
+        "select extract(epoch from shown_at)::float8 from apt_assignment where source_sentence_id = $1::uuid",
+    )
+    .bind(source)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
 #[sqlx::test(migrations = "../migrations")]
 async fn a_full_queue_is_answered_busy_before_anything_else_is_done(pool: PgPool) {
     let full = std::sync::Arc::new(FullQueue(Default::default()));
@@ -746,13 +757,7 @@ async fn a_full_queue_is_answered_busy_before_anything_else_is_done(pool: PgPool
     let (worker, _) = app.annotator().await;
     let task = next(&app, &worker, &id).await;
     let source = task["Write"]["source_id"].as_str().unwrap().to_owned();
-    let shown: Option<f64> = sqlx::query_scalar(
-        "select extract(epoch from shown_at)::float8 from apt_assignment where source_sentence_id = $1::uuid",
-    )
-    .bind(&source)
-    .fetch_one(&pool)
-    .await
-    .unwrap();
+    let shown = shown_at(&pool, &source).await;
 
     for _ in 0..3 {
         let resp = check(&app, &worker, &id, &source, PASSING).await;
@@ -768,14 +773,7 @@ async fn a_full_queue_is_answered_busy_before_anything_else_is_done(pool: PgPool
     // The worker keeps the sentence, as it was.
     let again = next(&app, &worker, &id).await;
     assert_eq!(again["Write"]["source_id"], source.as_str());
-    let shown_after: Option<f64> = sqlx::query_scalar(
-        "select extract(epoch from shown_at)::float8 from apt_assignment where source_sentence_id = $1::uuid",
-    )
-    .bind(&source)
-    .fetch_one(&pool)
-    .await
-    .unwrap();
-    assert_eq!(shown_after, shown);
+    assert_eq!(shown_at(&pool, &source).await, shown);
     app.stop().await;
 }
 

@@ -64,18 +64,12 @@ async fn create_admin_creates_an_admin_who_can_log_in(pool: PgPool) {
 #[tokio::test]
 async fn serve_starts_its_own_postgres_prints_the_admin_password_and_stops_on_sigterm() {
     // `serve` loads the scoring models first; scripts/test.sh provides them.
-    let has_ort = std::env::var("ORT_DYLIB_PATH").is_ok_and(|p| std::path::Path::new(&p).is_file());
-    if !has_ort && std::env::var("PARACROWD_REQUIRE_MODELS").as_deref() != Ok("1") {
-        eprintln!("SKIPPED: ORT_DYLIB_PATH is not set; run scripts/test.sh");
+    if !crate::helpers::binary_can_load_models() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::helpers::free_port();
     let mut child = Command::new(BIN)
         .arg("serve")
         .env_remove("DATABASE_URL")

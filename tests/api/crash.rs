@@ -75,17 +75,11 @@ async fn post(c: &reqwest::Client, base: &str, name: &str, form: &[(&str, &str)]
 /// The release binary with the real models on the test's database and a free port:
 /// (server, database URL, port, base URL); `None` (skipped) without ONNX Runtime.
 async fn serve_with_models(pool: &PgPool) -> Option<(Server, String, u16, String)> {
-    let has_ort = std::env::var("ORT_DYLIB_PATH").is_ok_and(|p| std::path::Path::new(&p).is_file());
-    if !has_ort && std::env::var("PARACROWD_REQUIRE_MODELS").as_deref() != Ok("1") {
-        eprintln!("SKIPPED: ORT_DYLIB_PATH is not set; run scripts/test.sh");
+    if !crate::helpers::binary_can_load_models() {
         return None;
     }
     let url = url_of(pool);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::helpers::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let server = start_server(&url, port);
     wait_healthy(&base).await;

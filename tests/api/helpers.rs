@@ -274,3 +274,24 @@ pub fn shared_data(relative: &str) -> Option<String> {
         }
     }
 }
+
+/// Whether tests that start the real binary (which loads the models first) can run here. Without
+/// ONNX Runtime they are skipped with a message, unless `PARACROWD_REQUIRE_MODELS=1`
+/// (`scripts/test.sh`), where they run and fail.
+pub fn binary_can_load_models() -> bool {
+    let has_ort = std::env::var("ORT_DYLIB_PATH").is_ok_and(|p| std::path::Path::new(&p).is_file());
+    if !has_ort && std::env::var("PARACROWD_REQUIRE_MODELS").as_deref() != Ok("1") {
+        eprintln!("SKIPPED: ORT_DYLIB_PATH is not set; run scripts/test.sh");
+        return false;
+    }
+    true
+}
+
+/// A loopback port free at the moment.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

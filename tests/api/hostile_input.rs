@@ -443,11 +443,7 @@ async fn raw_post(
     endpoint: &str,
     body: impl Into<reqwest::Body>,
 ) -> reqwest::Response {
-    c.post(app.url(&format!("/api/{endpoint}")))
-        .header(header::ACCEPT, "application/json")
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
+    c_post_stream(app, c, endpoint, body.into())
         .await
         .expect("the server answers")
 }
