@@ -62,12 +62,28 @@ export PARACROWD_EMBEDDING_MODEL="${PARACROWD_EMBEDDING_MODEL:-${PARACROWD_CACHE
 # A Python with Hugging Face `datasets` for the export check (setup.sh --test installs it).
 DATASETS_VENV="${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/py-datasets"
 DATASETS_PYTHON="$DATASETS_VENV/bin/python"
-# The stand-in models (../shared/models beside the repo) unless configured otherwise.
-export PARACROWD_MODELS_DIR="${PARACROWD_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"
+# The Python environment with the model export tools (`paracrowd models install paper`).
+export PARACROWD_EXPORT_ENV="${PARACROWD_EXPORT_ENV:-${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/py-export}"
+EXPORT_ENV="$PARACROWD_EXPORT_ENV"
+# The development stand-ins (../shared/models beside a development checkout; a user's clone has
+# none, and the server then finds the paper's models or the lite scorer, see the README).
+if [ -z "${PARACROWD_MODELS_DIR:-}" ] && [ -d "$ROOT/../shared/models" ]; then
+  export PARACROWD_MODELS_DIR="$(cd "$ROOT/../shared/models" && pwd)"
+fi
 
 pg_bin_dir() {
   if [ -n "${PG_BIN_DIR:-}" ]; then echo "$PG_BIN_DIR"; return; fi
   local d
   d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
   if [ -n "$d" ] && [ -x "$d/pg_ctl" ]; then echo "$d"; fi
+}
+
+# hub_answers SECONDS: whether the Hugging Face hub (or HF_ENDPOINT) answers in time.
+hub_answers() {
+  local url="${HF_ENDPOINT:-https://huggingface.co}/api/models/ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli"
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS -m "$1" -o /dev/null "$url" 2>/dev/null
+  else
+    python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2]))" "$url" "$1" 2>/dev/null
+  fi
 }

@@ -49,6 +49,21 @@ if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
 fi
 
+# With --test: the Python tools `paracrowd models install paper` exports the paper's models with
+# (torch, transformers, onnx, onnxruntime; about 3.5 GB from PyPI, once), for the export test on
+# tiny models. The same environment and marker the install command makes for itself.
+if [ "$want_browser" = 1 ] && command -v python3 >/dev/null 2>&1; then
+  req="$ROOT/server/src/ml/paper/requirements-export.txt"
+  if ! cmp -s "$req" "$EXPORT_ENV/paracrowd-requirements.txt"; then
+    echo "Installing the model export tools (PyPI: torch, transformers, onnx; about 3.5 GB, once)"
+    rm -rf "$EXPORT_ENV"
+    python3 -m venv "$EXPORT_ENV"
+    "$EXPORT_ENV/bin/python" -m pip install -q --disable-pip-version-check -r "$req"
+    cp "$req" "$EXPORT_ENV/requirements-export.txt"
+    cp "$req" "$EXPORT_ENV/paracrowd-requirements.txt"
+  fi
+fi
+
 # With --test and Python present: a Python with Hugging Face `datasets` (PyPI), so the test
 # command checks that `load_dataset("csv"/"json", ...)` reads the exports untouched.
 if [ "$want_browser" = 1 ] && command -v python3 >/dev/null 2>&1; then

@@ -4,8 +4,12 @@
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib.sh"
 export RUST_LOG="${RUST_LOG:-warn}"
-# The model tests must run here (they skip only on machines without models).
-export PARACROWD_REQUIRE_MODELS=1
+# The model tests must run here (they skip only on machines without models), and so must the
+# export test of `paracrowd models install paper` (setup.sh --test installs its tools).
+export PARACROWD_REQUIRE_MODELS=1 PARACROWD_REQUIRE_EXPORT=1
+# Tests that start the binary score with the stand-ins, whatever this machine's model cache holds
+# (the resolver's own tests, and the clone without ../shared, set their sources themselves).
+export PARACROWD_MODELS="${PARACROWD_MODELS:-standin}"
 # Tests that read ../shared/data skip without it (a user's clone); here it must be read.
 if [ -d "$ROOT/../shared/data" ]; then export PARACROWD_REQUIRE_DATA=1; fi
 # Integration tests run in parallel on two cores; each sqlx::test database needs connections.

@@ -437,6 +437,7 @@ fn attempt_row(a: ExportAttempt, part: Part) -> AttemptRow {
         dollar: f64::from(a.reward_cents) / 100.0,
         submitted: a.submitted,
         split: Some(part.as_str().to_owned()),
+        scorer: a.scorer,
     }
 }
 

@@ -7,11 +7,60 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 /// Which models produced a score: a directory name and the first 12 hex digits of the SHA-256
-/// of its `model.onnx`, e.g. `mi-standin-minilm-apt@3fa2c1d09b7e`.
+/// of its `model.onnx`, e.g. `mi-standin-minilm-apt@3fa2c1d09b7e`, and which kind of scorer
+/// that is, in words for annotators, researchers and exports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScorerVersions {
     pub mi: String,
     pub bleurt: String,
+    pub kind: ScorerKind,
+    /// E.g. "the APT paper's models (RoBERTa-large NLI and BLEURT-base-128)".
+    pub description: String,
+}
+
+/// Where the Check's models came from (`server::ml::source` decides at start-up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ScorerKind {
+    /// The APT paper's RoBERTa-large NLI and BLEURT-base-128, exported to ONNX (fp32).
+    Paper,
+    /// The int8 dynamically quantised copy of the paper's models.
+    PaperInt8,
+    /// The development stand-ins (MiniLM cross-encoders distilled from the paper's labels).
+    StandIn,
+    /// The lite scorer: sentence embeddings and two small heads.
+    Lite,
+    /// Models named by the operator that are none of the above.
+    Custom,
+}
+
+impl ScorerKind {
+    /// The stored name (`apt_attempt.scorer_kind`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Paper => "paper",
+            Self::PaperInt8 => "paper_int8",
+            Self::StandIn => "standin",
+            Self::Lite => "lite",
+            Self::Custom => "custom",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Paper,
+            Self::PaperInt8,
+            Self::StandIn,
+            Self::Lite,
+            Self::Custom,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+
+    /// Only the paper's own models (or their int8 copy) score as the study did.
+    pub fn is_papers(self) -> bool {
+        matches!(self, Self::Paper | Self::PaperInt8)
+    }
 }
 
 /// Scores of one (source, attempt) pair, both directions.

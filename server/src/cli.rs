@@ -35,6 +35,11 @@ Usage:
                                            progress on stderr
   paracrowd score INPUT [OUTPUT]           score sentence pairs (TSV/CSV) with the MI and BLEURT
                                            models; writes a TSV (stdout without OUTPUT)
+  paracrowd models [status]                which scorer the Check would use, and why
+  paracrowd models install paper [--force] [--nli REPO|DIR] [--bleurt REPO|DIR] [--timeout SECONDS]
+                                           download the APT paper's models from the Hugging Face
+                                           hub (about 1.9 GB), export them to ONNX, write and check
+                                           an int8 copy, into ~/.cache/paracrowd/models/paper
   paracrowd help                           this text
 ";
 
@@ -65,6 +70,16 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
                 crate::score_cmd::run(&ml, &input, output.as_deref())
             })
             .await?
+        }
+        ["models"] | ["models", "status"] => {
+            let ml = crate::ml::MlConfig::from_env()?;
+            tokio::task::spawn_blocking(move || crate::models_cmd::status(&ml)).await?
+        }
+        ["models", "install", "paper", options @ ..] => {
+            let ml = crate::ml::MlConfig::from_env()?;
+            let options: Vec<String> = options.iter().map(|s| s.to_string()).collect();
+            tokio::task::spawn_blocking(move || crate::models_cmd::install_paper(ml, &options))
+                .await?
         }
         ["help"] | ["--help"] | ["-h"] => {
             println!("{USAGE}\n{ENV_HELP}");
@@ -121,6 +136,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let engine = tokio::task::spawn_blocking(move || crate::ml::ScoringEngine::start(&ml))
         .await?
         .context("the scoring models could not be loaded")?;
+    for line in engine.resolution().lines() {
+        println!("{line}");
+    }
     let scorer: std::sync::Arc<dyn app::ml::PairScorer> = std::sync::Arc::new(engine);
     with_database(&config.clone(), |pool| async move {
         if let Some((user, password)) = admin_bootstrap::ensure_first_admin(&pool).await? {

@@ -9,6 +9,7 @@ pub mod embedded_pg;
 pub mod export_cmd;
 pub mod load;
 pub mod ml;
+pub mod models_cmd;
 pub mod routes;
 pub mod score_cmd;
 pub mod startup;

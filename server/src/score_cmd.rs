@@ -1,6 +1,6 @@
-//! `paracrowd score INPUT [OUTPUT]`: re-scores a file of sentence pairs with the configured models
-//! and writes, per pair, the MI judge's probabilities both ways, MI, BLEURT both ways and their
-//! mean, the reward in cents, and the model versions. The tool a researcher uses on an AP_H-style
+//! `paracrowd score INPUT [OUTPUT]`: re-scores a file of sentence pairs with the scorer the model
+//! resolver picks and writes, per pair, the MI judge's probabilities both ways, MI, BLEURT both
+//! ways and their mean, the reward in cents, the model versions and the scorer in words. The tool a researcher uses on an AP_H-style
 //! file, and the one the benchmark uses.
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -84,7 +84,10 @@ pub fn read_pairs(path: &Path) -> anyhow::Result<Vec<(String, String)>> {
 /// Scores `input` and writes a TSV to `output` (stdout when `None`). Prints progress to stderr.
 pub fn run(config: &MlConfig, input: &Path, output: Option<&Path>) -> anyhow::Result<()> {
     let pairs = read_pairs(input)?;
-    let mut scorer = Scorer::load(config)?;
+    let (mut scorer, resolution) = Scorer::resolve(config)?;
+    for line in resolution.lines() {
+        eprintln!("{line}");
+    }
     let versions = scorer.versions();
     let labels: Vec<String> = {
         let probe = scorer.score_pairs(&[("a", "b")])?;
@@ -112,6 +115,7 @@ pub fn run(config: &MlConfig, input: &Path, output: Option<&Path>) -> anyhow::Re
             "reward_cents",
             "mi_model",
             "bleurt_model",
+            "scorer",
         ]
         .map(String::from),
     );
@@ -135,6 +139,7 @@ pub fn run(config: &MlConfig, input: &Path, output: Option<&Path>) -> anyhow::Re
             row.push(reward_cents(mi, f64::from(s.bleurt), DEFAULT_BLEURT_THRESHOLD).to_string());
             row.push(versions.mi.clone());
             row.push(versions.bleurt.clone());
+            row.push(versions.description.clone());
             out.write_record(&row)?;
         }
         let done = ((n + 1) * config.max_batch).min(pairs.len());

@@ -1,4 +1,5 @@
 //! Building and running the application: database, migrations, sessions, router.
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -204,13 +205,46 @@ pub async fn serve(
     router: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    axum::serve(
+    serve_with_grace(listener, router, shutdown, SHUTDOWN_GRACE).await
+}
+
+/// How long requests under way may finish after the shutdown signal.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// [`serve`], with the time open connections get after `shutdown` resolves. axum's graceful
+/// shutdown waits for every connection to close, and an idle keep-alive connection (a browser's,
+/// a load balancer's, a test's HTTP client) can hold it open for good (hyperium/hyper#3576): the
+/// server would never exit. After `grace` the connections still open are left to the process's
+/// end.
+pub async fn serve_with_grace(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) -> anyhow::Result<()> {
+    let (signalled, on_signal) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(
         listener,
         router.into_make_service_with_connect_info::<SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown)
-    .await
-    .context("server error")
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        let _ = signalled.send(());
+    });
+    let deadline = async move {
+        if on_signal.await.is_ok() {
+            tokio::time::sleep(grace).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        served = server.into_future() => served.context("server error"),
+        () = deadline => {
+            tracing::warn!(grace_secs = grace.as_secs_f64(), "connections still open after the shutdown grace period: stopping without them");
+            Ok(())
+        }
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -3,8 +3,13 @@
 use tracing_subscriber::{fmt, EnvFilter};
 
 pub fn init() {
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_sessions=warn"));
+    init_at("info,sqlx=warn,tower_sessions=warn");
+}
+
+/// Like [`init`] with another default level (`RUST_LOG` still wins): the `models` commands talk
+/// to the user on stdout and log only warnings.
+pub fn init_at(default: &str) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let json = std::env::var("PARACROWD_LOG_FORMAT").is_ok_and(|v| v == "json");
     let builder = fmt()
         .with_env_filter(filter)

@@ -146,6 +146,7 @@ const SERVER_FNS: &[Fn] = &[
         Level::Research,
         &[("campaign_id", "{judge}")],
     ),
+    f("research/scorer_status", Level::Research, &[]),
     f("admin/list_users", Level::Admin, &[]),
     f(
         "admin/set_user_role",

@@ -570,11 +570,13 @@ async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
             "candidate",
             "BLEURT",
             "MI",
-            "dollar"
+            "dollar",
+            "scorer"
         ]
     );
     assert_eq!(lines.len(), 1 + 24);
-    assert!(lines[1..].iter().all(|l| l.len() == 10
+    assert!(lines[1..].iter().all(|l| l.len() == 11
+        && l[10] == crate::helpers::FAKE_SCORER
         && l[0].starts_with('W')
         && l[3] == "msrp"
         && l[8] == "1"
@@ -625,8 +627,9 @@ async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
         "reproducible"
     );
 
-    // CSV and JSON lines carry every column (AP_H's, whether submitted, the part); the
-    // submissions export holds only submitted attempts (none here: every sentence was skipped).
+    // CSV and JSON lines carry every column (AP_H's, whether submitted, the part, the scorer);
+    // the submissions export holds only submitted attempts (none here: every sentence was
+    // skipped).
     let csv_text = get(&researcher, "?format=csv&seed=3")
         .await
         .unwrap()
@@ -634,9 +637,10 @@ async fn attempts_export_in_ap_h_layout_with_a_split_by_source(pool: PgPool) {
         .await
         .unwrap();
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
-    assert_eq!(reader.headers().unwrap().len(), 12);
+    assert_eq!(reader.headers().unwrap().len(), 13);
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 24);
+    assert!(rows.iter().all(|r| &r[12] == crate::helpers::FAKE_SCORER));
     assert_eq!(
         rows.iter().filter(|r| &r[11] == "test").count(),
         test.len(),

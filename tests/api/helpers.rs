@@ -18,6 +18,9 @@ pub struct TestApp {
     handle: Option<JoinHandle<()>>,
 }
 
+/// How long [`TestApp::stop`] gives open connections (the clients a test still holds).
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Starts the real router on `pool`'s database, scoring with [`FakeScorer`].
 pub async fn spawn_app(pool: PgPool) -> TestApp {
     spawn_app_scoring_with(pool, Arc::new(FakeScorer)).await
@@ -40,9 +43,14 @@ pub async fn spawn_app_scoring_with(pool: PgPool, scorer: Arc<dyn PairScorer>) -
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
     let handle = tokio::spawn(async move {
-        server::startup::serve(listener, router, async {
-            let _ = rx.await;
-        })
+        server::startup::serve_with_grace(
+            listener,
+            router,
+            async {
+                let _ = rx.await;
+            },
+            STOP_GRACE,
+        )
         .await
         .expect("server runs");
     });
@@ -59,6 +67,8 @@ pub fn client() -> Client {
     Client::builder()
         .cookie_store(true)
         .redirect(reqwest::redirect::Policy::none())
+        // A request that never answers fails, naming its URL, instead of hanging the suite.
+        .timeout(std::time::Duration::from_secs(120))
         .build()
         .unwrap()
 }
@@ -212,6 +222,9 @@ pub async fn error_of(resp: Response) -> serde_json::Value {
 /// [`BUSY_MARKER`] is answered as a full model queue would be.
 pub struct FakeScorer;
 
+/// The FakeScorer's description, as Checks, reports and exports name it.
+pub const FAKE_SCORER: &str = "the tests' word-overlap scorer";
+
 /// Makes the FakeScorer answer "busy".
 pub const BUSY_MARKER: &str = "queue-full-please";
 
@@ -250,6 +263,36 @@ impl PairScorer for FakeScorer {
         Arc::new(ScorerVersions {
             mi: "fake-mi@0".into(),
             bleurt: "fake-bleurt@0".into(),
+            kind: app::ml::ScorerKind::Custom,
+            description: FAKE_SCORER.into(),
+        })
+    }
+}
+
+/// The FakeScorer under another name and kind (the paper's models, say), to see how each is
+/// reported.
+pub struct NamedFake {
+    pub kind: app::ml::ScorerKind,
+    pub description: &'static str,
+}
+
+impl PairScorer for NamedFake {
+    fn score(&self, source: String, attempt: String) -> ScoreFuture {
+        let versions = self.versions();
+        let scored = FakeScorer.score(source, attempt);
+        Box::pin(async move {
+            let mut s = scored.await?;
+            s.versions = versions;
+            Ok(s)
+        })
+    }
+
+    fn versions(&self) -> Arc<ScorerVersions> {
+        Arc::new(ScorerVersions {
+            mi: "named-mi@0".into(),
+            bleurt: "named-bleurt@0".into(),
+            kind: self.kind,
+            description: self.description.into(),
         })
     }
 }

@@ -15,4 +15,7 @@ mod judge;
 mod leaks;
 mod mining;
 mod pages;
+mod scorer_names;
 mod sessions;
+mod shutdown;
+mod standalone;

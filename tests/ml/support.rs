@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use server::ml::config::{MlConfig, Provider};
+use server::ml::source::ModelSources;
 
 /// The models directory, or `None` (after saying why) when the tests cannot run here.
 pub fn models_dir() -> Option<PathBuf> {
@@ -33,8 +34,10 @@ pub fn models_dir() -> Option<PathBuf> {
 pub fn config(models: &Path) -> MlConfig {
     MlConfig {
         ort_library: PathBuf::from(std::env::var("ORT_DYLIB_PATH").unwrap()),
-        mi_model_dir: models.join("mi-standin-minilm-apt"),
-        bleurt_model_dir: models.join("bleurt-standin-minilm-apt"),
+        models: ModelSources::explicit(
+            models.join("mi-standin-minilm-apt"),
+            models.join("bleurt-standin-minilm-apt"),
+        ),
         provider: Provider::Cpu,
         intra_threads: 1,
         max_batch: 8,

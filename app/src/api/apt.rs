@@ -48,6 +48,8 @@ pub struct CheckOutcome {
     pub reward_cents: i64,
     pub mi_model: String,
     pub bleurt_model: String,
+    /// Which scorer this was, in words ("the APT paper's models", "lite stand-in, ...").
+    pub scorer: String,
 }
 
 /// The answer to a Submit.
@@ -265,6 +267,7 @@ mod ssr {
             reward_cents: reward,
             mi_model: scores.versions.mi.clone(),
             bleurt_model: scores.versions.bleurt.clone(),
+            scorer: scores.versions.description.clone(),
         })
     }
 

@@ -15,6 +15,16 @@ pub struct WorkerEarning {
     pub is_complete: bool,
 }
 
+/// How many of the campaign's Checks one scorer produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScorerUse {
+    /// In words, as the annotators saw it.
+    pub scorer: String,
+    pub attempts: i64,
+    /// The paper's models (or their int8 copy), which score as the study did.
+    pub is_papers: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AptReportView {
     pub campaign_id: String,
@@ -25,6 +35,8 @@ pub struct AptReportView {
     /// Figure 2 as SVG markup drawn on the server (numbers only); `None` before any attempt.
     pub figure2_svg: Option<String>,
     pub workers: Vec<WorkerEarning>,
+    /// Attempts per scorer, most first (more than one when the models changed mid-study).
+    pub scorers: Vec<ScorerUse>,
 }
 
 /// Researchers and admins only.
@@ -73,7 +85,18 @@ mod ssr {
                 is_complete: w.is_complete,
             })
             .collect();
+        let scorers = crate::db::apt::count_attempts_by_scorer(&pool, id)
+            .await?
+            .into_iter()
+            .map(|c| ScorerUse {
+                is_papers: crate::ml::ScorerKind::parse(&c.scorer_kind)
+                    .is_some_and(|k| k.is_papers()),
+                scorer: c.scorer,
+                attempts: c.attempts,
+            })
+            .collect();
         Ok(AptReportView {
+            scorers,
             campaign_id: id.to_string(),
             title: campaign.title,
             status: campaign.status,

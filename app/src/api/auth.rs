@@ -10,15 +10,30 @@ use crate::error::AppError;
 pub struct UserView {
     pub username: String,
     pub role: Role,
+    /// Admins only: which scorer the Check runs on, in words, while it is not the paper's
+    /// models (the banner on their pages). Part of this answer, which every page already loads,
+    /// so the banner needs no resource of its own (one created inside the navigation's
+    /// `Suspend` broke hydration).
+    pub scorer_notice: Option<String>,
 }
 
 /// The logged-in user, or `None` for a visitor.
 #[server(endpoint = "current_user")]
 pub async fn current_user() -> Result<Option<UserView>, AppError> {
+    // Before the first `.await` (see `state::app_state`).
+    let scorer = crate::state::app_state().map(|s| s.scorer.versions());
     super::with_status(crate::session::current_user().await.map(|u| {
-        u.map(|u| UserView {
-            role: u.role(),
-            username: u.username,
+        u.map(|u| {
+            let role = u.role();
+            let scorer_notice = match &scorer {
+                Ok(v) if role == Role::Admin && !v.kind.is_papers() => Some(v.description.clone()),
+                _ => None,
+            };
+            UserView {
+                role,
+                username: u.username,
+                scorer_notice,
+            }
         })
     }))
 }

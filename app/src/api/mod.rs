@@ -11,6 +11,7 @@ pub mod judge;
 pub mod judge_admin;
 pub mod judge_report;
 pub mod mining;
+pub mod scorer;
 
 pub use admin::{list_users, ListUsers, SetUserBlocked, SetUserRole, UserAdminView};
 pub use auth::{current_user, CurrentUser, Login, Logout, Register, UserView};

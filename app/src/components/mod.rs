@@ -2,3 +2,4 @@
 pub mod auth_context;
 pub mod browser;
 pub mod nav;
+pub mod scorer_banner;

@@ -3,6 +3,7 @@ use leptos::prelude::*;
 
 use crate::api::UserView;
 use crate::components::auth_context::use_auth;
+use crate::components::scorer_banner::ScorerBanner;
 use crate::domain::Role;
 
 #[component]
@@ -30,6 +31,16 @@ pub fn Nav() -> impl IntoView {
                 </Transition>
             </nav>
         </header>
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                match auth.user.await {
+                    Ok(Some(UserView { scorer_notice: Some(description), .. })) => {
+                        Some(view! { <ScorerBanner description /> })
+                    }
+                    _ => None,
+                }
+            })}
+        </Transition>
     }
 }
 

@@ -159,8 +159,9 @@ pub async fn insert_attempt(
     Ok(sqlx::query_scalar(
         r#"insert into apt_attempt (campaign_id, app_user_id, source_sentence_id, text, labels,
                forward_probs, backward_probs, is_mutual_implication, bleurt_forward, bleurt_backward,
-               bleurt, reward_cents, mi_model, bleurt_model, scoring_ms, seconds_since_shown)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+               bleurt, reward_cents, mi_model, bleurt_model, scoring_ms, seconds_since_shown,
+               scorer_kind, scorer)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
            returning apt_attempt_id"#,
     )
     .bind(campaign_id)
@@ -179,6 +180,8 @@ pub async fn insert_attempt(
     .bind(&scores.versions.bleurt)
     .bind(scores.latency_ms)
     .bind(seconds_since_shown)
+    .bind(scores.versions.kind.as_str())
+    .bind(&scores.versions.description)
     .fetch_one(db)
     .await?)
 }
@@ -301,6 +304,27 @@ pub async fn list_attempt_points(
 ) -> Result<Vec<(Uuid, bool, f32)>, AppError> {
     Ok(sqlx::query_as::<_, (Uuid, bool, f32)>(
         "select source_sentence_id, is_mutual_implication, bleurt from apt_attempt where campaign_id = $1",
+    )
+    .bind(campaign_id)
+    .fetch_all(db)
+    .await?)
+}
+
+/// How many of a campaign's Checks each scorer produced (several after a change of models).
+#[derive(Debug, Clone, FromRow)]
+pub struct ScorerCount {
+    pub scorer_kind: String,
+    pub scorer: String,
+    pub attempts: i64,
+}
+
+pub async fn count_attempts_by_scorer(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<Vec<ScorerCount>, AppError> {
+    Ok(sqlx::query_as::<_, ScorerCount>(
+        r#"select scorer_kind, scorer, count(*) as attempts from apt_attempt
+           where campaign_id = $1 group by scorer_kind, scorer order by attempts desc, scorer"#,
     )
     .bind(campaign_id)
     .fetch_all(db)

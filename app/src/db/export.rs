@@ -83,6 +83,8 @@ pub struct ExportAttempt {
     pub is_mutual_implication: bool,
     pub reward_cents: i32,
     pub submitted: bool,
+    /// Which scorer produced the Check, in words.
+    pub scorer: String,
 }
 
 const PAIRS: &str = r#"select pair_id, external_id, sentence1, sentence2, group_key, is_test,
@@ -97,7 +99,8 @@ const JUDGMENTS: &str = r#"select j.pair_id, p.external_id, p.sentence1, p.sente
 
 const ATTEMPTS: &str = r#"select a.app_user_id, a.created_at, a.seconds_since_shown, s.origin,
        s.external_id, s.source_sentence_id, s.text as sentence, a.text as candidate, a.bleurt,
-       a.is_mutual_implication, a.reward_cents, (sub.apt_attempt_id is not null) as submitted
+       a.is_mutual_implication, a.reward_cents, (sub.apt_attempt_id is not null) as submitted,
+       a.scorer
   from apt_attempt a
   join source_sentence s using (source_sentence_id)
   left join apt_submission sub on sub.apt_attempt_id = a.apt_attempt_id

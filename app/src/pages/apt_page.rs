@@ -243,7 +243,13 @@ fn Writer(
                                 " · BLEURT " {format!("{:.3}", o.bleurt)}
                                 " · mutual implication: " {if o.is_mutual_implication { "yes" } else { "no" }}
                             </p>
-                            <p class="muted small">"Scored by " {o.mi_model.clone()} " and " {o.bleurt_model.clone()}</p>
+                            <p
+                                class="muted small"
+                                data-testid="scorer"
+                                title=format!("{} and {}", o.mi_model, o.bleurt_model)
+                            >
+                                "Scored by " {o.scorer.clone()} "."
+                            </p>
                         </div>
                     }
                 })

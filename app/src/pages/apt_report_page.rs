@@ -2,7 +2,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::apt_report::{apt_report, AptReportView};
+use crate::api::apt_report::{apt_report, AptReportView, ScorerUse};
 use crate::domain::apt::stats::Table2;
 use crate::error::ErrorMessage;
 
@@ -38,6 +38,7 @@ fn Report(r: AptReportView) -> impl IntoView {
     view! {
         <h1>{r.title} " — APT report"</h1>
         <p class="muted">"Status: " {r.status} " · BLEURT threshold " {r.bleurt_threshold}</p>
+        <Scorers scorers=r.scorers />
         <h2>"Table 2"</h2>
         <table class="table2" aria-label="Table 2">
             <thead>
@@ -94,5 +95,47 @@ fn Report(r: AptReportView) -> impl IntoView {
                     .collect_view()}
             </tbody>
         </table>
+    }
+}
+
+/// Which scorer produced the Checks: one line, or a table and a warning when they were mixed.
+#[component]
+fn Scorers(scorers: Vec<ScorerUse>) -> impl IntoView {
+    let all_papers = scorers.iter().all(|s| s.is_papers);
+    let warning = (!scorers.is_empty() && !all_papers).then(|| {
+        view! {
+            <p class="notice warn" data-testid="scorer-warning">
+                "Not every Check was scored by the APT paper's models: MI and BLEURT below come (in part) from a stand-in, and differ from what the paper's models would say."
+            </p>
+        }
+    });
+    let body = match scorers.as_slice() {
+        [] => view! { <p class="muted">"No Checks yet."</p> }.into_any(),
+        [one] => view! {
+            <p data-testid="scorers">"Every Check was scored by " {one.scorer.clone()} "."</p>
+        }
+        .into_any(),
+        many => {
+            let rows = many
+                .iter()
+                .map(|s| view! { <tr><td>{s.scorer.clone()}</td><td>{s.attempts}</td></tr> })
+                .collect_view();
+            view! {
+                <p class="notice warn">
+                    "Mixed scorers: this campaign's Checks were scored by " {many.len()}
+                    " different scorers (the models changed during the study). Compare like with like."
+                </p>
+                <table aria-label="Checks per scorer" data-testid="scorers">
+                    <thead><tr><th>"Scorer"</th><th>"Checks"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <h2>"Scorer"</h2>
+        {warning}
+        {body}
     }
 }

@@ -1,13 +1,17 @@
-//! Scoring benchmark (a README command, not a test): raw ort time per forward pass, the engine's
-//! Check latency p50/p95 at 1, 8 and 32 concurrent callers, and throughput batched vs unbatched.
+//! Scoring benchmark (a README command, not a test): first every scorer this machine has (the
+//! lite scorer, the development stand-ins, the paper's int8 and fp32 models where installed),
+//! Check latency p50/p95 at 1 and 8 concurrent callers; then, for the stand-ins, raw ort time
+//! per forward pass, the engine at 1, 8 and 32 callers, and throughput batched vs unbatched.
 //!
 //! Usage: scripts/bench-scoring.sh   (env: BENCH_CHECKS per caller count, default 64)
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use app::ml::PairScorer;
 use server::ml::model::PairModel;
+use server::ml::paper::install::CHECK_PAIRS;
+use server::ml::paper::Variant;
+use server::ml::source::{ModelSources, Preference, STANDIN_BLEURT, STANDIN_MI};
 use server::ml::{MlConfig, Scorer, ScoringEngine};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -18,14 +22,97 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i]
 }
 
-fn msrp_pairs(n: usize) -> anyhow::Result<Vec<(String, String)>> {
-    let models =
-        std::env::var("PARACROWD_MODELS_DIR").unwrap_or_else(|_| "../shared/models".into());
-    let data = Path::new(&models).join("../data/msrp/msr_paraphrase_test.txt");
-    let mut pairs = server::score_cmd::read_pairs(&data)?;
-    pairs.truncate(n);
-    anyhow::ensure!(pairs.len() == n, "need {n} pairs from {}", data.display());
-    Ok(pairs)
+/// MSRP test pairs beside a development checkout; elsewhere the install's built-in check pairs.
+fn bench_pairs(config: &MlConfig, n: usize) -> Vec<(String, String)> {
+    let data = config
+        .models
+        .standin_dir
+        .join("../data/msrp/msr_paraphrase_test.txt");
+    match server::score_cmd::read_pairs(&data) {
+        Ok(mut pairs) if pairs.len() >= n => {
+            pairs.truncate(n);
+            println!("pairs: the first {n} of {}", data.display());
+            pairs
+        }
+        _ => {
+            println!(
+                "pairs: the {} built-in check pairs (no MSRP data here)",
+                CHECK_PAIRS.len()
+            );
+            CHECK_PAIRS
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        }
+    }
+}
+
+/// Each scorer this machine has, loaded through the resolver as `serve` would load it.
+async fn every_scorer(config: &MlConfig, pairs: &[(String, String)], checks: usize) {
+    println!(
+        "Check latency by scorer (engine, max batch {}):",
+        config.max_batch
+    );
+    println!(
+        "  {:<34} {:>9} {:>9} {:>9} {:>9} {:>10}",
+        "scorer", "1: p50", "1: p95", "8: p50", "8: p95", "8: Chk/s"
+    );
+    let sources = [
+        ("lite scorer", Preference::Lite, None),
+        ("development stand-ins", Preference::StandIn, None),
+        (
+            "paper's models, int8",
+            Preference::Paper,
+            Some(Variant::Int8),
+        ),
+        (
+            "paper's models, fp32",
+            Preference::Paper,
+            Some(Variant::Fp32),
+        ),
+    ];
+    for (name, preference, variant) in sources {
+        let mut c = config.clone();
+        c.models.explicit = None;
+        c.models.preference = preference;
+        c.models.paper_variant = variant;
+        let scorer = match Scorer::load(&c) {
+            Ok(s) => s,
+            Err(e) => {
+                println!(
+                    "  {name:<34} not here: {}",
+                    server::ml::source::one_line(&e)
+                );
+                continue;
+            }
+        };
+        let description = scorer.versions().description.clone();
+        let engine = ScoringEngine::with_scorer(scorer, c.max_batch, c.max_wait, 1024);
+        // Each phase Checks texts no earlier phase has seen (the lite scorer keeps recent
+        // embeddings, and a real Check's rewrite is new).
+        let fresh = |phase: usize, n: usize| -> Vec<(String, String)> {
+            (0..n)
+                .map(|k| {
+                    let (a, b) = &pairs[(phase * 1000 + k) % pairs.len()];
+                    (a.clone(), format!("{b} ({phase}.{k})"))
+                })
+                .collect()
+        };
+        let (one_n, eight_n) = (checks.max(8), 8 * (checks / 8).max(4));
+        run_callers(&engine, &fresh(0, 4), 1, 4).await; // warm-up
+        let (one, _) = run_callers(&engine, &fresh(1, one_n), 1, one_n).await;
+        let (eight, wall) = run_callers(&engine, &fresh(2, eight_n), 8, eight_n / 8).await;
+        println!(
+            "  {name:<34} {:>6.1} ms {:>6.1} ms {:>6.1} ms {:>6.1} ms {:>10.1}",
+            percentile(&one, 0.5),
+            percentile(&one, 0.95),
+            percentile(&eight, 0.5),
+            percentile(&eight, 0.95),
+            eight.len() as f64 / wall.as_secs_f64()
+        );
+        println!("  {:<34} ({description})", "");
+    }
+    println!();
 }
 
 fn machine() -> String {
@@ -84,21 +171,28 @@ async fn main() -> anyhow::Result<()> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(64);
-    let pairs = msrp_pairs(256)?;
     println!("machine: {}", machine());
-    println!(
-        "models: MI {}, BLEURT {}",
-        config.mi_model_dir.display(),
-        config.bleurt_model_dir.display()
-    );
+    let pairs = bench_pairs(&config, 256);
     println!(
         "ort intra-op threads: {}, max batch {}, max wait {:?}, queue {}\n",
         config.intra_threads, config.max_batch, config.max_wait, config.queue_capacity
     );
+    every_scorer(&config, &pairs, checks).await;
+
+    // The stand-ins in detail (the engine's batching, raw ort against the engine).
+    let dir = &config.models.standin_dir;
+    let (mi_dir, bleurt_dir) = (dir.join(STANDIN_MI), dir.join(STANDIN_BLEURT));
+    if !mi_dir.is_dir() {
+        println!("(no development stand-ins here: the engine details below need them)");
+        return Ok(());
+    }
+    let mut config = config;
+    config.models = ModelSources::explicit(&mi_dir, &bleurt_dir);
+    println!("the engine in detail, on the stand-ins:");
 
     // 1. Raw ort: one Check = both directions through each model (batch of 2 per model).
-    let mut mi = PairModel::load(&config.mi_model_dir, &config)?;
-    let mut bleurt = PairModel::load(&config.bleurt_model_dir, &config)?;
+    let mut mi = PairModel::load(&mi_dir, &config)?;
+    let mut bleurt = PairModel::load(&bleurt_dir, &config)?;
     let mut raw = Vec::new();
     for (i, (a, b)) in pairs.iter().cycle().take(checks.max(20)).enumerate() {
         let both = [(a.as_str(), b.as_str()), (b.as_str(), a.as_str())];

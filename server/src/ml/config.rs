@@ -4,6 +4,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use super::lite::HeadsSource;
+use super::paper::Variant;
+use super::source::{cache_dir, ModelSources, Preference};
+
 /// Which ONNX Runtime execution provider to ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
@@ -17,12 +21,8 @@ pub enum Provider {
 pub struct MlConfig {
     /// `ORT_DYLIB_PATH`: ONNX Runtime's shared library (`scripts/get-onnxruntime.sh` installs it).
     pub ort_library: PathBuf,
-    /// `PARACROWD_MI_MODEL`: the MI judge (3-way NLI or binary MI classifier) directory.
-    /// Default: `$PARACROWD_MODELS_DIR/mi-standin-minilm-apt`.
-    pub mi_model_dir: PathBuf,
-    /// `PARACROWD_BLEURT_MODEL`: the BLEURT directory. Default: the distilled stand-in,
-    /// `$PARACROWD_MODELS_DIR/bleurt-standin-minilm-apt`.
-    pub bleurt_model_dir: PathBuf,
+    /// Where the Check's models may come from (see [`super::source`]).
+    pub models: ModelSources,
     /// `PARACROWD_ML_PROVIDER`: `cpu` (default) or `cuda`.
     pub provider: Provider,
     /// `PARACROWD_ML_THREADS`: ONNX Runtime intra-op threads (default: all cores).
@@ -51,8 +51,6 @@ impl MlConfig {
                 .transpose()
                 .map(|v| v.unwrap_or(default))
         };
-        let models =
-            PathBuf::from(var("PARACROWD_MODELS_DIR").unwrap_or_else(|| "../shared/models".into()));
         let provider = match var("PARACROWD_ML_PROVIDER").as_deref() {
             None | Some("cpu") => Provider::Cpu,
             Some("cuda") => Provider::Cuda,
@@ -67,12 +65,7 @@ impl MlConfig {
             ort_library: PathBuf::from(
                 var("ORT_DYLIB_PATH").unwrap_or_else(|| "libonnxruntime.so".into()),
             ),
-            mi_model_dir: var("PARACROWD_MI_MODEL")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| models.join("mi-standin-minilm-apt")),
-            bleurt_model_dir: var("PARACROWD_BLEURT_MODEL")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| models.join("bleurt-standin-minilm-apt")),
+            models: model_sources(&var)?,
             provider,
             intra_threads: number("PARACROWD_ML_THREADS", cores)?.max(1),
             max_batch: number("PARACROWD_ML_MAX_BATCH", 32)?.max(1),
@@ -87,4 +80,35 @@ impl MlConfig {
             },
         })
     }
+}
+
+/// The model sources from the environment (see the README's configuration table).
+fn model_sources(var: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<ModelSources> {
+    let mut sources = ModelSources::defaults(&cache_dir());
+    sources.explicit = match (var("PARACROWD_MI_MODEL"), var("PARACROWD_BLEURT_MODEL")) {
+        (Some(mi), Some(bleurt)) => Some((PathBuf::from(mi), PathBuf::from(bleurt))),
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => anyhow::bail!(
+            "set both PARACROWD_MI_MODEL and PARACROWD_BLEURT_MODEL, or neither (then the models are found as the README describes)"
+        ),
+    };
+    if let Some(p) = var("PARACROWD_MODELS") {
+        sources.preference = Preference::parse(&p)?;
+    }
+    sources.paper_variant = match var("PARACROWD_PAPER_VARIANT").as_deref() {
+        None => None,
+        Some("int8") => Some(Variant::Int8),
+        Some("fp32") => Some(Variant::Fp32),
+        Some(other) => anyhow::bail!("PARACROWD_PAPER_VARIANT must be int8 or fp32, not {other:?}"),
+    };
+    if let Some(dir) = var("PARACROWD_MODELS_DIR") {
+        sources.standin_dir = PathBuf::from(dir);
+    }
+    if let Some(dir) = var("PARACROWD_EMBEDDING_MODEL") {
+        sources.embedding_dir = PathBuf::from(dir);
+    }
+    if let Some(file) = var("PARACROWD_LITE_HEADS") {
+        sources.lite_heads = HeadsSource::File(PathBuf::from(file));
+    }
+    Ok(sources)
 }

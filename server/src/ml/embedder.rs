@@ -209,14 +209,11 @@ impl app::ml::SentenceEmbedder for LazyEmbedder {
 }
 
 /// Where the embedding model is: `PARACROWD_EMBEDDING_MODEL`, else
-/// `~/.cache/paracrowd/all-minilm-l6-v2` (where `scripts/get-embedding-model.sh` puts it).
+/// `$PARACROWD_CACHE/all-minilm-l6-v2` (`~/.cache/paracrowd/...`, where
+/// `scripts/get-embedding-model.sh` puts it).
 pub fn default_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("PARACROWD_EMBEDDING_MODEL").filter(|v| !v.is_empty()) {
         return PathBuf::from(dir);
     }
-    let cache = std::env::var_os("PARACROWD_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/paracrowd")))
-        .unwrap_or_else(|| PathBuf::from(".cache/paracrowd"));
-    cache.join("all-minilm-l6-v2")
+    super::source::cache_dir().join("all-minilm-l6-v2")
 }

@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use super::config::MlConfig;
 use super::priority;
 use super::scorer::Scorer;
+use super::source::Resolution;
 
 struct Job {
     source: String,
@@ -42,6 +43,8 @@ pub struct EngineStats {
 pub struct ScoringEngine {
     tx: SyncSender<Job>,
     versions: Arc<ScorerVersions>,
+    /// What the model resolver chose at start-up and what it passed over.
+    resolution: Arc<Resolution>,
     stats: Arc<EngineStats>,
     capacity: usize,
 }
@@ -65,23 +68,26 @@ impl ScoringEngine {
                 if let Err(e) = priority::lower_this_thread(config.nice) {
                     tracing::warn!(error = %e, nice = config.nice, "cannot lower the scoring threads' priority");
                 }
-                let scorer = match Scorer::load(&config) {
-                    Ok(scorer) => scorer,
+                let scorer = match Scorer::resolve(&config) {
+                    Ok((scorer, resolution)) => {
+                        let _ = loaded_tx.send(Ok((scorer.versions(), resolution)));
+                        scorer
+                    }
                     Err(e) => {
                         let _ = loaded_tx.send(Err(e));
                         return;
                     }
                 };
-                let _ = loaded_tx.send(Ok(scorer.versions()));
                 run_worker(scorer, rx, config.max_batch.max(1), config.max_wait, worker_stats)
             })
             .context("cannot spawn the scoring thread")?;
-        let versions = loaded_rx
+        let (versions, resolution) = loaded_rx
             .recv()
             .context("the scoring thread stopped while loading the models")??;
         Ok(Self {
             tx,
             versions,
+            resolution: Arc::new(resolution),
             stats,
             capacity: config.queue_capacity,
         })
@@ -103,11 +109,20 @@ impl ScoringEngine {
             .spawn(move || run_worker(scorer, rx, max_batch.max(1), max_wait, worker_stats))
             .expect("BUG: cannot spawn the scoring thread");
         Self {
+            resolution: Arc::new(Resolution {
+                chosen: versions.description.clone(),
+                skipped: Vec::new(),
+            }),
             tx,
             versions,
             stats,
             capacity: queue_capacity,
         }
+    }
+
+    /// What the model resolver chose at start-up and what it passed over.
+    pub fn resolution(&self) -> &Resolution {
+        &self.resolution
     }
 
     pub fn stats(&self) -> &EngineStats {

@@ -29,8 +29,13 @@ pub struct PairModel {
     output: String,
     labels: Vec<String>,
     version: String,
+    sha256: String,
     provider: ActiveProvider,
     dir: PathBuf,
+    /// The graph quantises its activations dynamically (int8): the scale comes from the whole
+    /// input tensor, so a row's logits depend on the other rows and the padding of its batch.
+    /// Such graphs run one row at a time, so a score never depends on who else is Checking.
+    one_row_at_a_time: bool,
 }
 
 /// The parts of a Hugging Face `config.json` we read.
@@ -44,6 +49,8 @@ struct HfConfig {
     max_position_embeddings: Option<usize>,
     #[serde(default)]
     pad_token_id: Option<u32>,
+    #[serde(default)]
+    vocab_size: Option<usize>,
     /// Not a Hugging Face key: lets an export pin the truncation length (BLEURT-base-128: 128).
     #[serde(default)]
     max_length: Option<usize>,
@@ -94,17 +101,46 @@ impl PairModel {
             .find(|n| n == "logits")
             .or_else(|| session.outputs().first().map(|o| o.name().to_owned()))
             .with_context(|| format!("{} has no outputs", model_file.display()))?;
-        let version = format!("{}@{}", dir_name(dir), short_sha256(&model_file)?);
-        Ok(Self {
+        let (sha256, one_row_at_a_time) = sha256_and_dynamic_quantisation(&model_file)?;
+        let version = format!("{}@{}", dir_name(dir), &sha256[..12]);
+        check_tokenizer_fits(&tokenizer, &hf, &inputs, &tokenizer_file, &model_file)?;
+        let mut model = Self {
             session,
             tokenizer,
             inputs,
             output,
             labels,
             version,
+            sha256,
             provider,
             dir: dir.to_owned(),
-        })
+            one_row_at_a_time,
+        };
+        // One real forward pass, so a graph that loads but cannot run with this tokenizer's
+        // ids (or gives the wrong shape, or NaN) is found at start-up, not at the first Check.
+        let probe = model.logits(&[PROBE_PAIR]).with_context(|| {
+            format!(
+                "{} does not run with {}",
+                model_file.display(),
+                tokenizer_file.display()
+            )
+        })?;
+        if probe.len() != 1 || probe[0].len() != model.labels.len() {
+            bail!(
+                "{} gives {} values per pair but {} names {} labels",
+                model_file.display(),
+                probe.first().map_or(0, Vec::len),
+                config_file.display(),
+                model.labels.len()
+            );
+        }
+        if probe[0].iter().any(|x| !x.is_finite()) {
+            bail!(
+                "{} gives a value that is not a number",
+                model_file.display()
+            );
+        }
+        Ok(model)
     }
 
     /// Label names in output order (from `id2label`).
@@ -115,6 +151,16 @@ impl PairModel {
     /// `dirname@sha256-prefix` of the graph.
     pub fn version(&self) -> &str {
         &self.version
+    }
+
+    /// The SHA-256 of the graph file, in hex.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// Whether the graph runs one row at a time (dynamic int8 quantisation).
+    pub fn runs_one_row_at_a_time(&self) -> bool {
+        self.one_row_at_a_time
     }
 
     pub fn provider(&self) -> ActiveProvider {
@@ -130,8 +176,20 @@ impl PairModel {
         self.inputs.iter().any(|n| n == "token_type_ids")
     }
 
-    /// Raw output rows (`[batch, labels]`) for `(first, second)` pairs, in one forward pass.
+    /// Raw output rows (`[batch, labels]`) for `(first, second)` pairs, in one forward pass
+    /// (one per pair for dynamically quantised graphs).
     pub fn logits(&mut self, pairs: &[(&str, &str)]) -> anyhow::Result<Vec<Vec<f32>>> {
+        if self.one_row_at_a_time && pairs.len() > 1 {
+            let mut rows = Vec::with_capacity(pairs.len());
+            for pair in pairs {
+                rows.extend(self.forward(&[*pair])?);
+            }
+            return Ok(rows);
+        }
+        self.forward(pairs)
+    }
+
+    fn forward(&mut self, pairs: &[(&str, &str)]) -> anyhow::Result<Vec<Vec<f32>>> {
         if pairs.is_empty() {
             return Ok(Vec::new());
         }
@@ -260,16 +318,102 @@ pub(crate) fn dir_name(dir: &Path) -> String {
 }
 
 pub(crate) fn short_sha256(file: &Path) -> anyhow::Result<String> {
+    Ok(sha256_file(file)?[..12].to_owned())
+}
+
+/// The SHA-256 of a file, in hex.
+pub fn sha256_file(file: &Path) -> anyhow::Result<String> {
+    Ok(sha256_and_dynamic_quantisation(file)?.0)
+}
+
+/// The operator that marks a dynamically quantised graph (`quantize_dynamic` inserts it before
+/// every integer matrix product). ONNX stores operator types as plain strings.
+const DYNAMIC_QUANTISATION_OP: &[u8] = b"DynamicQuantizeLinear";
+
+/// The file's SHA-256 (hex) and whether it contains [`DYNAMIC_QUANTISATION_OP`], in one read.
+fn sha256_and_dynamic_quantisation(file: &Path) -> anyhow::Result<(String, bool)> {
     let mut f = fs::File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
+    let mut tail: Vec<u8> = Vec::new();
+    let mut found = false;
     loop {
-        let n = f.read(&mut buf)?;
+        let n = f
+            .read(&mut buf)
+            .with_context(|| format!("cannot read {}", file.display()))?;
         if n == 0 {
             break;
         }
         hasher.update(&buf[..n]);
+        if !found {
+            // The marker may straddle two reads: search the last bytes of the previous one too.
+            tail.extend_from_slice(&buf[..n]);
+            found = tail
+                .windows(DYNAMIC_QUANTISATION_OP.len())
+                .any(|w| w == DYNAMIC_QUANTISATION_OP);
+            let keep = DYNAMIC_QUANTISATION_OP.len() - 1;
+            let cut = tail.len().saturating_sub(keep);
+            tail.drain(..cut);
+        }
     }
     let digest = hasher.finalize();
-    Ok(digest.iter().take(6).map(|b| format!("{b:02x}")).collect())
+    Ok((digest.iter().map(|b| format!("{b:02x}")).collect(), found))
+}
+
+/// A pair every model is run on once at load time.
+const PROBE_PAIR: (&str, &str) = (
+    "A man is playing a guitar on the stage.",
+    "Someone plays an instrument.",
+);
+
+/// Refuses a tokenizer that belongs to another model: ids beyond the graph's vocabulary, a
+/// padding id that is not a padding token, or token types the graph reads but never gets
+/// (or gets but does not read).
+fn check_tokenizer_fits(
+    tokenizer: &Tokenizer,
+    hf: &HfConfig,
+    inputs: &[String],
+    tokenizer_file: &Path,
+    model_file: &Path,
+) -> anyhow::Result<()> {
+    let mismatch = |what: String| {
+        anyhow::anyhow!(
+            "the tokenizer {} does not match the model {}: {what}; put the tokenizer.json exported with this model beside it",
+            tokenizer_file.display(),
+            model_file.display()
+        )
+    };
+    let tokens = tokenizer.get_vocab_size(true);
+    if let Some(vocab) = hf.vocab_size {
+        if tokens > vocab {
+            return Err(mismatch(format!(
+                "it has {tokens} tokens, the model's config.json says vocab_size {vocab}"
+            )));
+        }
+    }
+    if let Some(pad) = tokenizer.id_to_token(hf.pad_token_id.unwrap_or(0)) {
+        let padding_like = pad.to_lowercase().contains("pad");
+        if !padding_like {
+            return Err(mismatch(format!(
+                "the padding id {} is {pad:?} in this tokenizer",
+                hf.pad_token_id.unwrap_or(0)
+            )));
+        }
+    }
+    let encoding = tokenizer
+        .encode(PROBE_PAIR, true)
+        .map_err(|e| mismatch(format!("it cannot encode a pair ({e})")))?;
+    let second_segment_typed = encoding.get_type_ids().iter().any(|&t| t != 0);
+    let graph_reads_types = inputs.iter().any(|n| n == "token_type_ids");
+    if graph_reads_types && !second_segment_typed {
+        return Err(mismatch(
+            "the graph reads token_type_ids but the tokenizer gives every token type 0 (a RoBERTa-style tokenizer for a BERT-style graph)".into(),
+        ));
+    }
+    if !graph_reads_types && second_segment_typed && hf.model_type.as_deref() == Some("roberta") {
+        return Err(mismatch(
+            "the tokenizer marks the second sentence with token type 1, which a RoBERTa graph does not read (a BERT-style tokenizer)".into(),
+        ));
+    }
+    Ok(())
 }

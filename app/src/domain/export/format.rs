@@ -176,6 +176,9 @@ pub struct AttemptRow {
     pub dollar: f64,
     pub submitted: bool,
     pub split: Option<String>,
+    /// Which scorer produced the MI and BLEURT, in words (the paper's models, their int8 copy,
+    /// the development stand-ins or the lite scorer).
+    pub scorer: String,
 }
 
 impl Record for AttemptRow {
@@ -192,11 +195,13 @@ impl Record for AttemptRow {
         "dollar",
         "submitted",
         "split",
+        "scorer",
     ];
     fn fields(&self) -> Vec<String> {
         let mut f = self.ap_h_fields();
         f.push(u8::from(self.submitted).to_string());
         f.push(self.split.clone().unwrap_or_default());
+        f.push(self.scorer.clone());
         f
     }
 }
@@ -220,7 +225,8 @@ impl AttemptRow {
 }
 
 const MSRP_HEADER: &str = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n";
-const AP_H_COLUMNS: usize = 10;
+/// AP_H's ten columns and the scorer (which models gave BLEURT and MI, in words).
+const AP_H_COLUMNS: usize = 11;
 
 /// The file's first line for rows of type `R`, if the format has a header.
 pub fn header_for<R: Record>(format: Format) -> String {
@@ -229,8 +235,9 @@ pub fn header_for<R: Record>(format: Format) -> String {
         Format::Jsonl => String::new(),
         Format::MsrpTsv => MSRP_HEADER.into(),
         Format::ApHTsv => tsv_line(
-            &R::COLUMNS[..AP_H_COLUMNS.min(R::COLUMNS.len())]
+            &R::COLUMNS[..AP_H_COLUMNS.min(R::COLUMNS.len()) - 1]
                 .iter()
+                .chain(&["scorer"])
                 .map(|c| c.to_string())
                 .collect::<Vec<_>>(),
         ),
@@ -293,10 +300,15 @@ pub fn pair_line(format: Format, row: &PairRow) -> Option<String> {
     }
 }
 
-/// One attempt as a line: AP_H's ten columns in `aph`, every column in CSV and JSON lines.
+/// One attempt as a line: AP_H's ten columns and the scorer in `aph`, every column in CSV and
+/// JSON lines.
 pub fn attempt_line(format: Format, row: &AttemptRow) -> Option<String> {
     match format {
-        Format::ApHTsv => Some(tsv_line(&row.ap_h_fields())),
+        Format::ApHTsv => {
+            let mut fields = row.ap_h_fields();
+            fields.push(row.scorer.clone());
+            Some(tsv_line(&fields))
+        }
         _ => record_line(format, row),
     }
 }
@@ -454,7 +466,7 @@ mod tests {
     }
 
     #[test]
-    fn attempts_have_ap_h_ten_columns_and_every_column_in_csv_and_json() {
+    fn attempts_have_ap_h_ten_columns_with_the_scorer_and_every_column_in_csv_and_json() {
         let row = AttemptRow {
             token: "W0001".into(),
             time: "2026-11-23T07:00:00Z".into(),
@@ -468,11 +480,12 @@ mod tests {
             dollar: 0.91,
             submitted: true,
             split: Some("test".into()),
+            scorer: "lite stand-in, agrees with the paper's MI on 70% of held-out pairs".into(),
         };
         let head = header_for::<AttemptRow>(Format::ApHTsv);
         assert_eq!(
             head,
-            "token\ttime\tduration\tdataset\tindex\tsentence\tcandidate\tBLEURT\tMI\tdollar\n"
+            "token\ttime\tduration\tdataset\tindex\tsentence\tcandidate\tBLEURT\tMI\tdollar\tscorer\n"
         );
         let line = attempt_line(Format::ApHTsv, &row).unwrap();
         let cols: Vec<&str> = line.trim_end_matches('\n').split('\t').collect();
@@ -488,16 +501,18 @@ mod tests {
                 "A feline, \"seated\".",
                 "-0.123457",
                 "1",
-                "0.91"
+                "0.91",
+                "lite stand-in, agrees with the paper's MI on 70% of held-out pairs"
             ]
         );
         let file =
             header_for::<AttemptRow>(Format::Csv) + &attempt_line(Format::Csv, &row).unwrap();
         let mut reader = csv::Reader::from_reader(file.as_bytes());
         let back: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
-        assert_eq!(back[0].len(), 12);
+        assert_eq!(back[0].len(), 13);
         assert_eq!(&back[0][6], row.candidate);
         assert_eq!((&back[0][10], &back[0][11]), ("1", "test"));
+        assert_eq!(&back[0][12], row.scorer);
         let json: serde_json::Value =
             serde_json::from_str(attempt_line(Format::Jsonl, &row).unwrap().trim_end()).unwrap();
         assert_eq!(json["BLEURT"], -0.123456789);
