@@ -17,6 +17,8 @@ pub mod auth;
 #[cfg(feature = "ssr")]
 pub mod db;
 #[cfg(feature = "ssr")]
+pub mod draws;
+#[cfg(feature = "ssr")]
 pub mod export;
 #[cfg(feature = "ssr")]
 pub mod metrics;

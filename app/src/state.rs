@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use sqlx::PgPool;
 
 use crate::auth::LoginThrottle;
+use crate::draws::Draws;
 use crate::error::AppError;
 use crate::ml::{PairScorer, SentenceEmbedder};
 
@@ -19,6 +20,8 @@ pub struct AppState {
     pub scorer: Arc<dyn PairScorer>,
     /// Sentence embeddings for the embedding miner (loaded at first use).
     pub embedder: Arc<dyn SentenceEmbedder>,
+    /// Random draws for serving judgments (seeded by `PARACROWD_RANDOM_SEED`).
+    pub draws: Arc<Draws>,
 }
 
 /// The state inside a server function or a server-rendered component. Call it before the first

@@ -21,6 +21,9 @@ pub struct Config {
     pub secure_cookies: bool,
     /// `PARACROWD_MAX_DB_CONNECTIONS`: pool size (default 20).
     pub max_db_connections: u32,
+    /// `PARACROWD_RANDOM_SEED`: fixes the server's random draws (test pair positions and order),
+    /// so a run's schedule can be replayed. Unset: drawn from entropy.
+    pub random_seed: Option<u64>,
 }
 
 impl Config {
@@ -47,6 +50,12 @@ impl Config {
             secure_cookies: var("PARACROWD_SECURE_COOKIES")
                 .is_some_and(|v| v == "true" || v == "1"),
             max_db_connections,
+            random_seed: var("PARACROWD_RANDOM_SEED")
+                .map(|v| {
+                    v.parse()
+                        .context("PARACROWD_RANDOM_SEED must be a whole number")
+                })
+                .transpose()?,
         })
     }
 
@@ -59,6 +68,7 @@ impl Config {
             site_root: "target/site".into(),
             secure_cookies: false,
             max_db_connections: 5,
+            random_seed: None,
         }
     }
 }
@@ -72,6 +82,8 @@ Environment:
   LEPTOS_SITE_ROOT             built site with pkg/ (default target/site)
   PARACROWD_SECURE_COOKIES     true behind HTTPS
   PARACROWD_MAX_DB_CONNECTIONS database pool size (default 20)
+  PARACROWD_RANDOM_SEED        fixes the draw of hidden test pairs (a replayable schedule);
+                               unset = random
   PG_BIN_DIR                   PostgreSQL binaries for the embedded cluster (default: newest
                                /usr/lib/postgresql/*/bin, else `pg_config --bindir`)
   RUST_LOG, PARACROWD_LOG_FORMAT=json   logging";

@@ -121,6 +121,7 @@ pub async fn build_router(
         login_throttle: Arc::new(LoginThrottle::default()),
         scorer,
         embedder,
+        draws: Arc::new(app::draws::Draws::new(config.random_seed)),
     };
     let routes = generate_route_list(App);
     let context = {

@@ -28,8 +28,25 @@ pub async fn spawn_app(pool: PgPool) -> TestApp {
 
 /// Starts the real router on `pool`'s database with the given scorer.
 pub async fn spawn_app_scoring_with(pool: PgPool, scorer: Arc<dyn PairScorer>) -> TestApp {
+    spawn_app_configured(pool, scorer, Config::for_tests(String::new())).await
+}
+
+/// Starts the real router with its random draws seeded: a test whose requests come one at a time
+/// then sees the same schedule (test pair positions and order) on every run.
+pub async fn spawn_app_seeded(pool: PgPool, seed: u64) -> TestApp {
+    let config = Config {
+        random_seed: Some(seed),
+        ..Config::for_tests(String::new())
+    };
+    spawn_app_configured(pool, Arc::new(FakeScorer), config).await
+}
+
+async fn spawn_app_configured(
+    pool: PgPool,
+    scorer: Arc<dyn PairScorer>,
+    config: Config,
+) -> TestApp {
     server::telemetry::init();
-    let config = Config::for_tests(String::new());
     // The real sentence embedder, loaded only if a test mines with it.
     let ml = server::ml::MlConfig::from_env().expect("ML settings");
     let embedder = Arc::new(server::ml::embedder::LazyEmbedder::new(

@@ -70,7 +70,6 @@ pub async fn judge_answer(
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use rand::Rng;
     use uuid::Uuid;
 
     use super::*;
@@ -80,7 +79,7 @@ mod ssr {
     use crate::domain::judge::schedule;
     use crate::domain::judge::settings::JudgeSettings;
     use crate::session::require_user;
-    use crate::state::pool;
+    use crate::state::{app_state, pool};
 
     /// The caller, the open judging campaign and its settings every call starts from.
     async fn caller(
@@ -128,6 +127,7 @@ mod ssr {
     }
 
     pub async fn next(campaign_id: String) -> Result<JudgeTask, AppError> {
+        let draws = app_state()?.draws;
         let (pool, user, campaign, settings) = caller(&campaign_id).await?;
         let cid = campaign.campaign_id;
         let mut tx = pool.begin().await?;
@@ -146,13 +146,19 @@ mod ssr {
                 let n = worker.served_count as u32;
                 let mut position = worker.test_position as u32;
                 if schedule::starts_block(n, settings.test_every) {
-                    let r: f64 = rand::thread_rng().gen();
-                    position = schedule::test_position(settings.test_every, r);
+                    position = schedule::test_position(settings.test_every, draws.unit());
                     db::set_test_position(&mut tx, cid, user, position).await?;
                 }
                 let mut pair = None;
                 if schedule::is_test_slot(n, settings.test_every, position) {
-                    pair = db::lease_test_pair(&mut tx, cid, user, settings.lease_seconds).await?;
+                    pair = db::lease_test_pair(
+                        &mut tx,
+                        cid,
+                        user,
+                        settings.lease_seconds,
+                        draws.key(),
+                    )
+                    .await?;
                 }
                 if pair.is_none() {
                     pair = db::lease_pair(&mut tx, cid, user, settings.lease_seconds).await?;

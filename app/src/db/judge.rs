@@ -230,22 +230,25 @@ pub async fn set_test_position(
     Ok(())
 }
 
-/// Leases a test pair this worker has not seen. Test pairs have no slot limit.
+/// Leases a test pair this worker has not seen, the first in the order `random_key` gives. Test
+/// pairs have no slot limit.
 pub async fn lease_test_pair(
     conn: &mut PgConnection,
     campaign_id: Uuid,
     user: Uuid,
     lease_seconds: u32,
+    random_key: i64,
 ) -> Result<Option<ServedPair>, AppError> {
     let pair: Option<Uuid> = sqlx::query_scalar(
         r#"select p.pair_id from judge_pair p
            where p.campaign_id = $1 and p.is_test
              and not exists (select 1 from judge_assignment a
                              where a.app_user_id = $2 and a.pair_id = p.pair_id)
-           order by random() limit 1"#,
+           order by md5(p.sort_key::text || $3::text), p.pair_id limit 1"#,
     )
     .bind(campaign_id)
     .bind(user)
+    .bind(random_key)
     .fetch_optional(&mut *conn)
     .await?;
     match pair {
