@@ -1,9 +1,10 @@
 //! paracrowd's web application: Leptos pages and components, the `#[server]` functions they call,
 //! and the pure domain code shared by the server, the browser and the tests.
 //!
-//! Layers (see `../shared/STYLE.md`): `domain` is pure and compiles to wasm; `api` holds thin
-//! server functions (parse -> check role -> call `db` -> map errors); `db`, `auth`, `session` and
-//! `state` exist only on the server (`ssr`).
+//! Layers (see `../shared/STYLE.md`), data flowing one way, pages → api → service → db/domain:
+//! `domain` is pure and compiles to wasm; `api` holds DTOs and thin server functions (parse ->
+//! check role -> call `service`); `service` holds the use cases; `db`, `service`, `auth`,
+//! `session` and `state` exist only on the server (`ssr`).
 #![recursion_limit = "256"]
 
 pub mod api;
@@ -19,15 +20,11 @@ pub mod db;
 #[cfg(feature = "ssr")]
 pub mod draws;
 #[cfg(feature = "ssr")]
-pub mod export;
-#[cfg(feature = "ssr")]
 pub mod metrics;
 #[cfg(feature = "ssr")]
-pub mod mining_follow_up;
-#[cfg(feature = "ssr")]
-pub mod mining_jobs;
-#[cfg(feature = "ssr")]
 pub mod ml;
+#[cfg(feature = "ssr")]
+pub mod service;
 #[cfg(feature = "ssr")]
 pub mod session;
 #[cfg(feature = "ssr")]

@@ -211,10 +211,9 @@ async fn import_sources(
             Some(_) => bail!("campaign {campaign_id} is not an APT campaign"),
             None => bail!("no campaign {campaign_id}"),
         }
-        let summary =
-            app::api::campaigns::import_into(&pool, campaign_id, &name, &content, &origin)
-                .await
-                .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        let summary = app::service::imports::sources(&pool, campaign_id, &name, &content, &origin)
+            .await
+            .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
         println!(
             "imported {} sentences ({} duplicates in the file, {} already in the campaign)",
             summary.imported, summary.duplicates_in_file, summary.already_in_campaign
@@ -254,7 +253,7 @@ async fn import_pairs(
             .await
             .map_err(err)?
             .context("the campaign has no judging settings")?;
-        let summary = app::api::judge_admin::import_into(
+        let summary = app::service::imports::judge_pairs(
             &pool,
             campaign_id,
             &settings,
@@ -300,7 +299,7 @@ async fn import_corpus(
     let (filename, content) = read_text_file(file)?;
     let (name, shape) = (name.to_owned(), shape.to_owned());
     with_database(&config, |pool| async move {
-        let c = app::api::mining::import_into(
+        let c = app::service::imports::corpus(
             &pool,
             None,
             &name,

@@ -46,7 +46,7 @@ pub async fn write(
     output: &str,
     progress: bool,
 ) -> anyhow::Result<Written> {
-    let export = app::export::open(pool, campaign_id, query)
+    let export = app::service::export::open(pool, campaign_id, query)
         .await
         .map_err(|e| match e {
             app::error::AppError::NotFound => anyhow::anyhow!("no campaign {campaign_id}"),

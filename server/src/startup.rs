@@ -112,7 +112,7 @@ pub async fn build_router(
         .with_expiry(Expiry::OnInactivity(time::Duration::days(7)));
 
     // Runs a previous process left queued or running are interrupted, never finished.
-    app::mining_jobs::mark_interrupted(&pool)
+    app::service::mining_jobs::mark_interrupted(&pool)
         .await
         .context("marking interrupted mining runs failed")?;
     let state = AppState {

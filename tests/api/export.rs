@@ -463,7 +463,7 @@ async fn a_slow_reader_holds_the_export_back_instead_of_it_piling_up_in_memory(p
     )
     .await;
     let query = server::export_cmd::parse_options(&["unresolved=keep"]).unwrap();
-    let export = app::export::open(&pool, uuid::Uuid::parse_str(&id).unwrap(), &query)
+    let export = app::service::export::open(&pool, uuid::Uuid::parse_str(&id).unwrap(), &query)
         .await
         .unwrap();
     assert_eq!(export.source_rows, 5000);

@@ -238,38 +238,8 @@ pub async fn import_sources(
                 }
                 None => return Err(AppError::NotFound),
             }
-            import_into(&pool, id, &filename, &content, &default_origin).await
+            crate::service::imports::sources(&pool, id, &filename, &content, &default_origin).await
         }
         .await,
     )
-}
-
-/// Parses and stores a file of sources in one transaction (shared by the CLI).
-#[cfg(feature = "ssr")]
-pub async fn import_into(
-    pool: &sqlx::PgPool,
-    campaign_id: uuid::Uuid,
-    filename: &str,
-    content: &str,
-    default_origin: &str,
-) -> Result<ImportSummary, AppError> {
-    use crate::domain::apt::source_import::{check_size, detect_format, parse_sources};
-    let origin = if default_origin.trim().is_empty() {
-        "upload"
-    } else {
-        default_origin
-    };
-    check_size(content).map_err(|e| AppError::validation("content", e))?;
-    let format = detect_format(filename, content);
-    let parsed =
-        parse_sources(content, format, origin).map_err(|e| AppError::validation("content", e))?;
-    let mut tx = pool.begin().await?;
-    let (imported, skipped) =
-        crate::db::apt::insert_sources(&mut tx, campaign_id, &parsed.rows).await?;
-    tx.commit().await?;
-    Ok(ImportSummary {
-        imported,
-        duplicates_in_file: parsed.duplicates_in_file as u64,
-        already_in_campaign: skipped,
-    })
 }

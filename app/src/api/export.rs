@@ -36,33 +36,24 @@ pub async fn export_view(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::domain::export::spec::CampaignKind;
     use crate::domain::Role;
 
     pub async fn view(campaign_id: String, query: ExportQuery) -> Result<ExportPageData, AppError> {
         let pool = crate::state::pool()?;
         crate::session::require_role(&[Role::Researcher, Role::Admin]).await?;
         let id = crate::api::parse_id(&campaign_id, "campaign_id")?;
-        let campaign = crate::db::campaigns::find(&pool, id)
-            .await?
-            .ok_or(AppError::NotFound)?;
-        let (kind, spec) = crate::export::check(&pool, id, &query).await?;
-        let (pairs, judgments, trusted_judgments, attempts, submissions) =
-            crate::db::export::row_counts(&pool, id).await?;
-        let parts = match kind {
-            CampaignKind::Judge => crate::export::judge_statistics(&pool, id, &spec).await?,
-            CampaignKind::Apt => crate::export::apt_statistics(&pool, id, &spec).await?,
-        };
+        let o = crate::service::export::overview(&pool, id, &query).await?;
+        let (pairs, judgments, trusted_judgments, attempts, submissions) = o.counts;
         Ok(ExportPageData {
             campaign_id: id.to_string(),
-            title: campaign.title,
-            kind: campaign.kind,
+            title: o.campaign.title,
+            kind: o.campaign.kind,
             pairs,
             judgments,
             trusted_judgments,
             attempts,
             submissions,
-            parts,
+            parts: o.parts,
         })
     }
 }

@@ -246,7 +246,7 @@ mod ssr {
         tx.commit().await?;
         crate::metrics::judgment_recorded();
         if !a.is_test {
-            crate::mining_follow_up::after_judgment(pool.clone(), cid, a.pair_id);
+            crate::service::mining_follow_up::after_judgment(pool.clone(), cid, a.pair_id);
         }
         Ok(AnswerOutcome {
             judged,

@@ -173,9 +173,6 @@ pub async fn republish(campaign_id: String, min_kappa: f64) -> Result<RepublishS
 }
 
 #[cfg(feature = "ssr")]
-pub use ssr::import_into;
-
-#[cfg(feature = "ssr")]
 mod ssr {
     use uuid::Uuid;
 
@@ -184,7 +181,7 @@ mod ssr {
     use crate::db::{campaigns, judge as db};
     use crate::domain::judge::gate::{GateNumbers, GateRule};
     use crate::domain::judge::labels::{default_thresholds, Thresholds};
-    use crate::domain::judge::pair_import::{parse_pairs, unbalanced_gold};
+    use crate::domain::judge::pair_import::unbalanced_gold;
     use crate::domain::judge::settings::{Definition, JudgeSettings};
     use crate::domain::Role;
     use crate::session::require_role;
@@ -268,35 +265,15 @@ mod ssr {
     ) -> Result<PairImportSummary, AppError> {
         let (pool, _) = admin().await?;
         let (id, settings) = judge_campaign(&pool, &campaign_id).await?;
-        import_into(&pool, id, &settings, &filename, &content, labels_are_tests).await
-    }
-
-    /// Parses and stores a file of pairs in one transaction (shared by the CLI).
-    pub async fn import_into(
-        pool: &sqlx::PgPool,
-        campaign_id: Uuid,
-        settings: &JudgeSettings,
-        filename: &str,
-        content: &str,
-        labels_are_tests: bool,
-    ) -> Result<PairImportSummary, AppError> {
-        let parsed = parse_pairs(filename, content, labels_are_tests)
-            .map_err(|e| AppError::validation("content", e))?;
-        let mut tx = pool.begin().await?;
-        let (imported, skipped) = db::insert_pairs(
-            &mut tx,
-            campaign_id,
-            &parsed.rows,
-            settings.judgments_per_pair,
+        crate::service::imports::judge_pairs(
+            &pool,
+            id,
+            &settings,
+            &filename,
+            &content,
+            labels_are_tests,
         )
-        .await?;
-        tx.commit().await?;
-        Ok(PairImportSummary {
-            imported,
-            duplicates_in_file: parsed.duplicates_in_file as u64,
-            already_in_campaign: skipped,
-            tests_in_file: parsed.tests as u64,
-        })
+        .await
     }
 
     pub async fn overview(campaign_id: String) -> Result<JudgeCampaignOverview, AppError> {
@@ -442,7 +419,6 @@ mod ssr {
         campaign_id: String,
         min_kappa: f64,
     ) -> Result<RepublishSummary, AppError> {
-        use crate::domain::judge::report::{worker_kappas, Judgment};
         let (pool, me) = admin().await?;
         let (id, _) = judge_campaign(&pool, &campaign_id).await?;
         if !min_kappa.is_finite() || !(-1.0..=1.0).contains(&min_kappa) {
@@ -451,74 +427,6 @@ mod ssr {
                 "The kappa threshold is -1 to 1.",
             ));
         }
-        let mut tx = pool.begin().await?;
-        // Serialise republishing with itself: one at a time per campaign.
-        sqlx::query("select 1 from judge_settings where campaign_id = $1 for update")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        let rows = db::trusted_judgments(&mut *tx, id).await?;
-        let workers = db::list_workers(&mut *tx, id).await?;
-        let index: std::collections::HashMap<Uuid, usize> = workers
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.app_user_id, i))
-            .collect();
-        let mut pairs: std::collections::HashMap<Uuid, usize> = Default::default();
-        let judgments: Vec<Judgment> = rows
-            .iter()
-            .filter_map(|r| {
-                let next = pairs.len();
-                Some(Judgment {
-                    pair: *pairs.entry(r.pair_id).or_insert(next),
-                    worker: *index.get(&r.app_user_id)?,
-                    is_paraphrase: r.is_paraphrase,
-                    seconds: r.seconds,
-                })
-            })
-            .collect();
-        let kappas = worker_kappas(&judgments, pairs.len(), workers.len());
-        let low: Vec<usize> = kappas
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.is_some_and(|k| k < min_kappa))
-            .map(|(i, _)| i)
-            .collect();
-        let ids: Vec<Uuid> = low.iter().map(|&i| workers[i].app_user_id).collect();
-        let (judgments_moved, pairs_moved) = db::republish(&mut tx, id, &ids).await?;
-        for &i in &low {
-            let w = &workers[i];
-            let kappa = kappas[i];
-            let numbers = GateNumbers {
-                judgments: w.judgments as u32,
-                tests_answered: w.tests_answered as u32,
-                test_accuracy: (w.tests_answered > 0)
-                    .then(|| w.tests_correct as f64 / w.tests_answered as f64),
-                kappa,
-                kappa_items: 0,
-                agreements: 0,
-                evidence: 0,
-            };
-            let reason = format!(
-                "Republished: kappa against the majority {:.2} is below {min_kappa:.2}; their pairs went back to the queue.",
-                kappa.unwrap_or(f64::NAN)
-            );
-            db::set_worker_status(
-                &mut tx,
-                id,
-                w.app_user_id,
-                "stopped",
-                &reason,
-                &numbers,
-                Some(me),
-            )
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(RepublishSummary {
-            workers: low.iter().map(|&i| workers[i].username.clone()).collect(),
-            judgments: judgments_moved,
-            pairs: pairs_moved,
-        })
+        crate::service::judging::republish(&pool, id, min_kappa, me).await
     }
 }

@@ -85,7 +85,7 @@ mod ssr {
     use crate::db::{campaigns, judge as db};
     use crate::domain::account::pseudonym;
     use crate::domain::judge::report::{
-        agreement, agreement_over_time, agreement_over_time_svg, vote_distribution_svg, Judgment,
+        agreement, agreement_over_time, agreement_over_time_svg, vote_distribution_svg,
         WorkerAgreement,
     };
     use crate::domain::judge::settings::JudgeSettings;
@@ -190,33 +190,15 @@ mod ssr {
         tokio::task::spawn_blocking(move || {
             let started = std::time::Instant::now();
             let worker_ids: Vec<Uuid> = workers.iter().map(|w| w.app_user_id).collect();
-            let worker_index: HashMap<Uuid, usize> = worker_ids
-                .iter()
-                .enumerate()
-                .map(|(i, w)| (*w, i))
-                .collect();
-            let mut pair_index: HashMap<Uuid, usize> = HashMap::new();
-            let judgments: Vec<Judgment> = rows
-                .iter()
-                .filter_map(|r| {
-                    let next = pair_index.len();
-                    let pair = *pair_index.entry(r.pair_id).or_insert(next);
-                    Some(Judgment {
-                        pair,
-                        worker: *worker_index.get(&r.app_user_id)?,
-                        is_paraphrase: r.is_paraphrase,
-                        seconds: r.seconds,
-                    })
-                })
-                .collect();
+            let (judgments, pairs) = crate::service::judging::index_judgments(&rows, &worker_ids);
             let a = agreement(
                 &judgments,
-                pair_index.len(),
+                pairs,
                 worker_ids.len(),
                 settings.judgments_per_pair,
                 settings.thresholds,
             );
-            let over_time = agreement_over_time(&judgments, pair_index.len(), 24);
+            let over_time = agreement_over_time(&judgments, pairs, 24);
             let compute_ms = started.elapsed().as_secs_f64() * 1000.0;
             Statistics {
                 fingerprint,
@@ -238,7 +220,7 @@ mod ssr {
         })
     }
 
-    use crate::api::rfc3339;
+    use crate::service::rfc3339;
 
     pub async fn report(campaign_id: String) -> Result<JudgeReportView, AppError> {
         let pool = crate::state::pool()?;

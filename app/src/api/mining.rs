@@ -325,12 +325,10 @@ mod ssr {
     use uuid::Uuid;
 
     use super::*;
-    use crate::api::parse_id;
-    use crate::db::{campaigns, judge as judge_db, mining as db};
-    use crate::domain::mining::corpus::{parse, Columns, CorpusShape};
-    use crate::domain::mining::Method;
+    use crate::api::{parse_id, rfc3339};
+    use crate::db::mining as db;
     use crate::domain::Role;
-    use crate::mining_jobs;
+    use crate::service::{imports, mining as service};
     use crate::session::require_role;
     use crate::state::pool;
 
@@ -339,8 +337,6 @@ mod ssr {
         let me = require_role(&[Role::Admin]).await?;
         Ok((pool, me.app_user_id))
     }
-
-    use crate::api::rfc3339;
 
     fn corpus_view(c: db::CorpusRow) -> CorpusView {
         CorpusView {
@@ -403,7 +399,7 @@ mod ssr {
         skip_headings: bool,
     ) -> Result<CorpusView, AppError> {
         let (pool, me) = admin().await?;
-        import_into(
+        let row = imports::corpus(
             &pool,
             Some(me),
             &name,
@@ -413,74 +409,21 @@ mod ssr {
             &columns,
             skip_headings,
         )
-        .await
-    }
-
-    /// Parses and stores a corpus in one transaction (shared by the CLI).
-    #[allow(clippy::too_many_arguments)]
-    pub async fn import_into(
-        pool: &sqlx::PgPool,
-        created_by: Option<Uuid>,
-        name: &str,
-        filename: &str,
-        content: &str,
-        shape: &str,
-        columns: &Columns,
-        skip_headings: bool,
-    ) -> Result<CorpusView, AppError> {
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 200 {
-            return Err(AppError::validation(
-                "name",
-                "Give the corpus a name of 1 to 200 characters.",
-            ));
-        }
-        let shape = CorpusShape::parse(shape).ok_or_else(|| {
-            AppError::validation(
-                "shape",
-                "The shape is `documents`, `grouped` or `sentences`.",
-            )
-        })?;
-        let docs = parse(filename, content, shape, columns, skip_headings)
-            .map_err(|e| AppError::validation("content", e))?;
-        if docs.iter().all(|d| d.sentences.is_empty()) {
-            return Err(AppError::validation(
-                "content",
-                "The file has no sentences.",
-            ));
-        }
-        let mut tx = pool.begin().await?;
-        let (id, _) =
-            db::insert_corpus(&mut tx, name, shape, filename.trim(), &docs, created_by).await?;
-        let row = db::find_corpus(&mut *tx, id)
-            .await?
-            .ok_or(AppError::Internal)?;
-        tx.commit().await?;
+        .await?;
         Ok(corpus_view(row))
     }
 
     pub async fn overview() -> Result<MiningState, AppError> {
         let (pool, _) = admin().await?;
-        let corpora = db::list_corpora(&pool)
-            .await?
-            .into_iter()
-            .map(corpus_view)
-            .collect();
-        let runs = db::list_runs(&pool)
-            .await?
-            .into_iter()
-            .map(run_view)
-            .collect();
-        let campaigns = campaigns::list_all(&pool)
-            .await?
-            .into_iter()
-            .filter(|c| c.kind == "judge")
-            .map(|c| (c.campaign_id.to_string(), c.title))
-            .collect();
+        let o = service::overview(&pool).await?;
         Ok(MiningState {
-            corpora,
-            runs,
-            campaigns,
+            corpora: o.corpora.into_iter().map(corpus_view).collect(),
+            runs: o.runs.into_iter().map(run_view).collect(),
+            campaigns: o
+                .judge_campaigns
+                .into_iter()
+                .map(|c| (c.campaign_id.to_string(), c.title))
+                .collect(),
         })
     }
 
@@ -488,117 +431,36 @@ mod ssr {
         let embedder = crate::state::app_state()?.embedder;
         let (pool, me) = admin().await?;
         let method = form.method()?;
-        let mut params = method.params_json();
-        if method.needs_embeddings() {
-            // Load the model now, so a missing one is said at once; its version joins the
-            // run's parameters.
-            let e = embedder.clone();
-            let version = tokio::task::spawn_blocking(move || e.version())
-                .await
-                .map_err(|_| AppError::Internal)?
-                .map_err(|message| AppError::validation("method", message))?;
-            params["model"] = serde_json::Value::String(version);
-        }
         let corpus_id = parse_id(&corpus_id, "corpus_id")?;
-        db::find_corpus(&pool, corpus_id)
-            .await?
-            .ok_or(AppError::NotFound)?;
-        let run_id = db::create_run(&pool, corpus_id, method.name(), &params, me).await?;
-        mining_jobs::spawn(pool, run_id, method, corpus_id, embedder);
+        let run_id = service::start(pool, embedder, me, corpus_id, method).await?;
         Ok(run_id.to_string())
-    }
-
-    async fn find(pool: &sqlx::PgPool, raw: &str) -> Result<db::RunRow, AppError> {
-        let id = parse_id(raw, "run_id")?;
-        db::find_run(pool, id).await?.ok_or(AppError::NotFound)
     }
 
     pub async fn run(run_id: String) -> Result<RunView, AppError> {
         let (pool, _) = admin().await?;
-        let mut view = run_view(find(&pool, &run_id).await?);
-        if view.method == "group" {
-            let id = parse_id(&run_id, "run_id")?;
-            view.follow_ups = db::follow_ups(&pool, id)
-                .await?
-                .into_iter()
-                .map(|f| FollowUpView {
-                    group: f.group_key,
-                    paraphrases: f.paraphrases,
-                    pairs: f.pairs,
-                    deployed: f.deployed,
-                })
-                .collect();
-        }
+        let (run, follow_ups) = service::run(&pool, parse_id(&run_id, "run_id")?).await?;
+        let mut view = run_view(run);
+        view.follow_ups = follow_ups
+            .into_iter()
+            .map(|f| FollowUpView {
+                group: f.group_key,
+                paraphrases: f.paraphrases,
+                pairs: f.pairs,
+                deployed: f.deployed,
+            })
+            .collect();
         Ok(view)
     }
 
     pub async fn cancel(run_id: String) -> Result<(), AppError> {
         let (pool, _) = admin().await?;
-        let run = find(&pool, &run_id).await?;
-        if !matches!(run.status.as_str(), "queued" | "running") {
-            return Err(AppError::Conflict(format!(
-                "The run is {}; only a queued or running run can be cancelled.",
-                run.status
-            )));
-        }
-        if !mining_jobs::cancel(run.run_id) {
-            // Not running in this process: nothing will end it but this.
-            db::end_run(&pool, run.run_id, "cancelled", None).await?;
-        }
-        Ok(())
+        service::cancel(&pool, parse_id(&run_id, "run_id")?).await
     }
 
     pub async fn restart(run_id: String) -> Result<(), AppError> {
         let embedder = crate::state::app_state()?.embedder;
         let (pool, _) = admin().await?;
-        let run = find(&pool, &run_id).await?;
-        let method = Method::from_row(&run.method, &run.params).ok_or(AppError::Internal)?;
-        let mut tx = pool.begin().await?;
-        if !db::requeue(&mut tx, run.run_id).await? {
-            return Err(AppError::Conflict(format!(
-                "The run is {}; only an interrupted, cancelled or failed run can be restarted.",
-                run.status
-            )));
-        }
-        tx.commit().await?;
-        mining_jobs::spawn(pool, run.run_id, method, run.corpus_id, embedder);
-        Ok(())
-    }
-
-    fn selection(run: &db::RunRow, f: SelectionForm) -> Result<db::Selection, AppError> {
-        if run.status != "finished" {
-            return Err(AppError::Conflict(format!(
-                "The run is {}; candidates come when it has finished.",
-                run.status
-            )));
-        }
-        let s = db::Selection {
-            min_edit_distance: f.min_edit_distance.unwrap_or(0),
-            max_edit_distance: f.max_edit_distance.unwrap_or(i32::MAX),
-            min_score: f.min_score.unwrap_or(f64::MIN),
-            max_score: f.max_score.unwrap_or(f64::MAX),
-            limit: f.limit.unwrap_or(i64::MAX),
-            sample: f.sample,
-        };
-        if s.min_edit_distance > s.max_edit_distance {
-            return Err(AppError::validation(
-                "max_edit_distance",
-                "The range is empty: the minimum is above the maximum.",
-            ));
-        }
-        if !(s.min_score <= s.max_score) {
-            return Err(AppError::validation(
-                "max_score",
-                "The score range is empty: the minimum is above the maximum.",
-            ));
-        }
-        if s.limit < 1 {
-            return Err(AppError::validation(
-                "limit",
-                "Choose at least one candidate.",
-            ));
-        }
-        Ok(s)
+        service::restart(pool, embedder, parse_id(&run_id, "run_id")?).await
     }
 
     pub async fn candidates(
@@ -606,10 +468,8 @@ mod ssr {
         s: SelectionForm,
     ) -> Result<Vec<CandidateView>, AppError> {
         let (pool, _) = admin().await?;
-        let run = find(&pool, &run_id).await?;
-        let s = selection(&run, s)?;
-        Ok(db::select_candidates(&pool, run.run_id, s)
-            .await?
+        let rows = service::candidates(&pool, parse_id(&run_id, "run_id")?, s).await?;
+        Ok(rows
             .into_iter()
             .map(|c| CandidateView {
                 candidate_id: c.candidate_id,
@@ -631,38 +491,14 @@ mod ssr {
         s: SelectionForm,
     ) -> Result<DeploySummary, AppError> {
         let (pool, _) = admin().await?;
-        let run = find(&pool, &run_id).await?;
-        let s = selection(&run, s)?;
+        let run_id = parse_id(&run_id, "run_id")?;
         let campaign = parse_id(&campaign_id, "campaign_id")?;
-        match campaigns::find(&pool, campaign).await? {
-            Some(c) if c.kind == "judge" => {}
-            Some(_) => {
-                return Err(AppError::validation(
-                    "campaign_id",
-                    "Candidates go to judging campaigns.",
-                ))
-            }
-            None => return Err(AppError::NotFound),
-        }
-        let settings = judge_db::settings(&pool, campaign)
-            .await?
-            .ok_or(AppError::NotFound)?;
-        let mut tx = pool.begin().await?;
-        let (added, skipped) = db::deploy(
-            &mut tx,
-            run.run_id,
-            campaign,
-            s,
-            settings.judgments_per_pair,
-        )
-        .await?;
-        tx.commit().await?;
+        let (added, skipped) = service::deploy(&pool, run_id, campaign, s).await?;
         Ok(DeploySummary {
             added,
             already_in_campaign: skipped,
         })
     }
-}
 
-#[cfg(feature = "ssr")]
-pub use ssr::import_into;
+    use crate::domain::mining::corpus::Columns;
+}

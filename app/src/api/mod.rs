@@ -28,12 +28,8 @@ pub(crate) fn with_status<T>(
     result
 }
 
-/// A time as RFC 3339 (UTC), as the pages show and sort it.
 #[cfg(feature = "ssr")]
-pub(crate) fn rfc3339(t: time::OffsetDateTime) -> String {
-    t.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
-}
+pub(crate) use crate::service::rfc3339;
 
 /// Parses an id sent by a form; a malformed one is a validation error naming the field.
 #[cfg(feature = "ssr")]

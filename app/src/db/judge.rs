@@ -724,6 +724,16 @@ pub async fn trusted_judgments(
     .await?)
 }
 
+/// Locks a campaign's judging settings row until the transaction ends (serialises
+/// republishing with itself).
+pub async fn lock_settings(conn: &mut PgConnection, campaign_id: Uuid) -> Result<(), AppError> {
+    sqlx::query("select 1 from judge_settings where campaign_id = $1 for update")
+        .bind(campaign_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
 /// Sets aside the trusted judgments of ordinary pairs by `workers` (untrusted, republished) and
 /// gives their slots back, so trusted workers replace them. Returns (judgments, pairs).
 pub async fn republish(

@@ -85,7 +85,7 @@ async fn download(
         Ok(_) => return refuse(StatusCode::NOT_FOUND, &format!("No such {kind} campaign.")),
         Err(_) => return unavailable(),
     }
-    match app::export::open(&pool, campaign_id, &q).await {
+    match app::service::export::open(&pool, campaign_id, &q).await {
         Ok(export) => (
             [
                 (header::CONTENT_TYPE, export.content_type.to_owned()),

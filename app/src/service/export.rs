@@ -365,7 +365,7 @@ fn judgment_row(j: ExportJudgment, part: Part) -> JudgmentRow {
         worker: pseudonym(&j.app_user_id),
         label: u8::from(j.is_paraphrase),
         seconds: j.seconds,
-        time: crate::api::rfc3339(j.created_at),
+        time: crate::service::rfc3339(j.created_at),
         trusted: j.trusted,
         gold: j.is_test,
         group: j.group_key,
@@ -426,7 +426,7 @@ async fn apt_stream(
 fn attempt_row(a: ExportAttempt, part: Part) -> AttemptRow {
     AttemptRow {
         token: pseudonym(&a.app_user_id),
-        time: crate::api::rfc3339(a.created_at),
+        time: crate::service::rfc3339(a.created_at),
         duration: a.seconds_since_shown,
         dataset: a.origin,
         index: a.external_id.unwrap_or_default(),
@@ -439,6 +439,37 @@ fn attempt_row(a: ExportAttempt, part: Part) -> AttemptRow {
         split: Some(part.as_str().to_owned()),
         scorer: a.scorer,
     }
+}
+
+/// What the export page shows of a campaign: its row counts and, for the options asked, the
+/// dataset's statistics per part (`all`, `train`, `dev`, `test`).
+pub struct ExportOverview {
+    pub campaign: crate::db::campaigns::CampaignSettings,
+    /// Pairs, judgments, trusted judgments, attempts, submissions.
+    pub counts: (i64, i64, i64, i64, i64),
+    pub parts: Vec<(String, DatasetStats)>,
+}
+
+/// The export page's numbers for `query` (checked as a download's would be).
+pub async fn overview(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    query: &ExportQuery,
+) -> Result<ExportOverview, AppError> {
+    let campaign = crate::db::campaigns::find(pool, campaign_id)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let (kind, spec) = check(pool, campaign_id, query).await?;
+    let counts = crate::db::export::row_counts(pool, campaign_id).await?;
+    let parts = match kind {
+        CampaignKind::Judge => judge_statistics(pool, campaign_id, &spec).await?,
+        CampaignKind::Apt => apt_statistics(pool, campaign_id, &spec).await?,
+    };
+    Ok(ExportOverview {
+        campaign,
+        counts,
+        parts,
+    })
 }
 
 /// Statistics of the dataset a judging export with this spec gives (pairs, labelled as the spec

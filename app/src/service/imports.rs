@@ -1,0 +1,116 @@
+//! Importing files: an APT campaign's source sentences, a judging campaign's pairs, a corpus to
+//! mine. Each parses the whole file first (a bad line is reported by number) and stores it in
+//! one transaction: all or nothing. Shared by the admin pages and the CLI.
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::api::campaigns::ImportSummary;
+use crate::api::judge_admin::PairImportSummary;
+use crate::db::mining::CorpusRow;
+use crate::domain::apt::source_import::{check_size, detect_format, parse_sources};
+use crate::domain::judge::pair_import::parse_pairs;
+use crate::domain::judge::settings::JudgeSettings;
+use crate::domain::mining::corpus::{parse, Columns, CorpusShape};
+use crate::error::AppError;
+
+/// Source sentences into an APT campaign (MSRP, CSV, TSV, JSONL); rows without an origin get
+/// `default_origin` (or `upload`).
+pub async fn sources(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    filename: &str,
+    content: &str,
+    default_origin: &str,
+) -> Result<ImportSummary, AppError> {
+    let origin = if default_origin.trim().is_empty() {
+        "upload"
+    } else {
+        default_origin
+    };
+    check_size(content).map_err(|e| AppError::validation("content", e))?;
+    let format = detect_format(filename, content);
+    let parsed =
+        parse_sources(content, format, origin).map_err(|e| AppError::validation("content", e))?;
+    let mut tx = pool.begin().await?;
+    let (imported, skipped) =
+        crate::db::apt::insert_sources(&mut tx, campaign_id, &parsed.rows).await?;
+    tx.commit().await?;
+    Ok(ImportSummary {
+        imported,
+        duplicates_in_file: parsed.duplicates_in_file as u64,
+        already_in_campaign: skipped,
+    })
+}
+
+/// Sentence pairs into a judging campaign; with `labels_are_tests`, labelled rows become hidden
+/// test pairs.
+pub async fn judge_pairs(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    settings: &JudgeSettings,
+    filename: &str,
+    content: &str,
+    labels_are_tests: bool,
+) -> Result<PairImportSummary, AppError> {
+    let parsed = parse_pairs(filename, content, labels_are_tests)
+        .map_err(|e| AppError::validation("content", e))?;
+    let mut tx = pool.begin().await?;
+    let (imported, skipped) = crate::db::judge::insert_pairs(
+        &mut tx,
+        campaign_id,
+        &parsed.rows,
+        settings.judgments_per_pair,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(PairImportSummary {
+        imported,
+        duplicates_in_file: parsed.duplicates_in_file as u64,
+        already_in_campaign: skipped,
+        tests_in_file: parsed.tests as u64,
+    })
+}
+
+/// A corpus to mine. `shape`: `documents`, `grouped` or `sentences`.
+#[allow(clippy::too_many_arguments)]
+pub async fn corpus(
+    pool: &PgPool,
+    created_by: Option<Uuid>,
+    name: &str,
+    filename: &str,
+    content: &str,
+    shape: &str,
+    columns: &Columns,
+    skip_headings: bool,
+) -> Result<CorpusRow, AppError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(AppError::validation(
+            "name",
+            "Give the corpus a name of 1 to 200 characters.",
+        ));
+    }
+    let shape = CorpusShape::parse(shape).ok_or_else(|| {
+        AppError::validation(
+            "shape",
+            "The shape is `documents`, `grouped` or `sentences`.",
+        )
+    })?;
+    let docs = parse(filename, content, shape, columns, skip_headings)
+        .map_err(|e| AppError::validation("content", e))?;
+    if docs.iter().all(|d| d.sentences.is_empty()) {
+        return Err(AppError::validation(
+            "content",
+            "The file has no sentences.",
+        ));
+    }
+    let mut tx = pool.begin().await?;
+    let (id, _) =
+        crate::db::mining::insert_corpus(&mut tx, name, shape, filename.trim(), &docs, created_by)
+            .await?;
+    let row = crate::db::mining::find_corpus(&mut *tx, id)
+        .await?
+        .ok_or(AppError::Internal)?;
+    tx.commit().await?;
+    Ok(row)
+}

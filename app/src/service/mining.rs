@@ -1,0 +1,196 @@
+//! Mining use cases (admins): the overview, starting, watching, cancelling and restarting runs
+//! (the jobs themselves are `mining_jobs`), choosing candidates and deploying them to a judging
+//! campaign. Imports of corpora are in `imports`.
+use std::sync::Arc;
+
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::api::mining::SelectionForm;
+use crate::db::campaigns::{self, CampaignListRow};
+use crate::db::mining::{self as db, CandidateRow, CorpusRow, FollowUpRow, RunRow};
+use crate::domain::mining::Method;
+use crate::error::AppError;
+use crate::ml::SentenceEmbedder;
+use crate::service::mining_jobs;
+
+/// Everything the mining page lists: corpora, runs, and the judging campaigns to deploy to.
+pub struct Overview {
+    pub corpora: Vec<CorpusRow>,
+    pub runs: Vec<RunRow>,
+    pub judge_campaigns: Vec<CampaignListRow>,
+}
+
+pub async fn overview(pool: &PgPool) -> Result<Overview, AppError> {
+    Ok(Overview {
+        corpora: db::list_corpora(pool).await?,
+        runs: db::list_runs(pool).await?,
+        judge_campaigns: campaigns::list_all(pool)
+            .await?
+            .into_iter()
+            .filter(|c| c.kind == "judge")
+            .collect(),
+    })
+}
+
+/// Queues a run of `method` over a corpus and starts it in this process. A method that needs
+/// embeddings loads the model first, so a missing one is said at once; its version joins the
+/// run's parameters.
+pub async fn start(
+    pool: PgPool,
+    embedder: Arc<dyn SentenceEmbedder>,
+    started_by: Uuid,
+    corpus_id: Uuid,
+    method: Method,
+) -> Result<Uuid, AppError> {
+    let mut params = method.params_json();
+    if method.needs_embeddings() {
+        let e = embedder.clone();
+        let version = tokio::task::spawn_blocking(move || e.version())
+            .await
+            .map_err(|_| AppError::Internal)?
+            .map_err(|message| AppError::validation("method", message))?;
+        params["model"] = serde_json::Value::String(version);
+    }
+    db::find_corpus(&pool, corpus_id)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let run_id = db::create_run(&pool, corpus_id, method.name(), &params, started_by).await?;
+    mining_jobs::spawn(pool, run_id, method, corpus_id, embedder);
+    Ok(run_id)
+}
+
+pub async fn find(pool: &PgPool, run_id: Uuid) -> Result<RunRow, AppError> {
+    db::find_run(pool, run_id).await?.ok_or(AppError::NotFound)
+}
+
+/// A run and, for group selection, the follow-up decisions taken so far.
+pub async fn run(pool: &PgPool, run_id: Uuid) -> Result<(RunRow, Vec<FollowUpRow>), AppError> {
+    let run = find(pool, run_id).await?;
+    let follow_ups = if run.method == "group" {
+        db::follow_ups(pool, run_id).await?
+    } else {
+        Vec::new()
+    };
+    Ok((run, follow_ups))
+}
+
+/// Stops a queued or running run; it ends as cancelled, without candidates.
+pub async fn cancel(pool: &PgPool, run_id: Uuid) -> Result<(), AppError> {
+    let run = find(pool, run_id).await?;
+    if !matches!(run.status.as_str(), "queued" | "running") {
+        return Err(AppError::Conflict(format!(
+            "The run is {}; only a queued or running run can be cancelled.",
+            run.status
+        )));
+    }
+    if !mining_jobs::cancel(run.run_id) {
+        // Not running in this process: nothing will end it but this.
+        db::end_run(pool, run.run_id, "cancelled", None).await?;
+    }
+    Ok(())
+}
+
+/// Runs an interrupted, cancelled or failed run again from the start.
+pub async fn restart(
+    pool: PgPool,
+    embedder: Arc<dyn SentenceEmbedder>,
+    run_id: Uuid,
+) -> Result<(), AppError> {
+    let run = find(&pool, run_id).await?;
+    let method = Method::from_row(&run.method, &run.params).ok_or(AppError::Internal)?;
+    let mut tx = pool.begin().await?;
+    if !db::requeue(&mut tx, run.run_id).await? {
+        return Err(AppError::Conflict(format!(
+            "The run is {}; only an interrupted, cancelled or failed run can be restarted.",
+            run.status
+        )));
+    }
+    tx.commit().await?;
+    mining_jobs::spawn(pool, run.run_id, method, run.corpus_id, embedder);
+    Ok(())
+}
+
+/// The selection a form asks for, checked against a finished run.
+fn selection(run: &RunRow, f: SelectionForm) -> Result<db::Selection, AppError> {
+    if run.status != "finished" {
+        return Err(AppError::Conflict(format!(
+            "The run is {}; candidates come when it has finished.",
+            run.status
+        )));
+    }
+    let s = db::Selection {
+        min_edit_distance: f.min_edit_distance.unwrap_or(0),
+        max_edit_distance: f.max_edit_distance.unwrap_or(i32::MAX),
+        min_score: f.min_score.unwrap_or(f64::MIN),
+        max_score: f.max_score.unwrap_or(f64::MAX),
+        limit: f.limit.unwrap_or(i64::MAX),
+        sample: f.sample,
+    };
+    if s.min_edit_distance > s.max_edit_distance {
+        return Err(AppError::validation(
+            "max_edit_distance",
+            "The range is empty: the minimum is above the maximum.",
+        ));
+    }
+    if !(s.min_score <= s.max_score) {
+        return Err(AppError::validation(
+            "max_score",
+            "The score range is empty: the minimum is above the maximum.",
+        ));
+    }
+    if s.limit < 1 {
+        return Err(AppError::validation(
+            "limit",
+            "Choose at least one candidate.",
+        ));
+    }
+    Ok(s)
+}
+
+/// A finished run's candidates as the form selects them.
+pub async fn candidates(
+    pool: &PgPool,
+    run_id: Uuid,
+    form: SelectionForm,
+) -> Result<Vec<CandidateRow>, AppError> {
+    let run = find(pool, run_id).await?;
+    let s = selection(&run, form)?;
+    db::select_candidates(pool, run.run_id, s).await
+}
+
+/// Deploys the selected candidates to a judging campaign, skipping pairs it already has:
+/// (added, already in the campaign).
+pub async fn deploy(
+    pool: &PgPool,
+    run_id: Uuid,
+    campaign_id: Uuid,
+    form: SelectionForm,
+) -> Result<(u64, u64), AppError> {
+    let run = find(pool, run_id).await?;
+    let s = selection(&run, form)?;
+    match campaigns::find(pool, campaign_id).await? {
+        Some(c) if c.kind == "judge" => {}
+        Some(_) => {
+            return Err(AppError::validation(
+                "campaign_id",
+                "Candidates go to judging campaigns.",
+            ))
+        }
+        None => return Err(AppError::NotFound),
+    }
+    let settings = crate::db::judge::settings(pool, campaign_id)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let mut tx = pool.begin().await?;
+    let deployed = db::deploy(
+        &mut tx,
+        run.run_id,
+        campaign_id,
+        s,
+        settings.judgments_per_pair,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(deployed)
+}

@@ -1,0 +1,19 @@
+//! Use cases, between the server functions (`api/`) and the database (`db/`) and the domain
+//! (`domain/`). Data flows one way: pages → api → service → db / domain.
+//!
+//! A service function is given what it needs (the pool, the caller's id, an engine) and never
+//! reads the Leptos context or checks roles: `api/` checks the caller's role on the server and
+//! parses the form; the CLI (`server/src/cli.rs`) and the download routes call services
+//! directly with the same guarantees. Each module is one family of use cases.
+pub mod export;
+pub mod imports;
+pub mod judging;
+pub mod mining;
+pub mod mining_follow_up;
+pub mod mining_jobs;
+
+/// A time as RFC 3339 (UTC), as the pages show and sort it.
+pub fn rfc3339(t: time::OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
