@@ -228,16 +228,13 @@ pub async fn import_sources(
             let pool = crate::state::pool()?;
             crate::session::require_role(&[crate::domain::Role::Admin]).await?;
             let id = super::parse_id(&campaign_id, "campaign_id")?;
-            match crate::db::campaigns::find(&pool, id).await? {
-                Some(c) if c.kind == "apt" => {}
-                Some(_) => {
-                    return Err(AppError::validation(
-                        "campaign_id",
-                        "Source sentences belong to APT campaigns.",
-                    ))
-                }
-                None => return Err(AppError::NotFound),
-            }
+            crate::service::campaign_of_kind(
+                &pool,
+                id,
+                "apt",
+                "Source sentences belong to APT campaigns.",
+            )
+            .await?;
             crate::service::imports::sources(&pool, id, &filename, &content, &default_origin).await
         }
         .await,

@@ -198,16 +198,13 @@ mod ssr {
         raw: &str,
     ) -> Result<(Uuid, JudgeSettings), AppError> {
         let id = parse_id(raw, "campaign_id")?;
-        match campaigns::find(pool, id).await? {
-            Some(c) if c.kind == "judge" => {}
-            Some(_) => {
-                return Err(AppError::validation(
-                    "campaign_id",
-                    "Sentence pairs belong to judging campaigns.",
-                ))
-            }
-            None => return Err(AppError::NotFound),
-        }
+        crate::service::campaign_of_kind(
+            pool,
+            id,
+            "judge",
+            "Sentence pairs belong to judging campaigns.",
+        )
+        .await?;
         let settings = db::settings(pool, id).await?.ok_or(AppError::NotFound)?;
         Ok((id, settings))
     }

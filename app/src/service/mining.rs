@@ -169,16 +169,13 @@ pub async fn deploy(
 ) -> Result<(u64, u64), AppError> {
     let run = find(pool, run_id).await?;
     let s = selection(&run, form)?;
-    match campaigns::find(pool, campaign_id).await? {
-        Some(c) if c.kind == "judge" => {}
-        Some(_) => {
-            return Err(AppError::validation(
-                "campaign_id",
-                "Candidates go to judging campaigns.",
-            ))
-        }
-        None => return Err(AppError::NotFound),
-    }
+    super::campaign_of_kind(
+        pool,
+        campaign_id,
+        "judge",
+        "Candidates go to judging campaigns.",
+    )
+    .await?;
     let settings = crate::db::judge::settings(pool, campaign_id)
         .await?
         .ok_or(AppError::NotFound)?;

@@ -17,3 +17,21 @@ pub fn rfc3339(t: time::OffsetDateTime) -> String {
     t.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
 }
+
+/// The campaign `id` if it is of `kind` (`judge` or `apt`): not found when there is none, and a
+/// validation error on `campaign_id` saying `wrong_kind` when it is of the other kind.
+pub async fn campaign_of_kind(
+    pool: &sqlx::PgPool,
+    id: uuid::Uuid,
+    kind: &str,
+    wrong_kind: &str,
+) -> Result<crate::db::campaigns::CampaignSettings, crate::error::AppError> {
+    match crate::db::campaigns::find(pool, id).await? {
+        Some(c) if c.kind == kind => Ok(c),
+        Some(_) => Err(crate::error::AppError::validation(
+            "campaign_id",
+            wrong_kind,
+        )),
+        None => Err(crate::error::AppError::NotFound),
+    }
+}
