@@ -92,7 +92,7 @@ impl Place {
 
     fn sources(&self) -> ModelSources {
         let mut s = ModelSources::defaults(self.dir.path());
-        s.standin_dir = self.standins();
+        s.standin_dir = Some(self.standins());
         s.embedding_dir = self.embedding.clone();
         s
     }

@@ -102,7 +102,7 @@ fn model_sources(var: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<ModelSo
         Some(other) => anyhow::bail!("PARACROWD_PAPER_VARIANT must be int8 or fp32, not {other:?}"),
     };
     if let Some(dir) = var("PARACROWD_MODELS_DIR") {
-        sources.standin_dir = PathBuf::from(dir);
+        sources.standin_dir = Some(PathBuf::from(dir));
     }
     if let Some(dir) = var("PARACROWD_EMBEDDING_MODEL") {
         sources.embedding_dir = PathBuf::from(dir);

@@ -4,8 +4,9 @@
 //!    do not load, start-up stops (the operator asked for exactly those).
 //! 2. The paper's models in the model cache (`paracrowd models install paper`): the int8 copy on
 //!    the CPU when its check found it usable, else the full models.
-//! 3. The development stand-ins (`../shared/models` beside a development checkout, or
-//!    `PARACROWD_MODELS_DIR`).
+//! 3. The development stand-ins, only when `PARACROWD_MODELS_DIR` names their folder (the
+//!    scripts set it when `../shared/models` is beside a development checkout; the binary
+//!    itself never looks outside the repository and the model cache).
 //! 4. The lite scorer, always available: the registry's sentence embedding model and the heads
 //!    committed in the repository.
 //!
@@ -64,8 +65,8 @@ pub struct ModelSources {
     pub paper_root: PathBuf,
     /// `PARACROWD_PAPER_VARIANT`: force `int8` or `fp32` (default: int8 on the CPU when usable).
     pub paper_variant: Option<Variant>,
-    /// The development stand-ins: `PARACROWD_MODELS_DIR`, else `../shared/models`.
-    pub standin_dir: PathBuf,
+    /// The development stand-ins' folder: `PARACROWD_MODELS_DIR`, else none.
+    pub standin_dir: Option<PathBuf>,
     /// The lite scorer's embedding model: `PARACROWD_EMBEDDING_MODEL`, else
     /// `$PARACROWD_CACHE/all-minilm-l6-v2`.
     pub embedding_dir: PathBuf,
@@ -88,7 +89,7 @@ impl ModelSources {
             preference: Preference::Auto,
             paper_root: cache.join("models/paper"),
             paper_variant: None,
-            standin_dir: PathBuf::from("../shared/models"),
+            standin_dir: None,
             embedding_dir: cache.join("all-minilm-l6-v2"),
             lite_heads: HeadsSource::BuiltIn,
         }
@@ -295,7 +296,12 @@ fn paper_candidates(sources: &ModelSources, provider: Provider) -> Result<Vec<Ca
 }
 
 fn standin_candidate(sources: &ModelSources) -> Result<Candidate, String> {
-    let dir = &sources.standin_dir;
+    let Some(dir) = &sources.standin_dir else {
+        return Err(
+            "no development stand-ins (PARACROWD_MODELS_DIR is not set; they exist only beside a development checkout)"
+                .into(),
+        );
+    };
     if !dir.join(STANDIN_MI).is_dir() && !dir.join(STANDIN_BLEURT).is_dir() {
         return Err(format!(
             "no development stand-ins in {} (they exist only beside a development checkout)",
