@@ -2,14 +2,16 @@
 //! and the pure domain code shared by the server, the browser and the tests.
 //!
 //! Layers (see `../shared/STYLE.md`), data flowing one way, pages → api → service → db/domain:
-//! `domain` is pure and compiles to wasm; `api` holds DTOs and thin server functions (parse ->
-//! check role -> call `service`); `service` holds the use cases; `db`, `service`, `auth`,
+//! `domain` is pure and compiles to wasm; `dto` holds the shapes that cross the wire; `api`
+//! holds thin server functions (check role -> parse -> call `service`); `service` holds the use
+//! cases; `db`, `service`, `auth`,
 //! `session` and `state` exist only on the server (`ssr`).
 #![recursion_limit = "256"]
 
 pub mod api;
 pub mod components;
 pub mod domain;
+pub mod dto;
 pub mod error;
 pub mod pages;
 

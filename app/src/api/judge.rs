@@ -1,56 +1,12 @@
 //! The MultiPIT judging task for annotators: get the next pair, answer it. A hidden test pair is
 //! served exactly like any other pair; only a missed one reveals itself, with the right answer
-//! and its explanation. The quality gate runs on the server after every answer.
+//! and its explanation. The quality gate runs on the server after every answer. The use cases
+//! are in [`crate::service::judging`].
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 
-/// What the judging page shows next. The same shape for test and ordinary pairs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum JudgeTask {
-    Judge {
-        assignment_id: String,
-        sentence1: String,
-        sentence2: String,
-        /// The worker's judgments in this campaign so far.
-        judged: i64,
-        guide: JudgeGuide,
-    },
-    /// Nothing to judge for this worker now (every pair has its judgments, or they saw it).
-    NothingLeft { judged: i64 },
-    /// The gate stopped this worker; the message says why.
-    Stopped { judged: i64, message: String },
-}
-
-/// The definition and instructions the page keeps one click away.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgeGuide {
-    pub title: String,
-    /// `loose` or `strict`.
-    pub definition: String,
-    pub definition_text: String,
-    pub instructions: String,
-}
-
-/// The correct answer to a missed test pair.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Feedback {
-    pub is_paraphrase: bool,
-    pub explanation: String,
-}
-
-/// The answer to an answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AnswerOutcome {
-    pub judged: i64,
-    /// Present only when a test pair was answered wrongly.
-    pub feedback: Option<Feedback>,
-    /// Present when this answer made the gate stop the worker.
-    pub stopped: Option<String>,
-    /// A repeated answer (double press, second tab, retry): nothing new was stored.
-    pub was_already_answered: bool,
-}
+pub use crate::dto::judge::{AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
 
 #[server(endpoint = "judge/next")]
 pub async fn judge_next(campaign_id: String) -> Result<JudgeTask, AppError> {
@@ -74,109 +30,21 @@ mod ssr {
 
     use super::*;
     use crate::api::parse_id;
-    use crate::db::{campaigns, judge as db};
-    use crate::domain::judge::gate::{self, GateDecision};
-    use crate::domain::judge::schedule;
-    use crate::domain::judge::settings::JudgeSettings;
+    use crate::service::judging as service;
     use crate::session::require_user;
-    use crate::state::{app_state, pool};
+    use crate::state::{app_state, AppState};
 
-    /// The caller, the open judging campaign and its settings every call starts from.
-    async fn caller(
-        raw: &str,
-    ) -> Result<
-        (
-            sqlx::PgPool,
-            Uuid,
-            campaigns::CampaignSettings,
-            JudgeSettings,
-        ),
-        AppError,
-    > {
-        let pool = pool()?;
+    /// The state, the logged-in worker and the campaign id every call starts from.
+    async fn caller(campaign_id: &str) -> Result<(AppState, Uuid, Uuid), AppError> {
+        let state = app_state()?;
         let user = require_user().await?.app_user_id;
-        let id = parse_id(raw, "campaign_id")?;
-        let campaign = match campaigns::find(&pool, id).await? {
-            Some(c) if c.kind == "judge" && c.status == "open" => c,
-            Some(c) if c.kind == "judge" => {
-                return Err(AppError::Conflict("This study is not open.".into()))
-            }
-            _ => return Err(AppError::NotFound),
-        };
-        let settings = db::settings(&pool, id).await?.ok_or(AppError::NotFound)?;
-        Ok((pool, user, campaign, settings))
-    }
-
-    fn guide(c: &campaigns::CampaignSettings, s: &JudgeSettings) -> JudgeGuide {
-        JudgeGuide {
-            title: c.title.clone(),
-            definition: s.definition.as_str().to_owned(),
-            definition_text: s.definition.text().to_owned(),
-            instructions: c.instructions.clone(),
-        }
-    }
-
-    const STOPPED: &str = "Thank you for your work. Your answers did not meet this study's quality bar, so we cannot give you more pairs. Your judgments so far are kept.";
-
-    async fn last_reason(pool: &sqlx::PgPool, cid: Uuid, user: Uuid) -> Result<String, AppError> {
-        let reason = db::last_reason(pool, cid, user).await?;
-        Ok(match reason {
-            Some(r) => format!("{STOPPED} {r}"),
-            None => STOPPED.to_owned(),
-        })
+        let campaign = parse_id(campaign_id, "campaign_id")?;
+        Ok((state, user, campaign))
     }
 
     pub async fn next(campaign_id: String) -> Result<JudgeTask, AppError> {
-        let draws = app_state()?.draws;
-        let (pool, user, campaign, settings) = caller(&campaign_id).await?;
-        let cid = campaign.campaign_id;
-        let mut tx = pool.begin().await?;
-        // The worker's row lock serialises two tabs of the same worker.
-        let worker = db::lock_worker(&mut tx, cid, user).await?;
-        let judged = db::count_judgments(&mut *tx, cid, user).await?;
-        if worker.status == "stopped" {
-            tx.commit().await?;
-            let message = last_reason(&pool, cid, user).await?;
-            return Ok(JudgeTask::Stopped { judged, message });
-        }
-        let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
-            Some(current) => Some(current),
-            None => {
-                db::expire_leases(&mut tx, cid).await?;
-                let n = worker.served_count as u32;
-                let mut position = worker.test_position as u32;
-                if schedule::starts_block(n, settings.test_every) {
-                    position = schedule::test_position(settings.test_every, draws.unit());
-                    db::set_test_position(&mut tx, cid, user, position).await?;
-                }
-                let mut pair = None;
-                if schedule::is_test_slot(n, settings.test_every, position) {
-                    pair = db::lease_test_pair(
-                        &mut tx,
-                        cid,
-                        user,
-                        settings.lease_seconds,
-                        draws.key(),
-                    )
-                    .await?;
-                }
-                if pair.is_none() {
-                    pair = db::lease_pair(&mut tx, cid, user, settings.lease_seconds).await?;
-                }
-                pair
-            }
-        };
-        tx.commit().await?;
-        Ok(match served {
-            Some(p) => JudgeTask::Judge {
-                assignment_id: p.assignment_id.to_string(),
-                sentence1: p.sentence1,
-                sentence2: p.sentence2,
-                judged,
-                guide: guide(&campaign, &settings),
-            },
-            None => JudgeTask::NothingLeft { judged },
-        })
+        let (state, user, campaign) = caller(&campaign_id).await?;
+        service::next(&state.pool, &state.draws, user, campaign).await
     }
 
     pub async fn answer(
@@ -184,75 +52,8 @@ mod ssr {
         assignment_id: String,
         is_paraphrase: bool,
     ) -> Result<AnswerOutcome, AppError> {
-        let (pool, user, campaign, settings) = caller(&campaign_id).await?;
-        let cid = campaign.campaign_id;
+        let (state, user, campaign) = caller(&campaign_id).await?;
         let assignment_id = parse_id(&assignment_id, "assignment_id")?;
-        let mut tx = pool.begin().await?;
-        let worker = db::lock_worker(&mut tx, cid, user).await?;
-        let a = db::lock_assignment(&mut tx, cid, user, assignment_id)
-            .await?
-            .ok_or(AppError::NotFound)?;
-        let feedback_for = |answer: bool| {
-            (a.is_test && a.gold_label.is_some_and(|g| g != answer)).then(|| Feedback {
-                is_paraphrase: a.gold_label.unwrap_or(false),
-                explanation: a.gold_explanation.clone().unwrap_or_default(),
-            })
-        };
-        if a.status == "judged" {
-            // The same answer again (a double press, a retry): answer as the first time.
-            let stored = db::find_judgment(&mut *tx, assignment_id).await?;
-            let judged = db::count_judgments(&mut *tx, cid, user).await?;
-            tx.commit().await?;
-            let first = stored.map(|(p, _)| p).unwrap_or(is_paraphrase);
-            return Ok(AnswerOutcome {
-                judged,
-                feedback: feedback_for(first),
-                stopped: None,
-                was_already_answered: true,
-            });
-        }
-        if worker.status == "stopped" {
-            return Err(AppError::Forbidden);
-        }
-        if a.status == "expired" && !a.is_test && !db::retake_slot(&mut tx, a.pair_id).await? {
-            return Err(AppError::Conflict(
-                "This pair waited too long and went to another worker. Here is the next one."
-                    .into(),
-            ));
-        }
-        let is_correct = a.is_test.then(|| a.gold_label == Some(is_paraphrase));
-        db::insert_judgment(
-            &mut tx,
-            cid,
-            user,
-            assignment_id,
-            &a,
-            is_paraphrase,
-            is_correct,
-            a.seconds_since_served.max(0.0),
-        )
-        .await?;
-        let judged = db::count_judgments(&mut *tx, cid, user).await?;
-        let mut stopped = None;
-        if !worker.gate_overridden {
-            let (tests, comparisons) = db::gate_evidence(&mut tx, cid, user).await?;
-            let numbers = gate::numbers(judged as u32, &tests, &comparisons);
-            if let GateDecision::Stop(reason) = gate::decide(&settings, &numbers) {
-                db::set_worker_status(&mut tx, cid, user, "stopped", &reason, &numbers, None)
-                    .await?;
-                stopped = Some(format!("{STOPPED} {reason}"));
-            }
-        }
-        tx.commit().await?;
-        crate::metrics::judgment_recorded();
-        if !a.is_test {
-            crate::service::mining_follow_up::after_judgment(pool.clone(), cid, a.pair_id);
-        }
-        Ok(AnswerOutcome {
-            judged,
-            feedback: feedback_for(is_paraphrase),
-            stopped,
-            was_already_answered: false,
-        })
+        service::answer(&state.pool, user, campaign, assignment_id, is_paraphrase).await
     }
 }

@@ -1,73 +1,12 @@
 //! Running a judging campaign (admins): create it with its settings, import pairs, mark test
-//! pairs, watch progress and workers, reverse a gate decision.
-use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-use crate::domain::judge::labels::VoteLabel;
+//! pairs, watch progress and workers, reverse a gate decision, republish. The use cases are in
+//! [`crate::service::judge_campaigns`] and [`crate::service::quality`].
 use crate::error::AppError;
+use leptos::prelude::*;
 
-/// The result of importing a file of pairs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairImportSummary {
-    pub imported: u64,
-    pub duplicates_in_file: u64,
-    pub already_in_campaign: u64,
-    pub tests_in_file: u64,
-}
-
-/// A pair with its gold fields, for admins only.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AdminPair {
-    pub pair_id: String,
-    pub sentence1: String,
-    pub sentence2: String,
-    pub group_key: Option<String>,
-    pub is_test: bool,
-    pub gold_label: Option<bool>,
-    pub gold_explanation: Option<String>,
-    pub n_judgments: i32,
-    pub n_paraphrase: i32,
-    /// The label by vote threshold once the pair has all its judgments, else `None`.
-    pub label: Option<VoteLabel>,
-}
-
-/// A worker's standing, for admins.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgeWorkerView {
-    pub user_id: String,
-    pub username: String,
-    pub status: String,
-    pub gate_overridden: bool,
-    pub judgments: i64,
-    pub tests_answered: i64,
-    pub test_accuracy: Option<f64>,
-    pub last_reason: Option<String>,
-}
-
-/// A judging campaign at a glance.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgeCampaignOverview {
-    pub definition: String,
-    pub judgments_per_pair: u32,
-    pub test_every: u32,
-    pub min_test_accuracy: f64,
-    pub min_kappa: f64,
-    pub gate_min_judgments: u32,
-    /// `paper` or `evidence`.
-    pub gate_rule: String,
-    pub paraphrase_min_votes: u32,
-    pub non_paraphrase_max_votes: u32,
-    pub lease_seconds: u32,
-    pub pairs: i64,
-    pub test_pairs: i64,
-    pub complete_pairs: i64,
-    pub judgments: i64,
-    /// Set when either gold label is under 30% of the test pairs.
-    pub gold_warning: Option<String>,
-    /// Pairs whose republished judgments still wait for replacements.
-    pub pending_republished: i64,
-    pub workers: Vec<JudgeWorkerView>,
-}
+pub use crate::dto::judge_admin::{
+    AdminPair, JudgeCampaignOverview, JudgeWorkerView, PairImportSummary, RepublishSummary,
+};
 
 /// Creates a judging campaign (draft) with its settings. Admins only. The vote thresholds
 /// default to a strict majority (MultiPIT: >= 4 of 6 paraphrase, <= 2 not).
@@ -154,15 +93,6 @@ pub async fn set_judge_worker_status(
     super::with_status(ssr::set_worker_status(campaign_id, user_id, status).await)
 }
 
-/// What a republish did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RepublishSummary {
-    /// Usernames of the workers whose judgments were set aside (they are also stopped).
-    pub workers: Vec<String>,
-    pub judgments: i64,
-    pub pairs: i64,
-}
-
 /// Republishing (ParaSCI §5): the judgments of workers whose kappa against the majority of the
 /// others is below `min_kappa` (0.4 by default) become untrusted, their pairs go back in the
 /// queue for trusted workers, and those workers are stopped (an admin can reinstate them; the
@@ -177,37 +107,11 @@ mod ssr {
     use uuid::Uuid;
 
     use super::*;
-    use crate::api::parse_id;
-    use crate::db::{campaigns, judge as db};
-    use crate::domain::judge::gate::{GateNumbers, GateRule};
+    use crate::api::{admin, parse_id};
+    use crate::domain::judge::gate::GateRule;
     use crate::domain::judge::labels::{default_thresholds, Thresholds};
-    use crate::domain::judge::pair_import::unbalanced_gold;
     use crate::domain::judge::settings::{Definition, JudgeSettings};
-    use crate::domain::Role;
-    use crate::session::require_role;
-    use crate::state::pool;
-
-    async fn admin() -> Result<(sqlx::PgPool, Uuid), AppError> {
-        let pool = pool()?;
-        let me = require_role(&[Role::Admin]).await?;
-        Ok((pool, me.app_user_id))
-    }
-
-    async fn judge_campaign(
-        pool: &sqlx::PgPool,
-        raw: &str,
-    ) -> Result<(Uuid, JudgeSettings), AppError> {
-        let id = parse_id(raw, "campaign_id")?;
-        crate::service::campaign_of_kind(
-            pool,
-            id,
-            "judge",
-            "Sentence pairs belong to judging campaigns.",
-        )
-        .await?;
-        let settings = db::settings(pool, id).await?.ok_or(AppError::NotFound)?;
-        Ok((id, settings))
-    }
+    use crate::service::{judge_campaigns as service, quality};
 
     pub async fn create(
         title: String,
@@ -218,8 +122,6 @@ mod ssr {
         (para_min, not_max, lease): (Option<u32>, Option<u32>, Option<u32>),
     ) -> Result<String, AppError> {
         let (pool, me) = admin().await?;
-        let title = crate::api::campaigns::check_title(&title)?;
-        crate::api::campaigns::check_instructions(&instructions)?;
         let definition = Definition::parse(&definition).ok_or_else(|| {
             AppError::validation("definition", "The definition is `loose` or `strict`.")
         })?;
@@ -244,14 +146,14 @@ mod ssr {
             },
             lease_seconds: lease.unwrap_or(JudgeSettings::default().lease_seconds),
         };
-        settings
-            .check()
-            .map_err(|(field, message)| AppError::validation(field, message))?;
-        let mut tx = pool.begin().await?;
-        let id = campaigns::insert(&mut *tx, "judge", title, &instructions, 2000, 0.5, me).await?;
-        db::insert_settings(&mut *tx, id, &settings).await?;
-        tx.commit().await?;
+        let id = service::create(&pool, me, &title, &instructions, &settings).await?;
         Ok(id.to_string())
+    }
+
+    async fn admin_and_campaign(raw: &str) -> Result<(sqlx::PgPool, Uuid, Uuid), AppError> {
+        let (pool, me) = admin().await?;
+        let id = parse_id(raw, "campaign_id")?;
+        Ok((pool, me, id))
     }
 
     pub async fn import(
@@ -260,63 +162,13 @@ mod ssr {
         content: String,
         labels_are_tests: bool,
     ) -> Result<PairImportSummary, AppError> {
-        let (pool, _) = admin().await?;
-        let (id, settings) = judge_campaign(&pool, &campaign_id).await?;
-        crate::service::imports::judge_pairs(
-            &pool,
-            id,
-            &settings,
-            &filename,
-            &content,
-            labels_are_tests,
-        )
-        .await
+        let (pool, _, id) = admin_and_campaign(&campaign_id).await?;
+        service::import_pairs(&pool, id, &filename, &content, labels_are_tests).await
     }
 
     pub async fn overview(campaign_id: String) -> Result<JudgeCampaignOverview, AppError> {
-        let (pool, _) = admin().await?;
-        let (id, s) = judge_campaign(&pool, &campaign_id).await?;
-        let p = db::progress(&pool, id).await?;
-        let workers = db::list_workers(&pool, id).await?;
-        let gold_warning = unbalanced_gold(p.gold_paraphrase as usize, p.test_pairs as usize)
-            .map(|share| {
-                format!(
-                    "The test pairs are unbalanced: {:.0}% are paraphrases. With either label under 30%, a worker who always gives the majority answer passes the tests; add test pairs of the other label.",
-                    share * 100.0
-                )
-            });
-        Ok(JudgeCampaignOverview {
-            definition: s.definition.as_str().to_owned(),
-            judgments_per_pair: s.judgments_per_pair,
-            test_every: s.test_every,
-            min_test_accuracy: s.min_test_accuracy,
-            min_kappa: s.min_kappa,
-            gate_min_judgments: s.gate_min_judgments,
-            gate_rule: s.gate_rule.as_str().to_owned(),
-            paraphrase_min_votes: s.thresholds.paraphrase_min,
-            non_paraphrase_max_votes: s.thresholds.not_max,
-            lease_seconds: s.lease_seconds,
-            pairs: p.pairs,
-            test_pairs: p.test_pairs,
-            complete_pairs: p.complete_pairs,
-            judgments: p.judgments,
-            gold_warning,
-            pending_republished: db::pending_republished(&pool, id).await?,
-            workers: workers
-                .into_iter()
-                .map(|w| JudgeWorkerView {
-                    user_id: w.app_user_id.to_string(),
-                    username: w.username,
-                    status: w.status,
-                    gate_overridden: w.gate_overridden,
-                    judgments: w.judgments,
-                    tests_answered: w.tests_answered,
-                    test_accuracy: (w.tests_answered > 0)
-                        .then(|| w.tests_correct as f64 / w.tests_answered as f64),
-                    last_reason: w.last_reason,
-                })
-                .collect(),
-        })
+        let (pool, _, id) = admin_and_campaign(&campaign_id).await?;
+        service::overview(&pool, id).await
     }
 
     pub async fn list_pairs(
@@ -324,31 +176,8 @@ mod ssr {
         tests_only: bool,
         page: u32,
     ) -> Result<Vec<AdminPair>, AppError> {
-        let (pool, _) = admin().await?;
-        let (id, settings) = judge_campaign(&pool, &campaign_id).await?;
-        let rows = db::list_pairs(&pool, id, tests_only, i64::from(page) * 100, 100).await?;
-        Ok(rows
-            .into_iter()
-            .map(|r| AdminPair {
-                pair_id: r.pair_id.to_string(),
-                sentence1: r.sentence1,
-                sentence2: r.sentence2,
-                group_key: r.group_key,
-                is_test: r.is_test,
-                gold_label: r.gold_label,
-                gold_explanation: r.gold_explanation,
-                n_judgments: r.n_judgments,
-                n_paraphrase: r.n_paraphrase,
-                label: (!r.is_test && r.n_judgments as u32 >= settings.judgments_per_pair).then(
-                    || {
-                        crate::domain::judge::labels::vote_label(
-                            r.n_paraphrase as u32,
-                            settings.thresholds,
-                        )
-                    },
-                ),
-            })
-            .collect())
+        let (pool, _, id) = admin_and_campaign(&campaign_id).await?;
+        service::list_pairs(&pool, id, tests_only, page).await
     }
 
     pub async fn set_test_pair(
@@ -357,18 +186,11 @@ mod ssr {
         gold: String,
         explanation: String,
     ) -> Result<(), AppError> {
-        let (pool, _) = admin().await?;
-        let (id, _) = judge_campaign(&pool, &campaign_id).await?;
+        let (pool, _, id) = admin_and_campaign(&campaign_id).await?;
         let pair_id = parse_id(&pair_id, "pair_id")?;
-        if explanation.chars().count() > 2000 {
-            return Err(AppError::validation(
-                "explanation",
-                "An explanation is limited to 2,000 characters.",
-            ));
-        }
         let gold = match gold.as_str() {
-            "paraphrase" => Some((true, explanation.trim())),
-            "not_paraphrase" => Some((false, explanation.trim())),
+            "paraphrase" => Some(true),
+            "not_paraphrase" => Some(false),
             "none" => None,
             _ => {
                 return Err(AppError::validation(
@@ -377,7 +199,7 @@ mod ssr {
                 ))
             }
         };
-        db::set_test_pair(&pool, id, pair_id, gold).await
+        service::set_test_pair(&pool, id, pair_id, gold, &explanation).await
     }
 
     pub async fn set_worker_status(
@@ -385,45 +207,26 @@ mod ssr {
         user_id: String,
         status: String,
     ) -> Result<(), AppError> {
-        let (pool, me) = admin().await?;
-        let (id, _) = judge_campaign(&pool, &campaign_id).await?;
+        let (pool, me, id) = admin_and_campaign(&campaign_id).await?;
         let user = parse_id(&user_id, "user_id")?;
-        if status != "active" && status != "stopped" {
-            return Err(AppError::validation(
-                "status",
-                "A worker's status is `active` or `stopped`.",
-            ));
-        }
-        let mut tx = pool.begin().await?;
-        if !db::lock_existing_worker(&mut tx, id, user).await? {
-            return Err(AppError::NotFound);
-        }
-        let judgments = db::count_judgments(&mut *tx, id, user).await? as u32;
-        let (tests, comparisons) = db::gate_evidence(&mut tx, id, user).await?;
-        let numbers: GateNumbers =
-            crate::domain::judge::gate::numbers(judgments, &tests, &comparisons);
-        let reason = if status == "active" {
-            "Reinstated by an admin."
-        } else {
-            "Stopped by an admin."
+        let reinstate = match status.as_str() {
+            "active" => true,
+            "stopped" => false,
+            _ => {
+                return Err(AppError::validation(
+                    "status",
+                    "A worker's status is `active` or `stopped`.",
+                ))
+            }
         };
-        db::set_worker_status(&mut tx, id, user, &status, reason, &numbers, Some(me)).await?;
-        tx.commit().await?;
-        Ok(())
+        quality::set_worker_status(&pool, id, user, reinstate, me).await
     }
 
     pub async fn republish(
         campaign_id: String,
         min_kappa: f64,
     ) -> Result<RepublishSummary, AppError> {
-        let (pool, me) = admin().await?;
-        let (id, _) = judge_campaign(&pool, &campaign_id).await?;
-        if !min_kappa.is_finite() || !(-1.0..=1.0).contains(&min_kappa) {
-            return Err(AppError::validation(
-                "min_kappa",
-                "The kappa threshold is -1 to 1.",
-            ));
-        }
-        crate::service::judging::republish(&pool, id, min_kappa, me).await
+        let (pool, me, id) = admin_and_campaign(&campaign_id).await?;
+        quality::republish(&pool, id, min_kappa, me).await
     }
 }

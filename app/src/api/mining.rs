@@ -1,90 +1,12 @@
 //! Mining (admins): import corpora, run the MSRP L12 and F2 miners as background jobs, watch and
 //! cancel them, read the candidates and deploy them to a judging campaign.
-use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-use crate::domain::mining::stats::PairStats;
 use crate::error::AppError;
+use leptos::prelude::*;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CorpusView {
-    pub corpus_id: String,
-    pub name: String,
-    pub shape: String,
-    pub filename: String,
-    pub clusters: i32,
-    pub documents: i32,
-    pub sentences: i32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunView {
-    pub run_id: String,
-    pub corpus_id: String,
-    pub corpus_name: String,
-    pub method: String,
-    /// The parameters the run was started with, as `name = value` lines.
-    pub params: Vec<(String, String)>,
-    pub status: String,
-    pub done: i64,
-    pub total: i64,
-    /// Pairs examined per second so far, and the seconds left at that rate (while running).
-    pub rate: Option<f64>,
-    pub seconds_left: Option<f64>,
-    pub candidates: i32,
-    pub stats: Option<PairStats>,
-    pub error: Option<String>,
-    pub mining_seconds: Option<f64>,
-    /// RFC 3339, UTC.
-    pub created_at: String,
-    /// Group selection: the follow-up decisions taken so far (in the run's detail only).
-    pub follow_ups: Vec<FollowUpView>,
-}
-
-/// A group's follow-up (MultiPIT §2.3): paraphrases in its judged first batch, pairs earned,
-/// pairs deployed (fewer when the campaign already had some).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FollowUpView {
-    pub group: String,
-    pub paraphrases: i32,
-    pub pairs: i32,
-    pub deployed: i32,
-}
-
-impl RunView {
-    pub fn is_active(&self) -> bool {
-        matches!(self.status.as_str(), "queued" | "running")
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CandidateView {
-    pub candidate_id: i64,
-    pub sentence1: String,
-    pub sentence2: String,
-    pub cluster: String,
-    pub edit_distance: i32,
-    pub shared_long_words: i32,
-    pub length_ratio: f64,
-    /// Cosine similarity (embedding runs), the seed's rank (group runs), else 0.
-    pub score: f64,
-    /// Group runs: 1 = first batch (0 otherwise).
-    pub batch: i16,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MiningState {
-    pub corpora: Vec<CorpusView>,
-    pub runs: Vec<RunView>,
-    /// Judging campaigns to deploy to: (id, title).
-    pub campaigns: Vec<(String, String)>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DeploySummary {
-    pub added: u64,
-    pub already_in_campaign: u64,
-}
+pub use crate::dto::mining::{
+    CandidateView, CorpusView, DeploySummary, FollowUpView, MethodForm, MiningState, RunView,
+    SelectionForm,
+};
 
 /// Imports a corpus from a file's text. `shape`: `documents` (clustered documents, split into
 /// sentences), `grouped` (short texts with a group key) or `sentences` (one a line). Columns are
@@ -163,86 +85,6 @@ pub async fn start_mining(
     super::with_status(ssr::start(corpus_id, options).await)
 }
 
-/// The start form's fields: a method and its parameters (left out = the paper's values).
-#[derive(Debug, Clone, Default)]
-pub struct MethodForm {
-    pub method: String,
-    pub max_edit_distance: Option<u32>,
-    pub min_length_ratio: Option<f64>,
-    pub first_sentences: Option<u32>,
-    pub min_shared_long_words: Option<u32>,
-    pub long_word_chars: Option<u32>,
-    pub min_word_ratio: Option<f64>,
-    pub seeds: Option<u32>,
-    pub per_seed: Option<u32>,
-    pub pool: Option<u32>,
-    pub follow_seeds: Option<u32>,
-    pub follow_pool: Option<u32>,
-    pub block: Option<u32>,
-    /// Follow-up steps as `min-max:pairs, ...`.
-    pub steps: Option<String>,
-    pub random_seed: Option<u64>,
-    pub min_cosine: Option<f64>,
-    pub max_length_rate: Option<f64>,
-    /// Embeddings: also pair sentences of the same document.
-    pub same_document: bool,
-}
-
-impl MethodForm {
-    /// The method with its parameters, checked; the error names the field.
-    pub fn method(&self) -> Result<crate::domain::mining::Method, AppError> {
-        use crate::domain::mining::{
-            embedding::EmbeddingParams, f2::F2Params, group_select::GroupParams, l12::L12Params,
-            Method,
-        };
-        let (l12, f2) = (L12Params::default(), F2Params::default());
-        let (group, emb) = (GroupParams::default(), EmbeddingParams::default());
-        let method = match self.method.trim() {
-            "l12" => Method::L12(L12Params {
-                max_edit_distance: self.max_edit_distance.unwrap_or(l12.max_edit_distance),
-                min_length_ratio: self.min_length_ratio.unwrap_or(l12.min_length_ratio),
-            }),
-            "f2" => Method::F2(F2Params {
-                first_sentences: self.first_sentences.unwrap_or(f2.first_sentences),
-                min_shared_long_words: self
-                    .min_shared_long_words
-                    .unwrap_or(f2.min_shared_long_words),
-                long_word_chars: self.long_word_chars.unwrap_or(f2.long_word_chars),
-                min_word_ratio: self.min_word_ratio.unwrap_or(f2.min_word_ratio),
-            }),
-            "group" => Method::Group(GroupParams {
-                seeds: self.seeds.unwrap_or(group.seeds),
-                per_seed: self.per_seed.unwrap_or(group.per_seed),
-                pool: self.pool.unwrap_or(group.pool),
-                follow_seeds: self.follow_seeds.unwrap_or(group.follow_seeds),
-                follow_pool: self.follow_pool.unwrap_or(group.follow_pool),
-                block: self.block.unwrap_or(group.block),
-                steps: match self.steps.as_deref().map(str::trim) {
-                    None | Some("") => group.steps.clone(),
-                    Some(text) => GroupParams::parse_steps(text)
-                        .map_err(|m| AppError::validation("steps", m))?,
-                },
-                random_seed: self.random_seed.unwrap_or(group.random_seed),
-            }),
-            "embedding" => Method::Embedding(EmbeddingParams {
-                min_cosine: self.min_cosine.unwrap_or(emb.min_cosine),
-                max_length_rate: self.max_length_rate.unwrap_or(emb.max_length_rate),
-                different_documents: !self.same_document,
-            }),
-            _ => {
-                return Err(AppError::validation(
-                    "method",
-                    "The method is `l12`, `f2`, `group` or `embedding`.",
-                ))
-            }
-        };
-        method
-            .check()
-            .map_err(|(field, message)| AppError::validation(field, message))?;
-        Ok(method)
-    }
-}
-
 #[server(endpoint = "admin/mining_run")]
 pub async fn mining_run(run_id: String) -> Result<RunView, AppError> {
     super::with_status(ssr::run(run_id).await)
@@ -258,18 +100,6 @@ pub async fn cancel_mining(run_id: String) -> Result<(), AppError> {
 #[server(endpoint = "admin/restart_mining")]
 pub async fn restart_mining(run_id: String) -> Result<(), AppError> {
     super::with_status(ssr::restart(run_id).await)
-}
-
-/// Which candidates of a run: edit distance and score (cosine, rank) within ranges, at most
-/// `limit`, the first in corpus order or, with `sample`, a fixed pseudo-random sample.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SelectionForm {
-    pub min_edit_distance: Option<i32>,
-    pub max_edit_distance: Option<i32>,
-    pub min_score: Option<f64>,
-    pub max_score: Option<f64>,
-    pub limit: Option<i64>,
-    pub sample: bool,
 }
 
 /// Candidates of a finished run (see [`SelectionForm`]; at most 500).
@@ -322,21 +152,11 @@ pub async fn deploy_candidates(
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use uuid::Uuid;
 
     use super::*;
-    use crate::api::{parse_id, rfc3339};
+    use crate::api::{admin, parse_id, rfc3339};
     use crate::db::mining as db;
-    use crate::domain::Role;
     use crate::service::{imports, mining as service};
-    use crate::session::require_role;
-    use crate::state::pool;
-
-    async fn admin() -> Result<(sqlx::PgPool, Uuid), AppError> {
-        let pool = pool()?;
-        let me = require_role(&[Role::Admin]).await?;
-        Ok((pool, me.app_user_id))
-    }
 
     fn corpus_view(c: db::CorpusRow) -> CorpusView {
         CorpusView {

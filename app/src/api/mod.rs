@@ -1,6 +1,6 @@
-//! Server functions, by area. Each one is thin: parse its arguments, check the caller's role on
-//! the server, call `db`, map errors. Their URLs are fixed (`/api/<name>`) so tests and scripts
-//! can call them.
+//! Server functions, by area. Each one is thin: check the caller's role on the server, parse its
+//! arguments, call `service`. The shapes they send are in `dto` (re-exported here). Their URLs
+//! are fixed (`/api/<name>`) so tests and scripts can call them.
 pub mod admin;
 pub mod apt;
 pub mod apt_report;
@@ -36,4 +36,21 @@ pub(crate) use crate::service::rfc3339;
 pub(crate) fn parse_id(raw: &str, field: &str) -> Result<uuid::Uuid, crate::error::AppError> {
     uuid::Uuid::parse_str(raw.trim())
         .map_err(|_| crate::error::AppError::validation(field, "Not a valid id."))
+}
+
+/// The pool and the calling admin's id; anyone else is refused.
+#[cfg(feature = "ssr")]
+pub(crate) async fn admin() -> Result<(sqlx::PgPool, uuid::Uuid), crate::error::AppError> {
+    let pool = crate::state::pool()?;
+    let me = crate::session::require_role(&[crate::domain::Role::Admin]).await?;
+    Ok((pool, me.app_user_id))
+}
+
+/// The pool, for a researcher or an admin; anyone else is refused.
+#[cfg(feature = "ssr")]
+pub(crate) async fn researcher() -> Result<sqlx::PgPool, crate::error::AppError> {
+    let pool = crate::state::pool()?;
+    crate::session::require_role(&[crate::domain::Role::Researcher, crate::domain::Role::Admin])
+        .await?;
+    Ok(pool)
 }

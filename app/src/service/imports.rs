@@ -4,13 +4,13 @@
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::api::campaigns::ImportSummary;
-use crate::api::judge_admin::PairImportSummary;
 use crate::db::mining::CorpusRow;
 use crate::domain::apt::source_import::{check_size, detect_format, parse_sources};
 use crate::domain::judge::pair_import::parse_pairs;
 use crate::domain::judge::settings::JudgeSettings;
 use crate::domain::mining::corpus::{parse, Columns, CorpusShape};
+use crate::dto::campaigns::ImportSummary;
+use crate::dto::judge_admin::PairImportSummary;
 use crate::error::AppError;
 
 /// Source sentences into an APT campaign (MSRP, CSV, TSV, JSONL); rows without an origin get

@@ -1,96 +1,180 @@
-//! Judging use cases for admins that span many workers: republishing low-agreement work
-//! (ParaSCI §5), and the indexing of trusted judgments that it shares with the researcher's
-//! statistics.
-use std::collections::HashMap;
-
+//! The MultiPIT judging round trip (MultiPIT §3): serve the next pair (one hidden test pair in
+//! every block of `test_every`, at a drawn position), store an answer, and run the quality gate
+//! on the server after every answer, in the same transaction.
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::api::judge_admin::RepublishSummary;
-use crate::db::judge::{self as db, JudgmentRow};
-use crate::domain::judge::gate::GateNumbers;
-use crate::domain::judge::report::{worker_kappas, Judgment};
+use crate::db::{campaigns, judge as db};
+use crate::domain::judge::gate::{self, GateDecision};
+use crate::domain::judge::schedule;
+use crate::domain::judge::settings::JudgeSettings;
+use crate::draws::Draws;
+use crate::dto::judge::{AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
 use crate::error::AppError;
 
-/// Trusted judgments as the statistics take them: pairs numbered in order of first appearance,
-/// workers by their position in `workers`. Judgments of workers not in `workers` are left out
-/// (their pairs keep their numbers). Returns the judgments and the number of pairs.
-pub fn index_judgments(rows: &[JudgmentRow], workers: &[Uuid]) -> (Vec<Judgment>, usize) {
-    let worker_index: HashMap<Uuid, usize> =
-        workers.iter().enumerate().map(|(i, w)| (*w, i)).collect();
-    let mut pair_index: HashMap<Uuid, usize> = HashMap::new();
-    let judgments = rows
-        .iter()
-        .filter_map(|r| {
-            let next = pair_index.len();
-            let pair = *pair_index.entry(r.pair_id).or_insert(next);
-            Some(Judgment {
-                pair,
-                worker: *worker_index.get(&r.app_user_id)?,
-                is_paraphrase: r.is_paraphrase,
-                seconds: r.seconds,
-            })
-        })
-        .collect();
-    (judgments, pair_index.len())
+/// The open judging campaign and its settings: not found when there is none (or it is an APT
+/// campaign), a conflict when it is not open.
+async fn open_campaign(
+    pool: &PgPool,
+    id: Uuid,
+) -> Result<(campaigns::CampaignSettings, JudgeSettings), AppError> {
+    let campaign = match campaigns::find(pool, id).await? {
+        Some(c) if c.kind == "judge" && c.status == "open" => c,
+        Some(c) if c.kind == "judge" => {
+            return Err(AppError::Conflict("This study is not open.".into()))
+        }
+        _ => return Err(AppError::NotFound),
+    };
+    let settings = db::settings(pool, id).await?.ok_or(AppError::NotFound)?;
+    Ok((campaign, settings))
 }
 
-/// Sets aside the judgments of workers whose kappa against the majority of the others is below
-/// `min_kappa`, puts their pairs back in the queue and stops them, in one transaction; one
-/// republish at a time per campaign. `min_kappa` is checked by the caller (-1 to 1).
-pub async fn republish(
+fn guide(c: &campaigns::CampaignSettings, s: &JudgeSettings) -> JudgeGuide {
+    JudgeGuide {
+        title: c.title.clone(),
+        definition: s.definition.as_str().to_owned(),
+        definition_text: s.definition.text().to_owned(),
+        instructions: c.instructions.clone(),
+    }
+}
+
+const STOPPED: &str = "Thank you for your work. Your answers did not meet this study's quality bar, so we cannot give you more pairs. Your judgments so far are kept.";
+
+async fn last_reason(pool: &PgPool, cid: Uuid, user: Uuid) -> Result<String, AppError> {
+    let reason = db::last_reason(pool, cid, user).await?;
+    Ok(match reason {
+        Some(r) => format!("{STOPPED} {r}"),
+        None => STOPPED.to_owned(),
+    })
+}
+
+/// The pair `user` holds (its lease renewed), else a newly leased one: a test pair in the
+/// block's test slot, else the ordinary pair that most needs judgments.
+pub async fn next(
     pool: &PgPool,
+    draws: &Draws,
+    user: Uuid,
     campaign_id: Uuid,
-    min_kappa: f64,
-    by: Uuid,
-) -> Result<RepublishSummary, AppError> {
+) -> Result<JudgeTask, AppError> {
+    let (campaign, settings) = open_campaign(pool, campaign_id).await?;
+    let cid = campaign.campaign_id;
     let mut tx = pool.begin().await?;
-    db::lock_settings(&mut tx, campaign_id).await?;
-    let rows = db::trusted_judgments(&mut *tx, campaign_id).await?;
-    let workers = db::list_workers(&mut *tx, campaign_id).await?;
-    let ids: Vec<Uuid> = workers.iter().map(|w| w.app_user_id).collect();
-    let (judgments, pairs) = index_judgments(&rows, &ids);
-    let kappas = worker_kappas(&judgments, pairs, workers.len());
-    let low: Vec<usize> = kappas
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| k.is_some_and(|k| k < min_kappa))
-        .map(|(i, _)| i)
-        .collect();
-    let low_ids: Vec<Uuid> = low.iter().map(|&i| workers[i].app_user_id).collect();
-    let (judgments_moved, pairs_moved) = db::republish(&mut tx, campaign_id, &low_ids).await?;
-    for &i in &low {
-        let w = &workers[i];
-        let kappa = kappas[i];
-        let numbers = GateNumbers {
-            judgments: w.judgments as u32,
-            tests_answered: w.tests_answered as u32,
-            test_accuracy: (w.tests_answered > 0)
-                .then(|| w.tests_correct as f64 / w.tests_answered as f64),
-            kappa,
-            kappa_items: 0,
-            agreements: 0,
-            evidence: 0,
-        };
-        let reason = format!(
-            "Republished: kappa against the majority {:.2} is below {min_kappa:.2}; their pairs went back to the queue.",
-            kappa.unwrap_or(f64::NAN)
-        );
-        db::set_worker_status(
-            &mut tx,
-            campaign_id,
-            w.app_user_id,
-            "stopped",
-            &reason,
-            &numbers,
-            Some(by),
-        )
-        .await?;
+    // The worker's row lock serialises two tabs of the same worker.
+    let worker = db::lock_worker(&mut tx, cid, user).await?;
+    let judged = db::count_judgments(&mut *tx, cid, user).await?;
+    if worker.status == "stopped" {
+        tx.commit().await?;
+        let message = last_reason(pool, cid, user).await?;
+        return Ok(JudgeTask::Stopped { judged, message });
+    }
+    let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
+        Some(current) => Some(current),
+        None => {
+            db::expire_leases(&mut tx, cid).await?;
+            let n = worker.served_count as u32;
+            let mut position = worker.test_position as u32;
+            if schedule::starts_block(n, settings.test_every) {
+                position = schedule::test_position(settings.test_every, draws.unit());
+                db::set_test_position(&mut tx, cid, user, position).await?;
+            }
+            let mut pair = None;
+            if schedule::is_test_slot(n, settings.test_every, position) {
+                pair = db::lease_test_pair(&mut tx, cid, user, settings.lease_seconds, draws.key())
+                    .await?;
+            }
+            if pair.is_none() {
+                pair = db::lease_pair(&mut tx, cid, user, settings.lease_seconds).await?;
+            }
+            pair
+        }
+    };
+    tx.commit().await?;
+    Ok(match served {
+        Some(p) => JudgeTask::Judge {
+            assignment_id: p.assignment_id.to_string(),
+            sentence1: p.sentence1,
+            sentence2: p.sentence2,
+            judged,
+            guide: guide(&campaign, &settings),
+        },
+        None => JudgeTask::NothingLeft { judged },
+    })
+}
+
+/// Stores `user`'s answer to an assignment (once: a repeat answers as the first did), then runs
+/// the gate unless an admin overrode it. The time spent is measured on the server.
+pub async fn answer(
+    pool: &PgPool,
+    user: Uuid,
+    campaign_id: Uuid,
+    assignment_id: Uuid,
+    is_paraphrase: bool,
+) -> Result<AnswerOutcome, AppError> {
+    let (campaign, settings) = open_campaign(pool, campaign_id).await?;
+    let cid = campaign.campaign_id;
+    let mut tx = pool.begin().await?;
+    let worker = db::lock_worker(&mut tx, cid, user).await?;
+    let a = db::lock_assignment(&mut tx, cid, user, assignment_id)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let feedback_for = |answer: bool| {
+        (a.is_test && a.gold_label.is_some_and(|g| g != answer)).then(|| Feedback {
+            is_paraphrase: a.gold_label.unwrap_or(false),
+            explanation: a.gold_explanation.clone().unwrap_or_default(),
+        })
+    };
+    if a.status == "judged" {
+        // The same answer again (a double press, a retry): answer as the first time.
+        let stored = db::find_judgment(&mut *tx, assignment_id).await?;
+        let judged = db::count_judgments(&mut *tx, cid, user).await?;
+        tx.commit().await?;
+        let first = stored.map(|(p, _)| p).unwrap_or(is_paraphrase);
+        return Ok(AnswerOutcome {
+            judged,
+            feedback: feedback_for(first),
+            stopped: None,
+            was_already_answered: true,
+        });
+    }
+    if worker.status == "stopped" {
+        return Err(AppError::Forbidden);
+    }
+    if a.status == "expired" && !a.is_test && !db::retake_slot(&mut tx, a.pair_id).await? {
+        return Err(AppError::Conflict(
+            "This pair waited too long and went to another worker. Here is the next one.".into(),
+        ));
+    }
+    let is_correct = a.is_test.then(|| a.gold_label == Some(is_paraphrase));
+    db::insert_judgment(
+        &mut tx,
+        cid,
+        user,
+        assignment_id,
+        &a,
+        is_paraphrase,
+        is_correct,
+        a.seconds_since_served.max(0.0),
+    )
+    .await?;
+    let judged = db::count_judgments(&mut *tx, cid, user).await?;
+    let mut stopped = None;
+    if !worker.gate_overridden {
+        let (tests, comparisons) = db::gate_evidence(&mut tx, cid, user).await?;
+        let numbers = gate::numbers(judged as u32, &tests, &comparisons);
+        if let GateDecision::Stop(reason) = gate::decide(&settings, &numbers) {
+            db::set_worker_status(&mut tx, cid, user, "stopped", &reason, &numbers, None).await?;
+            stopped = Some(format!("{STOPPED} {reason}"));
+        }
     }
     tx.commit().await?;
-    Ok(RepublishSummary {
-        workers: low.iter().map(|&i| workers[i].username.clone()).collect(),
-        judgments: judgments_moved,
-        pairs: pairs_moved,
+    crate::metrics::judgment_recorded();
+    if !a.is_test {
+        crate::service::mining_follow_up::after_judgment(pool.clone(), cid, a.pair_id);
+    }
+    Ok(AnswerOutcome {
+        judged,
+        feedback: feedback_for(is_paraphrase),
+        stopped,
+        was_already_answered: false,
     })
 }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::api::mining::SelectionForm;
 use crate::db::campaigns::{self, CampaignListRow};
 use crate::db::mining::{self as db, CandidateRow, CorpusRow, FollowUpRow, RunRow};
 use crate::domain::mining::Method;
+use crate::dto::mining::SelectionForm;
 use crate::error::AppError;
 use crate::ml::SentenceEmbedder;
 use crate::service::mining_jobs;

@@ -5,12 +5,19 @@
 //! reads the Leptos context or checks roles: `api/` checks the caller's role on the server and
 //! parses the form; the CLI (`server/src/cli.rs`) and the download routes call services
 //! directly with the same guarantees. Each module is one family of use cases.
+pub mod accounts;
+pub mod apt;
+pub mod apt_report;
+pub mod campaigns;
 pub mod export;
 pub mod imports;
+pub mod judge_campaigns;
+pub mod judge_report;
 pub mod judging;
 pub mod mining;
 pub mod mining_follow_up;
 pub mod mining_jobs;
+pub mod quality;
 
 /// A time as RFC 3339 (UTC), as the pages show and sort it.
 pub fn rfc3339(t: time::OffsetDateTime) -> String {

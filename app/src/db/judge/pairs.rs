@@ -1,0 +1,106 @@
+//! A campaign's sentence pairs: importing them, listing them for admins, marking test pairs.
+use sqlx::{FromRow, PgConnection, PgExecutor};
+use uuid::Uuid;
+
+use crate::domain::judge::pair_import::PairRow;
+use crate::error::AppError;
+
+/// Inserts pairs, skipping those already in the campaign; returns (inserted, skipped).
+pub async fn insert_pairs(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    rows: &[PairRow],
+    judgments_per_pair: u32,
+) -> Result<(u64, u64), AppError> {
+    let mut inserted = 0;
+    for chunk in rows.chunks(2000) {
+        let s1: Vec<&str> = chunk.iter().map(|r| r.sentence1.as_str()).collect();
+        let s2: Vec<&str> = chunk.iter().map(|r| r.sentence2.as_str()).collect();
+        let group: Vec<Option<&str>> = chunk.iter().map(|r| r.group_key.as_deref()).collect();
+        let ext: Vec<Option<&str>> = chunk.iter().map(|r| r.external_id.as_deref()).collect();
+        let label: Vec<Option<bool>> = chunk.iter().map(|r| r.label).collect();
+        let expl: Vec<Option<&str>> = chunk.iter().map(|r| r.explanation.as_deref()).collect();
+        let test: Vec<bool> = chunk.iter().map(|r| r.is_test).collect();
+        let done = sqlx::query(
+            r#"insert into judge_pair (campaign_id, sentence1, sentence2, group_key, external_id,
+                   gold_label, gold_explanation, is_test, open_slots)
+               select $1, s1, s2, g, e, l, x, t, $9
+               from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[],
+                           $8::bool[]) as u(s1, s2, g, e, l, x, t)
+               on conflict on constraint judge_pair_campaign_sentences_key do nothing"#,
+        )
+        .bind(campaign_id)
+        .bind(&s1)
+        .bind(&s2)
+        .bind(&group)
+        .bind(&ext)
+        .bind(&label)
+        .bind(&expl)
+        .bind(&test)
+        .bind(judgments_per_pair as i32)
+        .execute(&mut *conn)
+        .await?;
+        inserted += done.rows_affected();
+    }
+    Ok((inserted, rows.len() as u64 - inserted))
+}
+
+/// A pair as admins see it (gold fields included).
+#[derive(Debug, Clone, FromRow)]
+pub struct AdminPairRow {
+    pub pair_id: Uuid,
+    pub sentence1: String,
+    pub sentence2: String,
+    pub group_key: Option<String>,
+    pub is_test: bool,
+    pub gold_label: Option<bool>,
+    pub gold_explanation: Option<String>,
+    pub n_judgments: i32,
+    pub n_paraphrase: i32,
+}
+
+pub async fn list_pairs(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    tests_only: bool,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<AdminPairRow>, AppError> {
+    Ok(sqlx::query_as::<_, AdminPairRow>(
+        r#"select pair_id, sentence1, sentence2, group_key, is_test, gold_label, gold_explanation,
+                  n_judgments, n_paraphrase
+           from judge_pair where campaign_id = $1 and (is_test or not $2)
+           order by created_at, sentence1, sentence2 offset $3 limit $4"#,
+    )
+    .bind(campaign_id)
+    .bind(tests_only)
+    .bind(offset)
+    .bind(limit)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Makes a pair a test pair with a gold label and explanation, or an ordinary pair again.
+pub async fn set_test_pair(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    pair_id: Uuid,
+    gold: Option<(bool, &str)>,
+) -> Result<(), AppError> {
+    let done = sqlx::query(
+        r#"update judge_pair set is_test = $3, gold_label = coalesce($4, gold_label),
+               gold_explanation = case when $3 then $5 else gold_explanation end
+           where pair_id = $1 and campaign_id = $2"#,
+    )
+    .bind(pair_id)
+    .bind(campaign_id)
+    .bind(gold.is_some())
+    .bind(gold.map(|g| g.0))
+    .bind(gold.map(|g| g.1).filter(|e| !e.trim().is_empty()))
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(())
+}

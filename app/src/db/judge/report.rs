@@ -1,0 +1,64 @@
+//! A campaign's progress and its workers' status history, for admins and researchers.
+use sqlx::{FromRow, PgExecutor};
+use uuid::Uuid;
+
+use crate::error::AppError;
+
+/// A campaign's progress for its workers and admins.
+#[derive(Debug, Clone, FromRow)]
+pub struct Progress {
+    pub pairs: i64,
+    pub test_pairs: i64,
+    pub complete_pairs: i64,
+    pub judgments: i64,
+    /// Trusted "paraphrase" votes on ordinary pairs (with `judgments`, tells whether anything
+    /// the statistics count has changed).
+    pub paraphrase_votes: i64,
+    pub gold_paraphrase: i64,
+}
+
+pub async fn progress(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<Progress, AppError> {
+    Ok(sqlx::query_as::<_, Progress>(
+        r#"select count(*) filter (where not p.is_test) as pairs,
+                  count(*) filter (where p.is_test) as test_pairs,
+                  count(*) filter (where not p.is_test and p.n_judgments >= s.judgments_per_pair)
+                      as complete_pairs,
+                  coalesce(sum(p.n_judgments) filter (where not p.is_test), 0)::int8 as judgments,
+                  coalesce(sum(p.n_paraphrase) filter (where not p.is_test), 0)::int8
+                      as paraphrase_votes,
+                  count(*) filter (where p.is_test and p.gold_label) as gold_paraphrase
+           from judge_settings s left join judge_pair p using (campaign_id)
+           where s.campaign_id = $1"#,
+    )
+    .bind(campaign_id)
+    .fetch_one(db)
+    .await?)
+}
+
+/// Status changes of every worker, newest first (for the dashboard's history).
+#[derive(Debug, Clone, FromRow)]
+pub struct EventRow {
+    pub app_user_id: Uuid,
+    pub status: String,
+    pub reason: String,
+    pub judgments: i32,
+    pub test_accuracy: Option<f64>,
+    pub kappa: Option<f64>,
+    pub by_admin: bool,
+    pub created_at: time::OffsetDateTime,
+}
+
+pub async fn list_events(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<Vec<EventRow>, AppError> {
+    Ok(sqlx::query_as::<_, EventRow>(
+        r#"select app_user_id, status, reason, judgments, test_accuracy, kappa,
+                  changed_by is not null as by_admin, created_at
+           from judge_worker_event where campaign_id = $1
+           order by created_at desc, event_id desc limit 500"#,
+    )
+    .bind(campaign_id)
+    .fetch_all(db)
+    .await?)
+}

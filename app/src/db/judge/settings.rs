@@ -1,0 +1,94 @@
+//! A judging campaign's settings row (definition, judgments per pair, gate, thresholds, lease).
+use sqlx::{FromRow, PgConnection, PgExecutor};
+use uuid::Uuid;
+
+use crate::domain::judge::gate::GateRule;
+use crate::domain::judge::labels::Thresholds;
+use crate::domain::judge::settings::{Definition, JudgeSettings};
+use crate::error::AppError;
+
+#[derive(Debug, Clone, FromRow)]
+struct SettingsRow {
+    definition: String,
+    judgments_per_pair: i32,
+    test_every: i32,
+    min_test_accuracy: f64,
+    min_kappa: f64,
+    gate_min_judgments: i32,
+    gate_rule: String,
+    paraphrase_min_votes: i32,
+    non_paraphrase_max_votes: i32,
+    lease_seconds: i32,
+}
+
+impl From<SettingsRow> for JudgeSettings {
+    fn from(r: SettingsRow) -> Self {
+        JudgeSettings {
+            definition: Definition::parse(&r.definition).unwrap_or(Definition::Loose),
+            judgments_per_pair: r.judgments_per_pair as u32,
+            test_every: r.test_every as u32,
+            min_test_accuracy: r.min_test_accuracy,
+            min_kappa: r.min_kappa,
+            gate_min_judgments: r.gate_min_judgments as u32,
+            gate_rule: GateRule::parse(&r.gate_rule).unwrap_or(GateRule::Evidence),
+            thresholds: Thresholds {
+                paraphrase_min: r.paraphrase_min_votes as u32,
+                not_max: r.non_paraphrase_max_votes as u32,
+            },
+            lease_seconds: r.lease_seconds as u32,
+        }
+    }
+}
+
+pub async fn insert_settings(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    s: &JudgeSettings,
+) -> Result<(), AppError> {
+    sqlx::query(
+        r#"insert into judge_settings (campaign_id, definition, judgments_per_pair, test_every,
+               min_test_accuracy, min_kappa, gate_min_judgments, paraphrase_min_votes,
+               non_paraphrase_max_votes, lease_seconds, gate_rule)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#,
+    )
+    .bind(campaign_id)
+    .bind(s.definition.as_str())
+    .bind(s.judgments_per_pair as i32)
+    .bind(s.test_every as i32)
+    .bind(s.min_test_accuracy)
+    .bind(s.min_kappa)
+    .bind(s.gate_min_judgments as i32)
+    .bind(s.thresholds.paraphrase_min as i32)
+    .bind(s.thresholds.not_max as i32)
+    .bind(s.lease_seconds as i32)
+    .bind(s.gate_rule.as_str())
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+pub async fn settings(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<Option<JudgeSettings>, AppError> {
+    Ok(sqlx::query_as::<_, SettingsRow>(
+        r#"select definition, judgments_per_pair, test_every, min_test_accuracy, min_kappa,
+                  gate_min_judgments, gate_rule, paraphrase_min_votes, non_paraphrase_max_votes,
+                  lease_seconds
+           from judge_settings where campaign_id = $1"#,
+    )
+    .bind(campaign_id)
+    .fetch_optional(db)
+    .await?
+    .map(Into::into))
+}
+
+/// Locks a campaign's judging settings row until the transaction ends (serialises
+/// republishing with itself).
+pub async fn lock_settings(conn: &mut PgConnection, campaign_id: Uuid) -> Result<(), AppError> {
+    sqlx::query("select 1 from judge_settings where campaign_id = $1 for update")
+        .bind(campaign_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}

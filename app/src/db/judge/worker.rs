@@ -1,0 +1,189 @@
+//! A worker's standing in a campaign: their row (locked per request), status changes with the
+//! numbers behind them, the admin's list.
+use sqlx::{FromRow, PgConnection, PgExecutor};
+use uuid::Uuid;
+
+use crate::domain::judge::gate::GateNumbers;
+use crate::error::AppError;
+
+/// A worker's standing, locked for the rest of the transaction (created on first use).
+#[derive(Debug, Clone, FromRow)]
+pub struct WorkerRow {
+    pub status: String,
+    pub gate_overridden: bool,
+    pub served_count: i32,
+    pub test_position: i32,
+}
+
+pub async fn lock_worker(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    user: Uuid,
+) -> Result<WorkerRow, AppError> {
+    sqlx::query(
+        r#"insert into judge_worker (campaign_id, app_user_id) values ($1, $2)
+           on conflict (campaign_id, app_user_id) do nothing"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .execute(&mut *conn)
+    .await?;
+    Ok(sqlx::query_as::<_, WorkerRow>(
+        r#"select status, gate_overridden, served_count, test_position from judge_worker
+           where campaign_id = $1 and app_user_id = $2 for update"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .fetch_one(&mut *conn)
+    .await?)
+}
+
+/// Starts a new block of test positions for the worker.
+pub async fn set_test_position(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    user: Uuid,
+    position: u32,
+) -> Result<(), AppError> {
+    sqlx::query(
+        "update judge_worker set test_position = $3 where campaign_id = $1 and app_user_id = $2",
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(position as i32)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Sets a worker's status, records why, and marks their judgments untrusted (stopped) or
+/// trusted again (reinstated), keeping the pairs' vote counts in step.
+pub async fn set_worker_status(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    user: Uuid,
+    status: &str,
+    reason: &str,
+    numbers: &GateNumbers,
+    changed_by: Option<Uuid>,
+) -> Result<(), AppError> {
+    let trusted = status == "active";
+    sqlx::query(
+        r#"update judge_worker set status = $3, gate_overridden = gate_overridden or $4
+           where campaign_id = $1 and app_user_id = $2"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(status)
+    .bind(trusted && changed_by.is_some())
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        r#"insert into judge_worker_event (campaign_id, app_user_id, status, reason, judgments,
+               tests_answered, test_accuracy, kappa, changed_by)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9)"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(status)
+    .bind(reason)
+    .bind(numbers.judgments as i32)
+    .bind(numbers.tests_answered as i32)
+    .bind(numbers.test_accuracy)
+    .bind(numbers.kappa)
+    .bind(changed_by)
+    .execute(&mut *conn)
+    .await?;
+    // Flip the judgments whose trust changes, and move their votes on the pairs.
+    let sign = if trusted { 1 } else { -1 };
+    sqlx::query(
+        r#"with flipped as (
+               update judge_judgment set trusted = $3
+               where campaign_id = $1 and app_user_id = $2 and trusted <> $3 and not republished
+               returning pair_id, is_paraphrase)
+           update judge_pair p
+           set n_judgments = p.n_judgments + $4 * f.n, n_paraphrase = p.n_paraphrase + $4 * f.np
+           from (select pair_id, count(*)::int as n, count(*) filter (where is_paraphrase)::int as np
+                 from flipped group by pair_id) f
+           where p.pair_id = f.pair_id"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .bind(trusted)
+    .bind(sign)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// A worker's line in the admin's list.
+#[derive(Debug, Clone, FromRow)]
+pub struct WorkerSummary {
+    pub app_user_id: Uuid,
+    pub username: String,
+    pub status: String,
+    pub gate_overridden: bool,
+    pub judgments: i64,
+    pub tests_answered: i64,
+    pub tests_correct: i64,
+    pub last_reason: Option<String>,
+}
+
+impl WorkerSummary {
+    /// The share of test pairs answered correctly; `None` before the first.
+    pub fn test_accuracy(&self) -> Option<f64> {
+        (self.tests_answered > 0).then(|| self.tests_correct as f64 / self.tests_answered as f64)
+    }
+}
+
+pub async fn list_workers(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+) -> Result<Vec<WorkerSummary>, AppError> {
+    Ok(sqlx::query_as::<_, WorkerSummary>(
+        r#"select w.app_user_id, u.username, w.status, w.gate_overridden,
+                  w.judgments::int8 as judgments, w.tests_answered::int8 as tests_answered,
+                  w.tests_correct::int8 as tests_correct,
+                  (select e.reason from judge_worker_event e
+                   where e.campaign_id = w.campaign_id and e.app_user_id = w.app_user_id
+                   order by e.created_at desc, e.event_id desc limit 1) as last_reason
+           from judge_worker w join app_user u using (app_user_id)
+           where w.campaign_id = $1
+           order by u.username"#,
+    )
+    .bind(campaign_id)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Locks a worker's row if they have one in the campaign.
+pub async fn lock_existing_worker(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    user: Uuid,
+) -> Result<bool, AppError> {
+    let found: Option<i32> = sqlx::query_scalar(
+        "select 1 from judge_worker where campaign_id = $1 and app_user_id = $2 for update",
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(found.is_some())
+}
+
+/// The reason of the worker's latest status change.
+pub async fn last_reason(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    user: Uuid,
+) -> Result<Option<String>, AppError> {
+    Ok(sqlx::query_scalar(
+        r#"select reason from judge_worker_event where campaign_id = $1 and app_user_id = $2
+           order by created_at desc, event_id desc limit 1"#,
+    )
+    .bind(campaign_id)
+    .bind(user)
+    .fetch_optional(db)
+    .await?)
+}

@@ -1,0 +1,233 @@
+//! A run's candidate pairs: selecting them, deploying them to a judging campaign, and the group
+//! follow-ups (MultiPIT §2.3) that deploy more pairs after a first batch is judged.
+use sqlx::{FromRow, PgConnection, PgExecutor};
+use uuid::Uuid;
+
+use crate::error::AppError;
+
+/// A candidate with its texts.
+#[derive(Debug, Clone, FromRow)]
+pub struct CandidateRow {
+    pub candidate_id: i64,
+    pub sentence1: String,
+    pub sentence2: String,
+    pub cluster: String,
+    pub edit_distance: i32,
+    pub shared_long_words: i32,
+    pub length_ratio: f64,
+    pub score: f64,
+    pub batch: i16,
+}
+
+/// Which candidates: edit distance and score within [min, max], and at most `limit` of them,
+/// either the first in corpus order or a fixed pseudo-random sample.
+#[derive(Debug, Clone, Copy)]
+pub struct Selection {
+    pub min_edit_distance: i32,
+    pub max_edit_distance: i32,
+    pub min_score: f64,
+    pub max_score: f64,
+    pub limit: i64,
+    pub sample: bool,
+}
+
+pub async fn select_candidates(
+    db: impl PgExecutor<'_>,
+    run_id: Uuid,
+    s: Selection,
+) -> Result<Vec<CandidateRow>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select m.candidate_id, a.text as sentence1, b.text as sentence2, a.cluster,
+                  m.edit_distance, m.shared_long_words, m.length_ratio, m.score, m.batch
+           from mining_candidate m
+           join corpus_sentence a on a.sentence_id = m.sentence_a
+           join corpus_sentence b on b.sentence_id = m.sentence_b
+           -- A group run's follow-up reserve is deployed by its judged first batch only.
+           where m.run_id = $1 and m.edit_distance between $2 and $3 and m.batch < 2
+             and m.score between $6 and $7
+           order by case when $5 then md5(m.candidate_id::text) else '' end, m.candidate_id
+           limit $4"#,
+    )
+    .bind(run_id)
+    .bind(s.min_edit_distance)
+    .bind(s.max_edit_distance)
+    .bind(s.limit)
+    .bind(s.sample)
+    .bind(s.min_score)
+    .bind(s.max_score)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Adds the selected candidates to a judging campaign as ordinary pairs; a pair the campaign
+/// already has, in either order, is skipped. Returns (added, skipped).
+pub async fn deploy(
+    conn: &mut PgConnection,
+    run_id: Uuid,
+    campaign_id: Uuid,
+    s: Selection,
+    judgments_per_pair: u32,
+) -> Result<(u64, u64), AppError> {
+    let chosen = select_candidates(&mut *conn, run_id, s).await?;
+    let added = insert_pairs(conn, run_id, campaign_id, &chosen, judgments_per_pair).await?;
+    Ok((added, chosen.len() as u64 - added))
+}
+
+/// Inserts candidates as judging pairs (group = cluster), skipping pairs the campaign has.
+async fn insert_pairs(
+    conn: &mut PgConnection,
+    run_id: Uuid,
+    campaign_id: Uuid,
+    chosen: &[CandidateRow],
+    judgments_per_pair: u32,
+) -> Result<u64, AppError> {
+    let s1: Vec<&str> = chosen.iter().map(|c| c.sentence1.as_str()).collect();
+    let s2: Vec<&str> = chosen.iter().map(|c| c.sentence2.as_str()).collect();
+    let group: Vec<&str> = chosen.iter().map(|c| c.cluster.as_str()).collect();
+    let ids: Vec<i64> = chosen.iter().map(|c| c.candidate_id).collect();
+    Ok(sqlx::query(
+        r#"insert into judge_pair (campaign_id, sentence1, sentence2, group_key, external_id,
+               is_test, open_slots, mining_run_id, mining_candidate_id)
+           select $1, s1, s2, g, 'candidate:' || c, false, $6, $7, c
+           from unnest($2::text[], $3::text[], $4::text[], $5::int8[]) with ordinality as u(s1, s2, g, c, n)
+           where not exists (select 1 from judge_pair p where p.campaign_id = $1
+                             and p.sentence1 = u.s2 and p.sentence2 = u.s1)
+           order by n
+           on conflict on constraint judge_pair_campaign_sentences_key do nothing"#,
+    )
+    .bind(campaign_id)
+    .bind(&s1)
+    .bind(&s2)
+    .bind(&group)
+    .bind(&ids)
+    .bind(judgments_per_pair as i32)
+    .bind(run_id)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected())
+}
+
+/// The group-selection first batch a judging pair belongs to: (run, group, run parameters).
+pub async fn first_batch_of_pair(
+    db: impl PgExecutor<'_>,
+    pair_id: Uuid,
+) -> Result<Option<(Uuid, String, serde_json::Value)>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select m.run_id, p.group_key, r.params
+           from judge_pair p
+           join mining_candidate m on m.candidate_id = p.mining_candidate_id
+           join mining_run r on r.run_id = m.run_id
+           where p.pair_id = $1 and m.batch = 1 and r.method = 'group' and p.group_key is not null"#,
+    )
+    .bind(pair_id)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// (trusted judgments, "paraphrase" votes) of each first-batch pair of a group in a campaign.
+pub async fn first_batch_votes(
+    db: impl PgExecutor<'_>,
+    campaign_id: Uuid,
+    run_id: Uuid,
+    group: &str,
+) -> Result<Vec<(i32, i32)>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select p.n_judgments, p.n_paraphrase
+           from judge_pair p
+           join mining_candidate m on m.candidate_id = p.mining_candidate_id
+           where p.campaign_id = $1 and m.run_id = $2 and m.batch = 1 and p.group_key = $3"#,
+    )
+    .bind(campaign_id)
+    .bind(run_id)
+    .bind(group)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Takes a group's follow-up decision once: inserts the first `pairs` of its follow-up reserve
+/// (in the miner's order) and records it. False when the decision was already taken.
+#[allow(clippy::too_many_arguments)]
+pub async fn deploy_follow_up(
+    conn: &mut PgConnection,
+    campaign_id: Uuid,
+    run_id: Uuid,
+    group: &str,
+    paraphrases: u32,
+    pairs: u32,
+    judgments_per_pair: u32,
+) -> Result<Option<u64>, AppError> {
+    let claimed = sqlx::query(
+        r#"insert into mining_follow_up (campaign_id, run_id, group_key, paraphrases, pairs, deployed)
+           values ($1, $2, $3, $4, $5, 0) on conflict do nothing"#,
+    )
+    .bind(campaign_id)
+    .bind(run_id)
+    .bind(group)
+    .bind(paraphrases as i32)
+    .bind(pairs as i32)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    if claimed == 0 {
+        return Ok(None);
+    }
+    let chosen: Vec<CandidateRow> = sqlx::query_as(
+        r#"select m.candidate_id, a.text as sentence1, b.text as sentence2, a.cluster,
+                  m.edit_distance, m.shared_long_words, m.length_ratio, m.score, m.batch
+           from mining_candidate m
+           join corpus_sentence a on a.sentence_id = m.sentence_a
+           join corpus_sentence b on b.sentence_id = m.sentence_b
+           where m.run_id = $1 and m.batch = 2 and a.cluster = $2
+           order by m.candidate_id
+           limit $3"#,
+    )
+    .bind(run_id)
+    .bind(group)
+    .bind(pairs as i64)
+    .fetch_all(&mut *conn)
+    .await?;
+    let added = insert_pairs(conn, run_id, campaign_id, &chosen, judgments_per_pair).await?;
+    sqlx::query(
+        "update mining_follow_up set deployed = $4 where campaign_id = $1 and run_id = $2 and group_key = $3",
+    )
+    .bind(campaign_id)
+    .bind(run_id)
+    .bind(group)
+    .bind(added as i32)
+    .execute(&mut *conn)
+    .await?;
+    Ok(Some(added))
+}
+
+/// A follow-up decision as recorded.
+#[derive(Debug, Clone, FromRow)]
+pub struct FollowUpRow {
+    pub group_key: String,
+    pub paraphrases: i32,
+    pub pairs: i32,
+    pub deployed: i32,
+}
+
+/// The follow-up decisions taken for a run's groups (all campaigns), by group.
+pub async fn follow_ups(
+    db: impl PgExecutor<'_>,
+    run_id: Uuid,
+) -> Result<Vec<FollowUpRow>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select group_key, paraphrases, pairs, deployed from mining_follow_up
+           where run_id = $1 order by group_key, campaign_id"#,
+    )
+    .bind(run_id)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Pairs of a judging campaign that came from a mining run.
+pub async fn deployed_count(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<i64, AppError> {
+    Ok(sqlx::query_scalar(
+        "select count(*) from judge_pair where campaign_id = $1 and mining_run_id is not null",
+    )
+    .bind(campaign_id)
+    .fetch_one(db)
+    .await?)
+}

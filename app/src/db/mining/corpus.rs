@@ -1,0 +1,166 @@
+//! Corpora: importing one with its documents and sentences, listing them, loading clusters to mine.
+use sqlx::{FromRow, PgConnection, PgExecutor};
+use uuid::Uuid;
+
+use crate::domain::mining::corpus::{CorpusShape, Document};
+use crate::domain::mining::{Cluster, Sentence};
+use crate::error::AppError;
+
+/// Counts of an imported corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CorpusCounts {
+    pub clusters: i32,
+    pub documents: i32,
+    pub sentences: i32,
+}
+
+/// Writes a corpus with its documents and sentences (in one transaction, by the caller).
+pub async fn insert_corpus(
+    conn: &mut PgConnection,
+    name: &str,
+    shape: CorpusShape,
+    filename: &str,
+    docs: &[Document],
+    created_by: Option<Uuid>,
+) -> Result<(Uuid, CorpusCounts), AppError> {
+    let clusters: std::collections::HashSet<&str> =
+        docs.iter().map(|d| d.cluster.as_str()).collect();
+    let counts = CorpusCounts {
+        clusters: clusters.len() as i32,
+        documents: docs.len() as i32,
+        sentences: docs.iter().map(|d| d.sentences.len() as i32).sum(),
+    };
+    let corpus_id: Uuid = sqlx::query_scalar(
+        r#"insert into corpus (name, shape, filename, clusters, documents, sentences, created_by)
+           values ($1, $2, $3, $4, $5, $6, $7) returning corpus_id"#,
+    )
+    .bind(name)
+    .bind(shape.as_str())
+    .bind(filename)
+    .bind(counts.clusters)
+    .bind(counts.documents)
+    .bind(counts.sentences)
+    .bind(created_by)
+    .fetch_one(&mut *conn)
+    .await?;
+    // Document ids are taken first, so each sentence knows its document's id.
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "select nextval('corpus_document_document_id_seq') from generate_series(1, $1)",
+    )
+    .bind(docs.len() as i64)
+    .fetch_all(&mut *conn)
+    .await?;
+    for (chunk_ids, chunk) in ids.chunks(5000).zip(docs.chunks(5000)) {
+        let cluster: Vec<&str> = chunk.iter().map(|d| d.cluster.as_str()).collect();
+        let ext: Vec<&str> = chunk.iter().map(|d| d.external_id.as_str()).collect();
+        let time: Vec<Option<&str>> = chunk.iter().map(|d| d.time.as_deref()).collect();
+        let source: Vec<Option<&str>> = chunk.iter().map(|d| d.source.as_deref()).collect();
+        sqlx::query(
+            r#"insert into corpus_document (document_id, corpus_id, cluster, external_id, time, source)
+               select id, $2, c, e, t, s
+               from unnest($1::int8[], $3::text[], $4::text[], $5::text[], $6::text[]) as u(id, c, e, t, s)"#,
+        )
+        .bind(chunk_ids)
+        .bind(corpus_id)
+        .bind(&cluster)
+        .bind(&ext)
+        .bind(&time)
+        .bind(&source)
+        .execute(&mut *conn)
+        .await?;
+    }
+    let rows: Vec<(i64, &str, i32, &str)> = ids
+        .iter()
+        .zip(docs)
+        .flat_map(|(id, d)| {
+            d.sentences
+                .iter()
+                .enumerate()
+                .map(move |(p, s)| (*id, d.cluster.as_str(), p as i32, s.as_str()))
+        })
+        .collect();
+    for chunk in rows.chunks(10_000) {
+        let doc: Vec<i64> = chunk.iter().map(|r| r.0).collect();
+        let cluster: Vec<&str> = chunk.iter().map(|r| r.1).collect();
+        let position: Vec<i32> = chunk.iter().map(|r| r.2).collect();
+        let text: Vec<&str> = chunk.iter().map(|r| r.3).collect();
+        sqlx::query(
+            r#"insert into corpus_sentence (corpus_id, document_id, cluster, position, text)
+               select $1, d, c, p, t
+               from unnest($2::int8[], $3::text[], $4::int4[], $5::text[]) with ordinality as u(d, c, p, t, n)
+               order by n"#,
+        )
+        .bind(corpus_id)
+        .bind(&doc)
+        .bind(&cluster)
+        .bind(&position)
+        .bind(&text)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok((corpus_id, counts))
+}
+
+#[derive(Debug, Clone, FromRow)]
+pub struct CorpusRow {
+    pub corpus_id: Uuid,
+    pub name: String,
+    pub shape: String,
+    pub filename: String,
+    pub clusters: i32,
+    pub documents: i32,
+    pub sentences: i32,
+    pub created_at: time::OffsetDateTime,
+}
+
+pub async fn list_corpora(db: impl PgExecutor<'_>) -> Result<Vec<CorpusRow>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select corpus_id, name, shape, filename, clusters, documents, sentences, created_at
+           from corpus order by created_at desc"#,
+    )
+    .fetch_all(db)
+    .await?)
+}
+
+pub async fn find_corpus(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<CorpusRow>, AppError> {
+    Ok(sqlx::query_as(
+        r#"select corpus_id, name, shape, filename, clusters, documents, sentences, created_at
+           from corpus where corpus_id = $1"#,
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// The corpus's sentences by cluster, in corpus order (documents as imported, then position).
+pub async fn load_clusters(
+    db: impl PgExecutor<'_>,
+    corpus_id: Uuid,
+) -> Result<Vec<Cluster>, AppError> {
+    let rows: Vec<(i64, i64, String, i32, String)> = sqlx::query_as(
+        r#"select sentence_id, document_id, cluster, position, text from corpus_sentence
+           where corpus_id = $1 order by cluster, sentence_id"#,
+    )
+    .bind(corpus_id)
+    .fetch_all(db)
+    .await?;
+    let mut clusters: Vec<Cluster> = Vec::new();
+    let mut last: Option<String> = None;
+    for (id, document, cluster, position, text) in rows {
+        if last.as_deref() != Some(cluster.as_str()) {
+            clusters.push(Cluster::default());
+            last = Some(cluster);
+        }
+        clusters
+            .last_mut()
+            .expect("pushed")
+            .sentences
+            .push(Sentence {
+                id,
+                document,
+                position: position as u32,
+                text,
+            });
+    }
+    Ok(clusters)
+}

@@ -1,0 +1,76 @@
+//! A judging campaign as its admin page shows it.
+use serde::{Deserialize, Serialize};
+
+use crate::domain::judge::labels::VoteLabel;
+
+/// The result of importing a file of pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairImportSummary {
+    pub imported: u64,
+    pub duplicates_in_file: u64,
+    pub already_in_campaign: u64,
+    pub tests_in_file: u64,
+}
+
+/// A pair with its gold fields, for admins only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdminPair {
+    pub pair_id: String,
+    pub sentence1: String,
+    pub sentence2: String,
+    pub group_key: Option<String>,
+    pub is_test: bool,
+    pub gold_label: Option<bool>,
+    pub gold_explanation: Option<String>,
+    pub n_judgments: i32,
+    pub n_paraphrase: i32,
+    /// The label by vote threshold once the pair has all its judgments, else `None`.
+    pub label: Option<VoteLabel>,
+}
+
+/// A worker's standing, for admins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeWorkerView {
+    pub user_id: String,
+    pub username: String,
+    pub status: String,
+    pub gate_overridden: bool,
+    pub judgments: i64,
+    pub tests_answered: i64,
+    pub test_accuracy: Option<f64>,
+    pub last_reason: Option<String>,
+}
+
+/// A judging campaign at a glance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeCampaignOverview {
+    pub definition: String,
+    pub judgments_per_pair: u32,
+    pub test_every: u32,
+    pub min_test_accuracy: f64,
+    pub min_kappa: f64,
+    pub gate_min_judgments: u32,
+    /// `paper` or `evidence`.
+    pub gate_rule: String,
+    pub paraphrase_min_votes: u32,
+    pub non_paraphrase_max_votes: u32,
+    pub lease_seconds: u32,
+    pub pairs: i64,
+    pub test_pairs: i64,
+    pub complete_pairs: i64,
+    pub judgments: i64,
+    /// Set when either gold label is under 30% of the test pairs.
+    pub gold_warning: Option<String>,
+    /// Pairs whose republished judgments still wait for replacements.
+    pub pending_republished: i64,
+    pub workers: Vec<JudgeWorkerView>,
+}
+
+/// What a republish did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepublishSummary {
+    /// Usernames of the workers whose judgments were set aside (they are also stopped).
+    pub workers: Vec<String>,
+    pub judgments: i64,
+    pub pairs: i64,
+}

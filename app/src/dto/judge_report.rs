@@ -1,0 +1,59 @@
+//! The researcher's dashboard of a judging campaign.
+use serde::{Deserialize, Serialize};
+
+use crate::domain::judge::report::Agreement;
+
+/// One worker's line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeWorkerReport {
+    pub worker: String,
+    pub status: String,
+    pub tests_answered: i64,
+    pub test_accuracy: Option<f64>,
+    pub judgments: u64,
+    pub kappa_vs_majority: Option<f64>,
+    pub sensitivity: Option<f64>,
+    pub specificity: Option<f64>,
+    pub median_seconds: Option<f64>,
+}
+
+/// A worker's status change with the numbers behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusEvent {
+    pub worker: String,
+    pub status: String,
+    pub reason: String,
+    pub judgments: i32,
+    pub test_accuracy: Option<f64>,
+    pub kappa: Option<f64>,
+    pub by_admin: bool,
+    /// RFC 3339, UTC.
+    pub at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeReportView {
+    pub title: String,
+    pub status: String,
+    pub definition: String,
+    pub judgments_per_pair: u32,
+    pub pairs: i64,
+    pub complete_pairs: i64,
+    pub agreement: Agreement,
+    /// The vote distribution as SVG markup drawn on the server.
+    pub votes_svg: String,
+    /// Krippendorff's alpha as the judgments came in (SVG line chart).
+    pub over_time_svg: Option<String>,
+    pub workers: Vec<JudgeWorkerReport>,
+    /// Pairs whose republished judgments still wait for replacements.
+    pub pending_republished: i64,
+    /// Status changes (gate, admin, republishing), newest first.
+    pub history: Vec<StatusEvent>,
+    /// Milliseconds the statistics took on the server.
+    pub compute_ms: f64,
+    /// When the statistics were computed (RFC 3339, UTC).
+    pub computed_at: String,
+    /// True when judgments came in since: these statistics are being recomputed in the
+    /// background (a reload in a few seconds shows them).
+    pub stale: bool,
+}

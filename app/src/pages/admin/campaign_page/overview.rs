@@ -1,0 +1,54 @@
+use super::*;
+
+#[component]
+pub(super) fn Overview(
+    o: JudgeCampaignOverview,
+    campaign_id: String,
+    set_worker: ServerAction<SetJudgeWorkerStatus>,
+) -> impl IntoView {
+    let percent = if o.pairs > 0 {
+        o.complete_pairs as f64 * 100.0 / o.pairs as f64
+    } else {
+        0.0
+    };
+    view! {
+        <p>
+            "Definition: " <strong>{o.definition.clone()}</strong> " · "
+            {o.judgments_per_pair} " judgments per pair · one test pair in every " {o.test_every}
+            " · kept while test accuracy > " {format!("{:.0}%", o.min_test_accuracy * 100.0)}
+            " and kappa > " {format!("{:.2}", o.min_kappa)} " (after " {o.gate_min_judgments} " judgments, " {o.gate_rule.clone()} " rule)"
+            " · labels: ≥ " {o.paraphrase_min_votes} " paraphrase, ≤ " {o.non_paraphrase_max_votes} " not"
+        </p>
+        {o.gold_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="gold-warning">{w}</p> })}
+        <p>
+            <strong>{o.complete_pairs}</strong> " of " <strong>{o.pairs}</strong> " pairs complete · "
+            {o.judgments} " trusted judgments · " {o.test_pairs} " test pairs · "
+            <span data-testid="pending">{o.pending_republished}</span> " republished pairs pending"
+        </p>
+        <div class="progressbar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{percent:.0}")>
+            <div style=format!("width: {percent:.1}%")></div>
+        </div>
+        {if o.workers.is_empty() {
+            view! { <p class="empty">"No worker has started yet."</p> }.into_any()
+        } else {
+            view! {
+                <table class="users" aria-label="Workers">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Worker"</th>
+                            <th scope="col">"Judgments"</th>
+                            <th scope="col">"Test accuracy"</th>
+                            <th scope="col">"Status"</th>
+                            <th scope="col">"Why"</th>
+                            <th scope="col"></th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {o.workers.into_iter().map(|w| view! { <WorkerRow w campaign_id=campaign_id.clone() set_worker /> }).collect_view()}
+                    </tbody>
+                </table>
+            }
+                .into_any()
+        }}
+    }
+}

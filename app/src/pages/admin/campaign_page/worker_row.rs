@@ -1,0 +1,33 @@
+use super::*;
+
+#[component]
+pub(super) fn WorkerRow(
+    w: JudgeWorkerView,
+    campaign_id: String,
+    set_worker: ServerAction<SetJudgeWorkerStatus>,
+) -> impl IntoView {
+    let stopped = w.status == "stopped";
+    let accuracy = w
+        .test_accuracy
+        .map(|a| format!("{:.0}% of {}", a * 100.0, w.tests_answered))
+        .unwrap_or_else(|| "—".into());
+    view! {
+        <tr data-username=w.username.clone()>
+            <td>{w.username.clone()}</td>
+            <td>{w.judgments}</td>
+            <td>{accuracy}</td>
+            <td class=if stopped { "status blocked" } else { "status" }>
+                {w.status.clone()} {w.gate_overridden.then_some(" (gate off)")}
+            </td>
+            <td class="small">{w.last_reason.clone().unwrap_or_default()}</td>
+            <td>
+                <ActionForm action=set_worker attr:class="inline">
+                    <input type="hidden" name="campaign_id" value=campaign_id />
+                    <input type="hidden" name="user_id" value=w.user_id.clone() />
+                    <input type="hidden" name="status" value=if stopped { "active" } else { "stopped" } />
+                    <button type="submit" class="small">{if stopped { "Reinstate" } else { "Stop" }}</button>
+                </ActionForm>
+            </td>
+        </tr>
+    }
+}

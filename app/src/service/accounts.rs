@@ -1,0 +1,121 @@
+//! Accounts: registering, checking a password (rate-limited per account and address), and user
+//! administration. Sessions (logging in and out) are the caller's: this module only says who.
+use std::net::IpAddr;
+
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::auth::{hash_password, verify_password, LoginThrottle};
+use crate::db::users;
+use crate::domain::{Password, Role, UserStatus, Username};
+use crate::dto::accounts::UserAdminView;
+use crate::error::AppError;
+
+/// Creates an annotator account and returns its id.
+pub async fn register(
+    pool: &PgPool,
+    username: &str,
+    password: &str,
+    confirmation: &str,
+) -> Result<Uuid, AppError> {
+    let username = Username::parse(username)?;
+    let password = Password::parse_new(password, confirmation)?;
+    if users::find_by_username(pool, username.as_str())
+        .await?
+        .is_some()
+    {
+        return Err(AppError::validation(
+            "username",
+            "That username is taken; choose another.",
+        ));
+    }
+    let hash = hash_password(password.expose().to_owned()).await?;
+    // The unique index still decides if two registrations race.
+    let user_id = users::insert(pool, username.as_str(), &hash, Role::Annotator).await?;
+    tracing::info!(%user_id, "registered");
+    Ok(user_id)
+}
+
+/// The account whose password this is. Unknown user and wrong password get the same answer;
+/// failures are counted per account and per address, and too many refuse for a while.
+pub async fn authenticate(
+    pool: &PgPool,
+    throttle: &LoginThrottle,
+    username: &str,
+    password: String,
+    addr: Option<IpAddr>,
+) -> Result<Uuid, AppError> {
+    let username = username.trim();
+    if username.is_empty() || password.is_empty() {
+        return Err(AppError::BadCredentials);
+    }
+    // Bound the work an attacker can make us do per request.
+    if username.len() > 256 || password.chars().count() > Password::MAX_CHARS {
+        return Err(AppError::BadCredentials);
+    }
+    throttle.check(username, addr)?;
+    let user = users::find_by_username(pool, username).await?;
+    let ok = verify_password(password, user.as_ref().map(|u| u.password_hash.clone())).await?;
+    let user = match user {
+        Some(user) if ok => user,
+        _ => {
+            throttle.record_failure(username, addr);
+            tracing::info!(username = %username, "failed login");
+            return Err(AppError::BadCredentials);
+        }
+    };
+    if user.status() == UserStatus::Blocked {
+        return Err(AppError::Blocked);
+    }
+    throttle.record_success(username);
+    Ok(user.app_user_id)
+}
+
+/// Every account, as admin `me` sees it.
+pub async fn list_users(pool: &PgPool, me: Uuid) -> Result<Vec<UserAdminView>, AppError> {
+    Ok(users::list(pool)
+        .await?
+        .into_iter()
+        .map(|u| UserAdminView {
+            user_id: u.app_user_id.to_string(),
+            is_you: u.app_user_id == me,
+            role: u.role(),
+            status: u.status(),
+            created_at: super::rfc3339(u.created_at),
+            username: u.username,
+        })
+        .collect())
+}
+
+/// Gives `user_id` a role; admin `me` cannot take away their own admin role (otherwise the last
+/// admin could lock everyone out of administration).
+pub async fn set_role(pool: &PgPool, me: Uuid, user_id: Uuid, role: Role) -> Result<(), AppError> {
+    if user_id == me && role != Role::Admin {
+        return Err(AppError::Conflict(
+            "You cannot remove your own admin role; ask another admin.".into(),
+        ));
+    }
+    users::update_role(pool, user_id, role).await?;
+    tracing::info!(admin = %me, %user_id, role = %role, "role changed");
+    Ok(())
+}
+
+/// Blocks or unblocks an account; admin `me` cannot block themselves.
+pub async fn set_blocked(
+    pool: &PgPool,
+    me: Uuid,
+    user_id: Uuid,
+    blocked: bool,
+) -> Result<(), AppError> {
+    if user_id == me && blocked {
+        return Err(AppError::Conflict("You cannot block yourself.".into()));
+    }
+    let status = if blocked {
+        UserStatus::Blocked
+    } else {
+        UserStatus::Active
+    };
+    users::update_status(pool, user_id, status).await?;
+    tracing::info!(admin = %me, %user_id, status = status.as_str(), "status changed");
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! Running a judging campaign (admins): create it with its settings, import pairs, mark test
+//! pairs, watch progress and workers.
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::db::{campaigns, judge as db};
+use crate::domain::judge::labels::vote_label;
+use crate::domain::judge::pair_import::unbalanced_gold;
+use crate::domain::judge::settings::JudgeSettings;
+use crate::dto::judge_admin::{
+    AdminPair, JudgeCampaignOverview, JudgeWorkerView, PairImportSummary,
+};
+use crate::error::AppError;
+
+/// The settings of judging campaign `id`: not found when there is none, a validation error when
+/// it is an APT campaign.
+pub async fn settings(pool: &PgPool, id: Uuid) -> Result<JudgeSettings, AppError> {
+    super::campaign_of_kind(
+        pool,
+        id,
+        "judge",
+        "Sentence pairs belong to judging campaigns.",
+    )
+    .await?;
+    db::settings(pool, id).await?.ok_or(AppError::NotFound)
+}
+
+/// Creates a draft judging campaign with `settings` (checked) and returns its id.
+pub async fn create(
+    pool: &PgPool,
+    by: Uuid,
+    title: &str,
+    instructions: &str,
+    settings: &JudgeSettings,
+) -> Result<Uuid, AppError> {
+    let title = super::campaigns::check_title(title)?;
+    super::campaigns::check_instructions(instructions)?;
+    settings
+        .check()
+        .map_err(|(field, message)| AppError::validation(field, message))?;
+    let mut tx = pool.begin().await?;
+    let id = campaigns::insert(&mut *tx, "judge", title, instructions, 2000, 0.5, by).await?;
+    db::insert_settings(&mut *tx, id, settings).await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Imports a file of pairs into judging campaign `id` (see [`super::imports::judge_pairs`]).
+pub async fn import_pairs(
+    pool: &PgPool,
+    id: Uuid,
+    filename: &str,
+    content: &str,
+    labels_are_tests: bool,
+) -> Result<PairImportSummary, AppError> {
+    let settings = settings(pool, id).await?;
+    super::imports::judge_pairs(pool, id, &settings, filename, content, labels_are_tests).await
+}
+
+/// The campaign's settings, progress and workers, with a warning when the gold is unbalanced.
+pub async fn overview(pool: &PgPool, id: Uuid) -> Result<JudgeCampaignOverview, AppError> {
+    let s = settings(pool, id).await?;
+    let p = db::progress(pool, id).await?;
+    let workers = db::list_workers(pool, id).await?;
+    let gold_warning = unbalanced_gold(p.gold_paraphrase as usize, p.test_pairs as usize)
+        .map(|share| {
+            format!(
+                "The test pairs are unbalanced: {:.0}% are paraphrases. With either label under 30%, a worker who always gives the majority answer passes the tests; add test pairs of the other label.",
+                share * 100.0
+            )
+        });
+    Ok(JudgeCampaignOverview {
+        definition: s.definition.as_str().to_owned(),
+        judgments_per_pair: s.judgments_per_pair,
+        test_every: s.test_every,
+        min_test_accuracy: s.min_test_accuracy,
+        min_kappa: s.min_kappa,
+        gate_min_judgments: s.gate_min_judgments,
+        gate_rule: s.gate_rule.as_str().to_owned(),
+        paraphrase_min_votes: s.thresholds.paraphrase_min,
+        non_paraphrase_max_votes: s.thresholds.not_max,
+        lease_seconds: s.lease_seconds,
+        pairs: p.pairs,
+        test_pairs: p.test_pairs,
+        complete_pairs: p.complete_pairs,
+        judgments: p.judgments,
+        gold_warning,
+        pending_republished: db::pending_republished(pool, id).await?,
+        workers: workers
+            .into_iter()
+            .map(|w| JudgeWorkerView {
+                test_accuracy: w.test_accuracy(),
+                user_id: w.app_user_id.to_string(),
+                username: w.username,
+                status: w.status,
+                gate_overridden: w.gate_overridden,
+                judgments: w.judgments,
+                tests_answered: w.tests_answered,
+                last_reason: w.last_reason,
+            })
+            .collect(),
+    })
+}
+
+/// Pairs with their gold fields, 100 per page (`page` from 0); `tests_only` lists test pairs.
+pub async fn list_pairs(
+    pool: &PgPool,
+    id: Uuid,
+    tests_only: bool,
+    page: u32,
+) -> Result<Vec<AdminPair>, AppError> {
+    let settings = settings(pool, id).await?;
+    let rows = db::list_pairs(pool, id, tests_only, i64::from(page) * 100, 100).await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| AdminPair {
+            label: (!r.is_test && r.n_judgments as u32 >= settings.judgments_per_pair)
+                .then(|| vote_label(r.n_paraphrase as u32, settings.thresholds)),
+            pair_id: r.pair_id.to_string(),
+            sentence1: r.sentence1,
+            sentence2: r.sentence2,
+            group_key: r.group_key,
+            is_test: r.is_test,
+            gold_label: r.gold_label,
+            gold_explanation: r.gold_explanation,
+            n_judgments: r.n_judgments,
+            n_paraphrase: r.n_paraphrase,
+        })
+        .collect())
+}
+
+/// Makes a pair a test pair with `gold` (true = paraphrase) and an explanation (at most 2,000
+/// characters), or with `gold` = `None` an ordinary pair again.
+pub async fn set_test_pair(
+    pool: &PgPool,
+    id: Uuid,
+    pair_id: Uuid,
+    gold: Option<bool>,
+    explanation: &str,
+) -> Result<(), AppError> {
+    settings(pool, id).await?;
+    if explanation.chars().count() > 2000 {
+        return Err(AppError::validation(
+            "explanation",
+            "An explanation is limited to 2,000 characters.",
+        ));
+    }
+    db::set_test_pair(pool, id, pair_id, gold.map(|g| (g, explanation.trim()))).await
+}

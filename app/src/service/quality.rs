@@ -1,0 +1,138 @@
+//! The quality of a judging campaign's work beyond the gate (admins): stopping or reinstating a
+//! worker by hand, republishing low-agreement work (ParaSCI §5), and the indexing of trusted
+//! judgments that republishing shares with the researcher's statistics.
+use std::collections::HashMap;
+
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::db::judge::{self as db, JudgmentRow};
+use crate::domain::judge::gate::GateNumbers;
+use crate::domain::judge::report::{worker_kappas, Judgment};
+use crate::dto::judge_admin::RepublishSummary;
+use crate::error::AppError;
+
+/// Trusted judgments as the statistics take them: pairs numbered in order of first appearance,
+/// workers by their position in `workers`. Judgments of workers not in `workers` are left out
+/// (their pairs keep their numbers). Returns the judgments and the number of pairs.
+pub fn index_judgments(rows: &[JudgmentRow], workers: &[Uuid]) -> (Vec<Judgment>, usize) {
+    let worker_index: HashMap<Uuid, usize> =
+        workers.iter().enumerate().map(|(i, w)| (*w, i)).collect();
+    let mut pair_index: HashMap<Uuid, usize> = HashMap::new();
+    let judgments = rows
+        .iter()
+        .filter_map(|r| {
+            let next = pair_index.len();
+            let pair = *pair_index.entry(r.pair_id).or_insert(next);
+            Some(Judgment {
+                pair,
+                worker: *worker_index.get(&r.app_user_id)?,
+                is_paraphrase: r.is_paraphrase,
+                seconds: r.seconds,
+            })
+        })
+        .collect();
+    (judgments, pair_index.len())
+}
+
+/// Sets aside the judgments of workers whose kappa against the majority of the others is below
+/// `min_kappa`, puts their pairs back in the queue and stops them, in one transaction; one
+/// republish at a time per campaign. `min_kappa` is -1 to 1.
+pub async fn republish(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    min_kappa: f64,
+    by: Uuid,
+) -> Result<RepublishSummary, AppError> {
+    super::judge_campaigns::settings(pool, campaign_id).await?;
+    if !min_kappa.is_finite() || !(-1.0..=1.0).contains(&min_kappa) {
+        return Err(AppError::validation(
+            "min_kappa",
+            "The kappa threshold is -1 to 1.",
+        ));
+    }
+    let mut tx = pool.begin().await?;
+    db::lock_settings(&mut tx, campaign_id).await?;
+    let rows = db::trusted_judgments(&mut *tx, campaign_id).await?;
+    let workers = db::list_workers(&mut *tx, campaign_id).await?;
+    let ids: Vec<Uuid> = workers.iter().map(|w| w.app_user_id).collect();
+    let (judgments, pairs) = index_judgments(&rows, &ids);
+    let kappas = worker_kappas(&judgments, pairs, workers.len());
+    let low: Vec<usize> = kappas
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k.is_some_and(|k| k < min_kappa))
+        .map(|(i, _)| i)
+        .collect();
+    let low_ids: Vec<Uuid> = low.iter().map(|&i| workers[i].app_user_id).collect();
+    let (judgments_moved, pairs_moved) = db::republish(&mut tx, campaign_id, &low_ids).await?;
+    for &i in &low {
+        let w = &workers[i];
+        let kappa = kappas[i];
+        let numbers = GateNumbers {
+            judgments: w.judgments as u32,
+            tests_answered: w.tests_answered as u32,
+            test_accuracy: w.test_accuracy(),
+            kappa,
+            kappa_items: 0,
+            agreements: 0,
+            evidence: 0,
+        };
+        let reason = format!(
+            "Republished: kappa against the majority {:.2} is below {min_kappa:.2}; their pairs went back to the queue.",
+            kappa.unwrap_or(f64::NAN)
+        );
+        db::set_worker_status(
+            &mut tx,
+            campaign_id,
+            w.app_user_id,
+            "stopped",
+            &reason,
+            &numbers,
+            Some(by),
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(RepublishSummary {
+        workers: low.iter().map(|&i| workers[i].username.clone()).collect(),
+        judgments: judgments_moved,
+        pairs: pairs_moved,
+    })
+}
+
+/// Stops a worker or reinstates one (`reinstate`), with the gate's numbers at that moment; a
+/// reinstated worker's judgments are trusted again and the gate no longer applies to them.
+pub async fn set_worker_status(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    user: Uuid,
+    reinstate: bool,
+    by: Uuid,
+) -> Result<(), AppError> {
+    super::judge_campaigns::settings(pool, campaign_id).await?;
+    let mut tx = pool.begin().await?;
+    if !db::lock_existing_worker(&mut tx, campaign_id, user).await? {
+        return Err(AppError::NotFound);
+    }
+    let judgments = db::count_judgments(&mut *tx, campaign_id, user).await? as u32;
+    let (tests, comparisons) = db::gate_evidence(&mut tx, campaign_id, user).await?;
+    let numbers = crate::domain::judge::gate::numbers(judgments, &tests, &comparisons);
+    let (status, reason) = if reinstate {
+        ("active", "Reinstated by an admin.")
+    } else {
+        ("stopped", "Stopped by an admin.")
+    };
+    db::set_worker_status(
+        &mut tx,
+        campaign_id,
+        user,
+        status,
+        reason,
+        &numbers,
+        Some(by),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
