@@ -12,6 +12,11 @@ if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unkno
   rustup target add wasm32-unknown-unknown
 fi
 
+if [ "$want_browser" = 1 ] && ! { cargo fmt --version && cargo clippy --version; } >/dev/null 2>&1; then
+  echo "Installing rustfmt and clippy (for the lint stage of the tests)"
+  rustup component add rustfmt clippy
+fi
+
 need_wb="$(wasm_bindgen_version)"
 have_wb="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
 if [ "$have_wb" != "$need_wb" ]; then

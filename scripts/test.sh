@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: unit and integration tests (real PostgreSQL), then the browser tests
-# (the release build, hydrated, in Debian's Chromium). Installs what is missing first.
+# Runs every test: the formatting and lint checks, unit and integration tests (real PostgreSQL),
+# then the browser tests (the release build, hydrated, in Debian's Chromium). Installs what is
+# missing first.
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib.sh"
 export RUST_LOG="${RUST_LOG:-warn}"
@@ -22,6 +23,10 @@ stage "setup (toolchain, PostgreSQL, Node packages, Chromium)"
 if [ -x "$DATASETS_PYTHON" ]; then
   export PARACROWD_DATASETS_PYTHON="$DATASETS_PYTHON" PARACROWD_REQUIRE_DATASETS=1
 fi
+
+stage "lint (cargo fmt --check, cargo clippy -D warnings)"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
 
 stage "test database"
 source "$ROOT/scripts/test-db.sh"

@@ -64,7 +64,7 @@ pub async fn write(
     let started = std::time::Instant::now();
     let show = |read: u64, end: &str| {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
-        let percent = if total > 0 { 100 * read / total } else { 100 };
+        let percent = (100 * read).checked_div(total).unwrap_or(100);
         eprint!(
             "\r{read} / {total} rows read ({percent}%), {:.0} rows/s{end}",
             read as f64 / secs

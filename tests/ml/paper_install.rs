@@ -242,7 +242,7 @@ fn a_broken_source_or_a_silent_hub_leaves_the_cache_as_it_was() {
     o.nli = broken.join("nli").display().to_string();
     let err = format!(
         "{:#}",
-        install::install(&o, &mut |_| {}).err().expect("must fail")
+        install::install(&o, &mut |_| {}).expect_err("must fail")
     );
     println!("damaged weights: {err}");
     assert!(!cache.join("models/paper").exists());
@@ -265,9 +265,7 @@ fn a_broken_source_or_a_silent_hub_leaves_the_cache_as_it_was() {
     let started = Instant::now();
     let err = format!(
         "{:#}",
-        install::install(&o, &mut |_| {})
-            .err()
-            .expect("must time out")
+        install::install(&o, &mut |_| {}).expect_err("must time out")
     );
     println!(
         "silent hub ({:.1} s): {err}",
@@ -336,9 +334,7 @@ fn a_hub_that_stops_answering_half_way_leaves_nothing() {
     let mut said = Vec::new();
     let err = format!(
         "{:#}",
-        install::install(&o, &mut |l| said.push(l.to_owned()))
-            .err()
-            .expect("must time out")
+        install::install(&o, &mut |l| said.push(l.to_owned())).expect_err("must time out")
     );
     println!("{said:?}\n{err}");
     assert!(
@@ -389,8 +385,7 @@ fn a_full_disk_is_named_and_leaves_nothing_half_written() {
         let err = format!(
             "{:#}",
             install::install(&options(&env, &src, &cache), &mut |_| {})
-                .err()
-                .expect("a small disk cannot hold the models")
+                .expect_err("a small disk cannot hold the models")
         );
         println!("{size} disk: {err}");
         assert!(err.contains(expected), "{err}");

@@ -190,7 +190,7 @@ fn check_synthetic(name: &str, case: &Value) {
         let w: usize = w.parse().unwrap();
         for obs in 0..2 {
             let got = ds.confusion[w][obs].clone();
-            match rows.get(&obs.to_string()) {
+            match rows.get(obs.to_string()) {
                 Some(row) => {
                     let got = got.unwrap_or_else(|| panic!("{name}: worker {w} row {obs} missing"));
                     for t in 0..2 {

@@ -62,7 +62,7 @@ async fn statistics(
     let slot = slot(campaign_id);
     let mut guard = slot.lock().await;
     match guard.as_ref() {
-        Some(s) if s.fingerprint == fingerprint => return Ok((s.clone(), false)),
+        Some(s) if s.fingerprint == fingerprint => Ok((s.clone(), false)),
         Some(s) => {
             let stale = s.clone();
             drop(guard);

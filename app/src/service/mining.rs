@@ -133,7 +133,11 @@ fn selection(run: &RunRow, f: SelectionForm) -> Result<db::Selection, AppError> 
             "The range is empty: the minimum is above the maximum.",
         ));
     }
-    if !(s.min_score <= s.max_score) {
+    // Also refuses NaN bounds, which compare as neither.
+    if !matches!(
+        s.min_score.partial_cmp(&s.max_score),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    ) {
         return Err(AppError::validation(
             "max_score",
             "The score range is empty: the minimum is above the maximum.",

@@ -78,7 +78,7 @@ fn main() -> anyhow::Result<()> {
         for text in [&row.sentence, &row.candidate] {
             if !cache.contains_key(text) {
                 // Alone, as the lite scorer embeds (the graph is int8 with dynamic quantisation).
-                let e = model.embed(&[text.clone()])?.remove(0);
+                let e = model.embed(std::slice::from_ref(text))?.remove(0);
                 cache.insert(text.clone(), e);
             }
         }

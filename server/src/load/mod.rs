@@ -203,7 +203,7 @@ async fn judge_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) 
         let Some(assignment) = task["Judge"]["assignment_id"].as_str() else {
             return; // nothing left, or stopped
         };
-        let answer = next_u64(&mut rng) % 2 == 0;
+        let answer = next_u64(&mut rng).is_multiple_of(2);
         let form = [
             ("campaign_id", campaign),
             ("assignment_id", assignment),

@@ -113,23 +113,6 @@ pub fn render(
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentiles_by_nearest_rank() {
-        let v: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(percentile(&v, 0.5), Some(50.0));
-        assert_eq!(percentile(&v, 0.95), Some(95.0));
-        assert_eq!(percentile(&v, 0.99), Some(99.0));
-        assert_eq!(percentile(&v, 1.0), Some(100.0));
-        assert_eq!(percentile(&v, 0.0), Some(1.0));
-        assert_eq!(percentile(&[7.0], 0.99), Some(7.0));
-        assert_eq!(percentile(&[], 0.5), None);
-    }
-}
-
 /// The burst's printout.
 pub fn render_burst(n: usize, b: &super::BurstOutcome) -> String {
     let ms = |v: &[f64], q: f64| {
@@ -156,4 +139,21 @@ pub fn render_burst(n: usize, b: &super::BurstOutcome) -> String {
         b.health_server_within_50ms
             .map_or("? (no /metrics)".to_owned(), |(w, n)| format!("{w} of {n}"))
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 0.5), Some(50.0));
+        assert_eq!(percentile(&v, 0.95), Some(95.0));
+        assert_eq!(percentile(&v, 0.99), Some(99.0));
+        assert_eq!(percentile(&v, 1.0), Some(100.0));
+        assert_eq!(percentile(&v, 0.0), Some(1.0));
+        assert_eq!(percentile(&[7.0], 0.99), Some(7.0));
+        assert_eq!(percentile(&[], 0.5), None);
+    }
 }

@@ -20,6 +20,8 @@ pub struct Scorer {
     versions: Arc<ScorerVersions>,
 }
 
+// One backend per process: the size difference between the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Backend {
     Models {
         mi: PairModel,

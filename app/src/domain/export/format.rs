@@ -425,7 +425,7 @@ mod tests {
             label: (i % 2) as u8,
             seconds: 1.25 * i as f64,
             time: "2026-11-23T07:00:00Z".into(),
-            trusted: i % 3 != 0,
+            trusted: !i.is_multiple_of(3),
             gold: i == 2,
             group: (i % 2 == 1).then(|| "url, with comma".into()),
             split: Some("dev".into()),

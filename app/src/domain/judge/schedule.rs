@@ -10,7 +10,7 @@ pub fn is_test_slot(served: u32, every: u32, test_position: u32) -> bool {
 
 /// Whether `served` starts a new block (a new random test position must be drawn first).
 pub fn starts_block(served: u32, every: u32) -> bool {
-    every > 0 && served % every == 0
+    every > 0 && served.is_multiple_of(every)
 }
 
 /// A test position for a new block from a uniform random number `r` in `[0, 1)`.

@@ -92,7 +92,7 @@ pub const EMBED_BATCH: usize = 64;
 pub fn mine(
     clusters: &[Cluster],
     params: &EmbeddingParams,
-    embed: &(dyn Fn(&[String]) -> Result<Vec<Vec<f32>>, String> + Sync),
+    embed: super::Embed<'_>,
     progress: &Progress,
 ) -> Result<Vec<Candidate>, EmbedError> {
     let sentences: u64 = clusters.iter().map(|c| c.sentences.len() as u64).sum();

@@ -336,7 +336,7 @@ pub fn mine(
                     edit_distance: super::edit_distance::levenshtein(
                         &words(&a.text),
                         &words(&b.text),
-                    ) as u32,
+                    ),
                     shared_long_words: 0,
                     length_ratio: wa.min(wb) as f64 / wa.max(wb).max(1) as f64,
                     score: position[&seed] as f64,

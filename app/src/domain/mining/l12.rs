@@ -329,11 +329,11 @@ pub(crate) mod tests {
         let long: Vec<String> = (0..30).map(|i| format!("w{i}")).collect();
         let mut twelve = long.clone();
         let mut thirteen = long.clone();
-        for i in 0..12 {
-            twelve[i] = format!("x{i}");
+        for (i, w) in twelve.iter_mut().enumerate().take(12) {
+            *w = format!("x{i}");
         }
-        for i in 0..13 {
-            thirteen[i] = format!("y{i}");
+        for (i, w) in thirteen.iter_mut().enumerate().take(13) {
+            *w = format!("y{i}");
         }
         let c = cluster(
             1,
@@ -363,7 +363,7 @@ pub(crate) mod tests {
     fn progress_counts_every_pair_and_cancel_stops() {
         let c = cluster(1, &["a b c", "a b d", "x y z w", "q"]);
         let p = Progress::default();
-        mine(&[c.clone()], &L12Params::default(), &p).unwrap();
+        mine(std::slice::from_ref(&c), &L12Params::default(), &p).unwrap();
         assert_eq!(p.get(), (6, 6));
         let p = Progress::default();
         p.cancel();

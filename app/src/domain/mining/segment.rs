@@ -15,7 +15,7 @@ pub const MAX_SENTENCE_CHARS: usize = 2000;
 
 fn is_heading(line: &str) -> bool {
     let ends_like_a_sentence = line
-        .trim_end_matches(|c: char| matches!(c, '"' | '\'' | '”' | '’' | ')' | ']'))
+        .trim_end_matches(['"', '\'', '”', '’', ')', ']'])
         .ends_with(['.', '!', '?', '…', ':', ';']);
     !ends_like_a_sentence && words(line).len() < HEADING_MAX_WORDS
 }
