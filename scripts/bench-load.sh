@@ -10,7 +10,7 @@ JUDGES="${2:-200}"
 WRITERS="${3:-20}"
 "$ROOT/scripts/setup.sh" >/dev/null
 source "$ROOT/scripts/build.sh" >/dev/null
-cargo build --release -p server --bin paracrowd-load 2>&1 | tail -1
+cargo build --release -p paracrowd-load 2>&1 | tail -1
 source "$ROOT/scripts/test-db.sh"
 PSQL="$(pg_bin_dir)/psql"
 DB=paracrowd_bench_load
@@ -30,7 +30,7 @@ for _ in $(seq 1 240); do curl -fs "$BASE/health" >/dev/null && break; sleep 0.5
 curl -fs "$BASE/health" >/dev/null || { cat "$WORK/server.log"; exit 1; }
 kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER/status"; }
 echo "server RSS before: $(($(kb VmRSS) / 1024)) MiB"
-DATABASE_URL="$URL" "$CARGO_TARGET_DIR/release/paracrowd-load" --url "$BASE" \
+PG_BIN_DIR="$(pg_bin_dir)" DATABASE_URL="$URL" "$CARGO_TARGET_DIR/release/paracrowd-load" --url "$BASE" \
   --judges "$JUDGES" --writers "$WRITERS" --seconds "$SECONDS_RUN"
 STATUS=$?
 echo "server RSS after: $(($(kb VmRSS) / 1024)) MiB, peak $(($(kb VmHWM) / 1024)) MiB"

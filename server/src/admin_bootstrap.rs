@@ -1,8 +1,6 @@
 //! The first admin account: created by `paracrowd create-admin`, and by `serve` when the
 //! database has no admin yet (its generated password is printed once).
-use app::auth::hash_password;
 use app::db::users;
-use app::domain::{Password, Role, Username};
 use rand::{distributions::Alphanumeric, Rng};
 use sqlx::PgPool;
 
@@ -16,40 +14,15 @@ pub fn generate_password() -> String {
 }
 
 /// Creates `username` as an admin, or makes an existing account an active admin with the new
-/// password.
+/// password (see [`app::service::accounts::create_or_reset_admin`]).
 pub async fn create_or_reset_admin(
     pool: &PgPool,
     username: &str,
     password: &str,
 ) -> anyhow::Result<()> {
-    let username = Username::parse(username).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let password = Password::parse_new(password, password).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let hash = hash_password(password.expose().to_owned())
+    app::service::accounts::create_or_reset_admin(pool, username, password)
         .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let to_anyhow = |e: app::error::AppError| anyhow::anyhow!("{e}");
-    match users::find_by_username(pool, username.as_str())
-        .await
-        .map_err(to_anyhow)?
-    {
-        Some(user) => {
-            users::update_password(pool, user.app_user_id, &hash)
-                .await
-                .map_err(to_anyhow)?;
-            users::update_role(pool, user.app_user_id, Role::Admin)
-                .await
-                .map_err(to_anyhow)?;
-            users::update_status(pool, user.app_user_id, app::domain::UserStatus::Active)
-                .await
-                .map_err(to_anyhow)?;
-        }
-        None => {
-            users::insert(pool, username.as_str(), &hash, Role::Admin)
-                .await
-                .map_err(to_anyhow)?;
-        }
-    }
-    Ok(())
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// On a database without any active admin, creates `admin` with a generated password and returns

@@ -7,7 +7,6 @@ pub mod config;
 pub mod db_watch;
 pub mod embedded_pg;
 pub mod export_cmd;
-pub mod load;
 pub mod ml;
 pub mod models_cmd;
 pub mod routes;

@@ -5,9 +5,9 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use paracrowd_load::{self as load, setup::Plan, LoadConfig};
 use reqwest::StatusCode;
 use serde_json::Value;
-use server::load::{self, setup::Plan, LoadConfig};
 use sqlx::PgPool;
 
 use crate::cli::{url_of, BIN};

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use server::load::{self, setup::Plan};
+use paracrowd_load::{self as load, setup::Plan};
 use sqlx::PgPool;
 
 use crate::cli::{url_of, BIN};

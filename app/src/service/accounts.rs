@@ -119,3 +119,26 @@ pub async fn set_blocked(
     tracing::info!(admin = %me, %user_id, status = status.as_str(), "status changed");
     Ok(())
 }
+
+/// Creates `username` as an admin, or makes an existing account an active admin with the new
+/// password (`paracrowd create-admin`, the first start, the load tool).
+pub async fn create_or_reset_admin(
+    pool: &PgPool,
+    username: &str,
+    password: &str,
+) -> Result<(), AppError> {
+    let username = Username::parse(username)?;
+    let password = Password::parse_new(password, password)?;
+    let hash = hash_password(password.expose().to_owned()).await?;
+    match users::find_by_username(pool, username.as_str()).await? {
+        Some(user) => {
+            users::update_password(pool, user.app_user_id, &hash).await?;
+            users::update_role(pool, user.app_user_id, Role::Admin).await?;
+            users::update_status(pool, user.app_user_id, UserStatus::Active).await?;
+        }
+        None => {
+            users::insert(pool, username.as_str(), &hash, Role::Admin).await?;
+        }
+    }
+    Ok(())
+}

@@ -7,13 +7,14 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use server::load::{self, report::Pgbench, setup::Plan, LoadConfig};
+use paracrowd_load::{self as load, report::Pgbench, setup::Plan, LoadConfig};
 
 const USAGE: &str =
     "usage: paracrowd-load --url http://127.0.0.1:3000 [--judges 200] [--writers 20]
        [--seconds 60] [--think-ms 0] [--pairs 20000] [--sources 2000]
        [--pgbench-seconds 20] [--pgbench-clients 16] [--burst 500]
-DATABASE_URL: the server's database (campaigns are added to it; verification reads it).";
+DATABASE_URL: the server's database (campaigns are added to it; verification reads it).
+PG_BIN_DIR: where psql and pgbench are (else they are looked up on the PATH).";
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -107,7 +108,10 @@ fn main() -> anyhow::Result<()> {
 
 /// Single-row inserts into a scratch table of the same database, as fast as pgbench can.
 fn pgbench(database_url: &str, clients: u32, seconds: u32) -> anyhow::Result<Pgbench> {
-    let bin = server::embedded_pg::find_bin_dir()?;
+    // PostgreSQL's client programs: PG_BIN_DIR (scripts/bench-load.sh sets it), else the PATH.
+    let bin = std::env::var_os("PG_BIN_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
     let dir = tempfile_dir()?;
     let script = dir.join("insert.sql");
     std::fs::write(

@@ -140,8 +140,15 @@ pub async fn prepare(base: &str, pool: &PgPool, plan: &Plan) -> anyhow::Result<P
     }
     let tag = &uuid::Uuid::new_v4().simple().to_string()[..6];
     let admin_name = format!("load_admin_{tag}");
-    let password = crate::admin_bootstrap::generate_password();
-    crate::admin_bootstrap::create_or_reset_admin(pool, &admin_name, &password).await?;
+    // Two random UUIDs' hex digits: 64 characters, 244 random bits.
+    let password = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    app::service::accounts::create_or_reset_admin(pool, &admin_name, &password)
+        .await
+        .map_err(|e| anyhow::anyhow!("creating the load tool's admin: {e}"))?;
     let admin = client()?;
     call(
         &admin,
