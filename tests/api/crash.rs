@@ -152,7 +152,24 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
         let prepared = prepared.clone();
         tokio::spawn(async move { load::run(&prepared, &config).await.unwrap() })
     };
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // In the middle of the load: judgments and Checks are coming in.
+    crate::helpers::wait_until(
+        "judgments and Checks under load",
+        Duration::from_secs(30),
+        || async {
+            let (judgments, attempts): (i64, i64) = sqlx::query_as(
+                "select (select count(*) from judge_judgment where campaign_id = $1::uuid),
+                        (select count(*) from apt_attempt where campaign_id = $2::uuid)",
+            )
+            .bind(&judge)
+            .bind(&apt)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            judgments >= 200 && attempts >= 5
+        },
+    )
+    .await;
     let status: String =
         sqlx::query_scalar("select status from mining_run where run_id = $1::uuid")
             .bind(&run)

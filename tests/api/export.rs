@@ -470,8 +470,14 @@ async fn a_slow_reader_holds_the_export_back_instead_of_it_piling_up_in_memory(p
     let mut body = export.body;
     let first = body.next().await.unwrap().unwrap();
     let after_first = export.rows_read.load(Ordering::SeqCst);
-    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
-    let after_wait = export.rows_read.load(Ordering::SeqCst);
+    // The reader must come to rest while nobody takes the next chunk.
+    let after_wait = crate::helpers::settled(
+        "rows read",
+        std::time::Duration::from_millis(500),
+        std::time::Duration::from_secs(10),
+        || async { export.rows_read.load(Ordering::SeqCst) },
+    )
+    .await;
     assert_eq!(
         after_wait, after_first,
         "nothing is read while the reader waits"

@@ -1,6 +1,7 @@
 //! Test harness: spawn the real app, make clients, call server functions.
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use app::ml::{PairScorer, PairScores, ScoreError, ScoreFuture, ScorerVersions};
 
@@ -354,4 +355,48 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// Polls `read` until its value has stayed the same for `quiet`, and returns that value: for
+/// background work that must come to rest (a follow-up task, a reader held back by its
+/// consumer). Panics, naming `what`, when it is still changing after `deadline`.
+pub async fn settled<T, F, Fut>(what: &str, quiet: Duration, deadline: Duration, mut read: F) -> T
+where
+    T: PartialEq + std::fmt::Debug,
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
+    let started = std::time::Instant::now();
+    let mut last = read().await;
+    let mut since = std::time::Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(25)).await;
+        let now = read().await;
+        if now != last {
+            last = now;
+            since = std::time::Instant::now();
+        } else if since.elapsed() >= quiet {
+            return last;
+        }
+        assert!(
+            started.elapsed() < deadline,
+            "{what} still changing after {deadline:?} (last {last:?})"
+        );
+    }
+}
+
+/// Polls `check` until it is true; panics, naming `what`, after `deadline`.
+pub async fn wait_until<F, Fut>(what: &str, deadline: Duration, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let started = std::time::Instant::now();
+    while !check().await {
+        assert!(
+            started.elapsed() < deadline,
+            "{what}: not within {deadline:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -614,8 +614,14 @@ async fn group_selection_deploys_a_follow_up_sized_by_the_paraphrases_judged_in_
     for w in &workers {
         crate::judge::work(&app, w, &campaign, usize::MAX, |_| true).await;
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let r = run(&app, &admin, &run_id).await;
+    // The follow-up runs after each judgment's commit: wait for the decisions to come to rest.
+    let r = crate::helpers::settled(
+        "the run's follow-ups",
+        Duration::from_millis(300),
+        Duration::from_secs(20),
+        || run(&app, &admin, &run_id),
+    )
+    .await;
     assert_eq!(r["follow_ups"].as_array().unwrap().len(), 2, "{r}");
     assert_eq!(r["follow_ups"][0]["deployed"], 20);
     let total: i64 =
