@@ -36,25 +36,14 @@ pub async fn apt_skip(campaign_id: String, source_id: String) -> Result<(), AppE
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use uuid::Uuid;
-
     use super::*;
-    use crate::api::parse_id;
+    use crate::api::{parse_id, worker};
     use crate::ml::ScoreError;
     use crate::service::apt as service;
-    use crate::session::require_user;
-    use crate::state::{app_state, AppState};
-
-    /// The state, the logged-in worker and the campaign id every call starts from.
-    async fn caller(campaign_id: &str) -> Result<(AppState, Uuid, Uuid), AppError> {
-        let state = app_state()?;
-        let user = require_user().await?.app_user_id;
-        let campaign = parse_id(campaign_id, "campaign_id")?;
-        Ok((state, user, campaign))
-    }
+    use crate::state::app_state;
 
     pub async fn next(campaign_id: String) -> Result<AptTask, AppError> {
-        let (state, user, campaign) = caller(&campaign_id).await?;
+        let (state, user, campaign) = worker(&campaign_id).await?;
         service::next(&state.pool, user, campaign).await
     }
 
@@ -69,7 +58,7 @@ mod ssr {
         if let Err(ScoreError::Busy) = app_state()?.scorer.admit() {
             return Err(AppError::Overloaded);
         }
-        let (state, user, campaign) = caller(&campaign_id).await?;
+        let (state, user, campaign) = worker(&campaign_id).await?;
         let source_id = parse_id(&source_id, "source_id")?;
         service::check(
             &state.pool,
@@ -86,13 +75,13 @@ mod ssr {
         campaign_id: String,
         attempt_id: String,
     ) -> Result<SubmitOutcome, AppError> {
-        let (state, user, campaign) = caller(&campaign_id).await?;
+        let (state, user, campaign) = worker(&campaign_id).await?;
         let attempt_id = parse_id(&attempt_id, "attempt_id")?;
         service::submit(&state.pool, user, campaign, attempt_id).await
     }
 
     pub async fn skip(campaign_id: String, source_id: String) -> Result<(), AppError> {
-        let (state, user, campaign) = caller(&campaign_id).await?;
+        let (state, user, campaign) = worker(&campaign_id).await?;
         let source_id = parse_id(&source_id, "source_id")?;
         service::skip(&state.pool, user, campaign, source_id).await
     }

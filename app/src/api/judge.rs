@@ -26,24 +26,12 @@ pub async fn judge_answer(
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use uuid::Uuid;
-
     use super::*;
-    use crate::api::parse_id;
+    use crate::api::{parse_id, worker};
     use crate::service::judging as service;
-    use crate::session::require_user;
-    use crate::state::{app_state, AppState};
-
-    /// The state, the logged-in worker and the campaign id every call starts from.
-    async fn caller(campaign_id: &str) -> Result<(AppState, Uuid, Uuid), AppError> {
-        let state = app_state()?;
-        let user = require_user().await?.app_user_id;
-        let campaign = parse_id(campaign_id, "campaign_id")?;
-        Ok((state, user, campaign))
-    }
 
     pub async fn next(campaign_id: String) -> Result<JudgeTask, AppError> {
-        let (state, user, campaign) = caller(&campaign_id).await?;
+        let (state, user, campaign) = worker(&campaign_id).await?;
         service::next(&state.pool, &state.draws, user, campaign).await
     }
 
@@ -52,7 +40,7 @@ mod ssr {
         assignment_id: String,
         is_paraphrase: bool,
     ) -> Result<AnswerOutcome, AppError> {
-        let (state, user, campaign) = caller(&campaign_id).await?;
+        let (state, user, campaign) = worker(&campaign_id).await?;
         let assignment_id = parse_id(&assignment_id, "assignment_id")?;
         service::answer(&state.pool, user, campaign, assignment_id, is_paraphrase).await
     }

@@ -108,8 +108,8 @@ mod ssr {
 
     use super::*;
     use crate::api::{admin, parse_id};
-    use crate::domain::judge::gate::GateRule;
     use crate::domain::judge::labels::{default_thresholds, Thresholds};
+    use crate::domain::judge::settings::GateRule;
     use crate::domain::judge::settings::{Definition, JudgeSettings};
     use crate::service::{judge_campaigns as service, quality};
 

@@ -54,3 +54,15 @@ pub(crate) async fn researcher() -> Result<sqlx::PgPool, crate::error::AppError>
         .await?;
     Ok(pool)
 }
+
+/// The state, the logged-in user and the campaign id that an annotator's call starts from.
+#[cfg(feature = "ssr")]
+pub(crate) async fn worker(
+    campaign_id: &str,
+) -> Result<(crate::state::AppState, uuid::Uuid, uuid::Uuid), crate::error::AppError> {
+    // The state before the first `.await` (see `state::app_state`).
+    let state = crate::state::app_state()?;
+    let user = crate::session::require_user().await?.app_user_id;
+    let campaign = parse_id(campaign_id, "campaign_id")?;
+    Ok((state, user, campaign))
+}

@@ -7,9 +7,9 @@
 use std::io::Write;
 use std::time::Instant;
 
-use app::domain::judge::gate::GateRule;
 use app::domain::judge::labels::default_thresholds;
 use app::domain::judge::report::{agreement, Judgment};
+use app::domain::judge::settings::GateRule;
 use app::domain::judge::settings::JudgeSettings;
 use app::domain::judge::simulation::stop_rates;
 

@@ -2,8 +2,8 @@
 use sqlx::{FromRow, PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::domain::judge::gate::GateRule;
 use crate::domain::judge::labels::Thresholds;
+use crate::domain::judge::settings::GateRule;
 use crate::domain::judge::settings::{Definition, JudgeSettings};
 use crate::error::AppError;
 

@@ -23,7 +23,7 @@
 //! new campaigns; `paper` stays selectable for replicating the study as written.
 use serde::{Deserialize, Serialize};
 
-use super::settings::JudgeSettings;
+use super::settings::{GateRule, JudgeSettings};
 use crate::domain::agreement::{cohen_kappa, majority};
 
 /// Fewest pairs with a majority of others before kappa is used.
@@ -33,32 +33,6 @@ pub const MIN_KAPPA_ITEMS: usize = 10;
 pub const MIN_EVIDENCE: u32 = 10;
 /// ... and the share of agreeing observations at or below which a worker is stopped.
 pub const EVIDENCE_MAX_SHARE: f64 = 0.66;
-
-/// Which rule the gate applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GateRule {
-    /// MultiPIT as written: test accuracy > minimum and kappa > minimum.
-    Paper,
-    /// Pooled evidence (see the module comment).
-    Evidence,
-}
-
-impl GateRule {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GateRule::Paper => "paper",
-            GateRule::Evidence => "evidence",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.trim() {
-            "paper" => Some(GateRule::Paper),
-            "evidence" => Some(GateRule::Evidence),
-            _ => None,
-        }
-    }
-}
 
 /// One non-test pair a worker judged, with the other workers' votes on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,6 @@
 //! paraphrase definitions of the paper's Figure 3, in our own words, with its examples.
 use serde::{Deserialize, Serialize};
 
-use super::gate::GateRule;
 use super::labels::{check_thresholds, default_thresholds, Thresholds};
 
 /// Which paraphrase definition workers judge by (MultiPIT Figure 3).
@@ -156,6 +155,32 @@ impl JudgeSettings {
             return Err(("lease_seconds", "A lease lasts 30 seconds to a day.".into()));
         }
         check_thresholds(self.judgments_per_pair, self.thresholds).map_err(|m| ("thresholds", m))
+    }
+}
+
+/// Which rule the gate applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GateRule {
+    /// MultiPIT as written: test accuracy > minimum and kappa > minimum.
+    Paper,
+    /// Pooled evidence (see the module comment).
+    Evidence,
+}
+
+impl GateRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateRule::Paper => "paper",
+            GateRule::Evidence => "evidence",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "paper" => Some(GateRule::Paper),
+            "evidence" => Some(GateRule::Evidence),
+            _ => None,
+        }
     }
 }
 

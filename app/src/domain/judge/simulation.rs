@@ -86,7 +86,7 @@ pub fn stop_rates(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::judge::gate::GateRule;
+    use crate::domain::judge::settings::GateRule;
 
     /// xorshift64*, seeded: the simulation is the same on every run.
     fn generator(mut state: u64) -> impl FnMut() -> f64 {
