@@ -8,6 +8,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 export PATH="$HOME/.cargo/bin:$PATH"
+# The query! macros read the checked SQL from .sqlx/ (committed), never from whatever database
+# DATABASE_URL names (scripts/sqlx-prepare.sh rewrites .sqlx/ from the migrations).
+export SQLX_OFFLINE="${SQLX_OFFLINE:-true}"
 SITE="$CARGO_TARGET_DIR/site"
 
 # stage NAME: prints a heading and remembers when it started; stage_end prints the time taken.

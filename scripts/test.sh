@@ -31,6 +31,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 stage "test database"
 source "$ROOT/scripts/test-db.sh"
 
+stage "checked SQL (.sqlx/ matches the queries and migrations/)"
+"$ROOT/scripts/sqlx-prepare.sh" --check
+
 source "$ROOT/scripts/build.sh"
 
 stage "unit and integration tests (cargo test --release)"

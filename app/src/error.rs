@@ -150,3 +150,9 @@ pub fn ErrorMessage(error: AppError) -> impl IntoView {
         </p>
     }
 }
+
+impl From<crate::domain::Invalid> for AppError {
+    fn from(e: crate::domain::Invalid) -> Self {
+        AppError::validation(e.field, e.message)
+    }
+}

@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod components;
+#[warn(missing_docs)]
 pub mod domain;
 pub mod dto;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod auth;
 #[cfg(feature = "ssr")]
+#[warn(missing_docs)]
 pub mod db;
 #[cfg(feature = "ssr")]
 pub mod draws;

@@ -207,7 +207,7 @@ async fn import_sources(
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?
         {
-            Some(c) if c.kind == "apt" => {}
+            Some(c) if c.kind == app::domain::CampaignKind::Apt => {}
             Some(_) => bail!("campaign {campaign_id} is not an APT campaign"),
             None => bail!("no campaign {campaign_id}"),
         }
@@ -245,7 +245,7 @@ async fn import_pairs(
     with_database(&config, |pool| async move {
         let err = |e: app::error::AppError| anyhow::anyhow!("{e}");
         match app::db::campaigns::find(&pool, campaign_id).await.map_err(err)? {
-            Some(c) if c.kind == "judge" => {}
+            Some(c) if c.kind == app::domain::CampaignKind::Judge => {}
             Some(_) => bail!("campaign {campaign_id} is not a judging campaign"),
             None => bail!("no campaign {campaign_id}"),
         }

@@ -104,7 +104,7 @@ pub async fn import_sources(
             crate::service::campaign_of_kind(
                 &pool,
                 id,
-                "apt",
+                crate::domain::CampaignKind::Apt,
                 "Source sentences belong to APT campaigns.",
             )
             .await?;

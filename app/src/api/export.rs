@@ -13,7 +13,7 @@ pub struct ExportPageData {
     pub campaign_id: String,
     pub title: String,
     /// `judge` or `apt`.
-    pub kind: String,
+    pub kind: crate::domain::CampaignKind,
     pub pairs: i64,
     pub judgments: i64,
     pub trusted_judgments: i64,

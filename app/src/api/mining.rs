@@ -180,7 +180,7 @@ mod ssr {
             (Some(e), None) if e > 0.0 && r.done > 0 => Some(r.done as f64 / e),
             _ => None,
         };
-        let seconds_left = (r.status == "running")
+        let seconds_left = (r.status == crate::domain::RunStatus::Running)
             .then(|| {
                 rate.filter(|v| *v > 0.0)
                     .map(|v| (r.total - r.done).max(0) as f64 / v)

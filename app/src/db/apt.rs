@@ -1,5 +1,5 @@
 //! APT tables: source sentences, assignments, attempts, submissions, worker totals.
-use sqlx::{FromRow, PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::domain::apt::source_import::SourceRow;
@@ -17,15 +17,15 @@ pub async fn insert_sources(
         let texts: Vec<&str> = chunk.iter().map(|r| r.text.as_str()).collect();
         let origins: Vec<&str> = chunk.iter().map(|r| r.origin.as_str()).collect();
         let ids: Vec<Option<&str>> = chunk.iter().map(|r| r.external_id.as_deref()).collect();
-        let done = sqlx::query(
+        let done = sqlx::query!(
             r#"insert into source_sentence (campaign_id, text, origin, external_id)
                select $1, t, o, i from unnest($2::text[], $3::text[], $4::text[]) as u(t, o, i)
                on conflict on constraint source_sentence_campaign_text_key do nothing"#,
+            campaign_id,
+            &texts as &[&str],
+            &origins as &[&str],
+            &ids as &[Option<&str>]
         )
-        .bind(campaign_id)
-        .bind(&texts)
-        .bind(&origins)
-        .bind(&ids)
         .execute(&mut *conn)
         .await?;
         inserted += done.rows_affected();
@@ -34,50 +34,60 @@ pub async fn insert_sources(
 }
 
 /// A worker's standing in a campaign, created on first use.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct AptWorkerRow {
+    /// What the worker has earned so far, in cents.
     pub earned_cents: i32,
+    /// The code that gets them paid, set once their study is complete.
     pub completion_code: Option<String>,
 }
 
+/// The worker's row in the campaign, created if missing.
 pub async fn ensure_worker(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<AptWorkerRow, AppError> {
-    Ok(sqlx::query_as::<_, AptWorkerRow>(
+    Ok(sqlx::query_as!(
+        AptWorkerRow,
         r#"insert into apt_worker (campaign_id, app_user_id) values ($1, $2)
            on conflict (campaign_id, app_user_id) do update set campaign_id = excluded.campaign_id
            returning earned_cents, completion_code"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_one(db)
     .await?)
 }
 
 /// The source a worker is on, if any.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct ActiveSource {
+    /// The sentence being paraphrased.
     pub source_sentence_id: Uuid,
+    /// Its text.
     pub text: String,
+    /// The data set it comes from.
     pub origin: String,
+    /// Seconds since it was shown to the worker.
     pub seconds_since_shown: f64,
 }
 
+/// The worker's active assignment in the campaign, if any.
 pub async fn find_active(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<Option<ActiveSource>, AppError> {
-    Ok(sqlx::query_as::<_, ActiveSource>(
+    Ok(sqlx::query_as!(
+        ActiveSource,
         r#"select s.source_sentence_id, s.text, s.origin,
-                  extract(epoch from now() - a.shown_at)::float8 as seconds_since_shown
+                  extract(epoch from now() - a.shown_at)::float8 as "seconds_since_shown!"
            from apt_assignment a join source_sentence s using (source_sentence_id)
            where a.campaign_id = $1 and a.app_user_id = $2 and a.status = 'active'"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_optional(db)
     .await?)
 }
@@ -88,17 +98,20 @@ pub async fn unseen_by_origin(
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<Vec<(String, i64)>, AppError> {
-    Ok(sqlx::query_as::<_, (String, i64)>(
-        r#"select s.origin, count(*) from source_sentence s
+    Ok(sqlx::query!(
+        r#"select s.origin, count(*) as "unseen!" from source_sentence s
            where s.campaign_id = $1
              and not exists (select 1 from apt_assignment a
                              where a.app_user_id = $2 and a.source_sentence_id = s.source_sentence_id)
            group by s.origin order by s.origin"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_all(db)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.origin, r.unseen))
+    .collect())
 }
 
 /// Assigns a random unseen sentence of `origin`. `false` when another request assigned one
@@ -109,7 +122,7 @@ pub async fn assign_random(
     user: Uuid,
     origin: &str,
 ) -> Result<bool, AppError> {
-    let done = sqlx::query(
+    let done = sqlx::query!(
         r#"insert into apt_assignment (campaign_id, app_user_id, source_sentence_id)
            select $1, $2, s.source_sentence_id from source_sentence s
            where s.campaign_id = $1 and s.origin = $3
@@ -117,28 +130,29 @@ pub async fn assign_random(
                              where a.app_user_id = $2 and a.source_sentence_id = s.source_sentence_id)
            order by random() limit 1
            on conflict do nothing"#,
+        campaign_id,
+        user,
+        origin
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(origin)
     .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
 }
 
+/// Marks the worker's active assignment of `source` skipped; `false` if it was not active.
 pub async fn skip_active(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
     user: Uuid,
     source: Uuid,
 ) -> Result<bool, AppError> {
-    let done = sqlx::query(
+    let done = sqlx::query!(
         r#"update apt_assignment set status = 'skipped'
            where campaign_id = $1 and app_user_id = $2 and source_sentence_id = $3 and status = 'active'"#,
+        campaign_id,
+        user,
+        source
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(source)
     .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -156,56 +170,60 @@ pub async fn insert_attempt(
     reward_cents: i64,
     seconds_since_shown: f64,
 ) -> Result<Uuid, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         r#"insert into apt_attempt (campaign_id, app_user_id, source_sentence_id, text, labels,
                forward_probs, backward_probs, is_mutual_implication, bleurt_forward, bleurt_backward,
                bleurt, reward_cents, mi_model, bleurt_model, scoring_ms, seconds_since_shown,
                scorer_kind, scorer)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
            returning apt_attempt_id"#,
+        campaign_id,
+        user,
+        source,
+        text,
+        &scores.labels,
+        &scores.forward_probs,
+        &scores.backward_probs,
+        scores.is_mutual_implication,
+        scores.bleurt_forward,
+        scores.bleurt_backward,
+        scores.bleurt,
+        reward_cents as i32,
+        &scores.versions.mi,
+        &scores.versions.bleurt,
+        scores.latency_ms,
+        seconds_since_shown,
+        scores.versions.kind.as_str(),
+        &scores.versions.description
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(source)
-    .bind(text)
-    .bind(&scores.labels)
-    .bind(&scores.forward_probs)
-    .bind(&scores.backward_probs)
-    .bind(scores.is_mutual_implication)
-    .bind(scores.bleurt_forward)
-    .bind(scores.bleurt_backward)
-    .bind(scores.bleurt)
-    .bind(reward_cents as i32)
-    .bind(&scores.versions.mi)
-    .bind(&scores.versions.bleurt)
-    .bind(scores.latency_ms)
-    .bind(seconds_since_shown)
-    .bind(scores.versions.kind.as_str())
-    .bind(&scores.versions.description)
     .fetch_one(db)
     .await?)
 }
 
 /// An attempt as a submission needs it.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct AttemptForSubmit {
+    /// The sentence the attempt paraphrases.
     pub source_sentence_id: Uuid,
+    /// What the attempt earns, in cents, before the cap.
     pub reward_cents: i32,
 }
 
+/// The worker's attempt `attempt` in the campaign, if it is theirs.
 pub async fn find_attempt(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
     user: Uuid,
     attempt: Uuid,
 ) -> Result<Option<AttemptForSubmit>, AppError> {
-    Ok(sqlx::query_as::<_, AttemptForSubmit>(
+    Ok(sqlx::query_as!(
+        AttemptForSubmit,
         r#"select source_sentence_id, reward_cents from apt_attempt
            where apt_attempt_id = $1 and campaign_id = $2 and app_user_id = $3"#,
+        attempt,
+        campaign_id,
+        user
     )
-    .bind(attempt)
-    .bind(campaign_id)
-    .bind(user)
     .fetch_optional(db)
     .await?)
 }
@@ -216,11 +234,11 @@ pub async fn lock_worker(
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<i32, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "select earned_cents from apt_worker where campaign_id = $1 and app_user_id = $2 for update",
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_one(conn)
     .await?)
 }
@@ -231,15 +249,16 @@ pub async fn find_submission(
     user: Uuid,
     source: Uuid,
 ) -> Result<Option<i32>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "select paid_cents from apt_submission where app_user_id = $1 and source_sentence_id = $2",
+        user,
+        source
     )
-    .bind(user)
-    .bind(source)
     .fetch_optional(db)
     .await?)
 }
 
+/// Records a submission; `false` if the worker already submitted for this source.
 #[allow(clippy::too_many_arguments)]
 pub async fn insert_submission(
     conn: &mut PgConnection,
@@ -250,17 +269,17 @@ pub async fn insert_submission(
     reward_cents: i32,
     paid_cents: i32,
 ) -> Result<bool, AppError> {
-    let done = sqlx::query(
+    let done = sqlx::query!(
         r#"insert into apt_submission (campaign_id, app_user_id, source_sentence_id, apt_attempt_id, reward_cents, paid_cents)
            values ($1, $2, $3, $4, $5, $6)
            on conflict on constraint apt_submission_worker_source_key do nothing"#,
+        campaign_id,
+        user,
+        source,
+        attempt,
+        reward_cents,
+        paid_cents
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(source)
-    .bind(attempt)
-    .bind(reward_cents)
-    .bind(paid_cents)
     .execute(&mut *conn)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -274,24 +293,24 @@ pub async fn update_worker_total(
     total_cents: i32,
     code: Option<&str>,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         r#"update apt_worker set earned_cents = $3,
                completed_at = case when $4::text is null then completed_at else now() end,
                completion_code = coalesce(completion_code, $4)
            where campaign_id = $1 and app_user_id = $2"#,
+        campaign_id,
+        user,
+        total_cents,
+        code
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(total_cents)
-    .bind(code)
     .execute(&mut *conn)
     .await?;
-    sqlx::query(
+    sqlx::query!(
         r#"update apt_assignment set status = 'submitted'
            where campaign_id = $1 and app_user_id = $2 and status = 'active'"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -302,58 +321,73 @@ pub async fn list_attempt_points(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Vec<(Uuid, bool, f32)>, AppError> {
-    Ok(sqlx::query_as::<_, (Uuid, bool, f32)>(
+    Ok(sqlx::query!(
         "select source_sentence_id, is_mutual_implication, bleurt from apt_attempt where campaign_id = $1",
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(db)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.source_sentence_id, r.is_mutual_implication, r.bleurt))
+    .collect())
 }
 
 /// How many of a campaign's Checks each scorer produced (several after a change of models).
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct ScorerCount {
+    /// Which kind of scorer (`paper`, `paper_int8`, `standin`, `lite`, `custom`).
     pub scorer_kind: String,
+    /// The scorer's description, in words.
     pub scorer: String,
+    /// Checks it scored.
     pub attempts: i64,
 }
 
+/// The campaign's Checks counted by scorer, most first.
 pub async fn count_attempts_by_scorer(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Vec<ScorerCount>, AppError> {
-    Ok(sqlx::query_as::<_, ScorerCount>(
-        r#"select scorer_kind, scorer, count(*) as attempts from apt_attempt
-           where campaign_id = $1 group by scorer_kind, scorer order by attempts desc, scorer"#,
+    Ok(sqlx::query_as!(
+        ScorerCount,
+        r#"select scorer_kind, scorer, count(*) as "attempts!" from apt_attempt
+           where campaign_id = $1 group by scorer_kind, scorer order by count(*) desc, scorer"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(db)
     .await?)
 }
 
 /// Per-worker activity and earnings in a campaign.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct WorkerEarningRow {
+    /// The worker.
     pub app_user_id: Uuid,
+    /// Checks they ran.
     pub attempts: i64,
+    /// Paraphrases they submitted.
     pub submissions: i64,
+    /// What they have earned, in cents.
     pub earned_cents: i32,
+    /// They reached the cap and got a completion code.
     pub is_complete: bool,
 }
 
+/// Every worker of the campaign with their activity, highest earners first.
 pub async fn list_worker_earnings(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Vec<WorkerEarningRow>, AppError> {
-    Ok(sqlx::query_as::<_, WorkerEarningRow>(
+    Ok(sqlx::query_as!(
+        WorkerEarningRow,
         r#"select w.app_user_id,
-                  (select count(*) from apt_attempt a where a.campaign_id = w.campaign_id and a.app_user_id = w.app_user_id) as attempts,
-                  (select count(*) from apt_submission s where s.campaign_id = w.campaign_id and s.app_user_id = w.app_user_id) as submissions,
-                  w.earned_cents, w.completion_code is not null as is_complete
+                  (select count(*) from apt_attempt a where a.campaign_id = w.campaign_id and a.app_user_id = w.app_user_id) as "attempts!",
+                  (select count(*) from apt_submission s where s.campaign_id = w.campaign_id and s.app_user_id = w.app_user_id) as "submissions!",
+                  w.earned_cents, w.completion_code is not null as "is_complete!"
            from apt_worker w where w.campaign_id = $1
            order by w.earned_cents desc, w.app_user_id"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(db)
     .await?)
 }

@@ -1,9 +1,8 @@
 //! Reads for dataset exports: the small keys a split needs (group, time), and the rows
 //! themselves as streams (a server-side cursor), so an export never holds a campaign in memory.
+use futures_util::stream::BoxStream;
 use futures_util::TryStreamExt;
-use sqlx::postgres::{PgArguments, PgRow};
-use sqlx::query::QueryAs;
-use sqlx::{FromRow, PgExecutor, PgPool, Postgres};
+use sqlx::{PgExecutor, PgPool};
 use uuid::Uuid;
 
 use crate::error::AppError;
@@ -13,13 +12,16 @@ pub async fn pair_keys(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Vec<(Uuid, Option<String>, time::OffsetDateTime)>, AppError> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query!(
         r#"select pair_id, group_key, created_at from judge_pair
            where campaign_id = $1 order by created_at, pair_id"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(db)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.pair_id, r.group_key, r.created_at))
+    .collect())
 }
 
 /// (source sentence, created) of every attempt of an APT campaign: an APT split is by source
@@ -29,95 +31,105 @@ pub async fn attempt_keys(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Vec<(Uuid, time::OffsetDateTime)>, AppError> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query!(
         r#"select source_sentence_id, created_at from apt_attempt
            where campaign_id = $1 order by created_at, apt_attempt_id"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(db)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.source_sentence_id, r.created_at))
+    .collect())
 }
 
 /// A pair as exported.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct ExportPair {
+    /// The pair's database id.
     pub pair_id: Uuid,
+    /// Its id in the uploaded file, if it had one.
     pub external_id: Option<String>,
+    /// The first sentence.
     pub sentence1: String,
+    /// The second sentence.
     pub sentence2: String,
+    /// The group (trend, URL, topic) the split keeps together.
     pub group_key: Option<String>,
+    /// A hidden test pair.
     pub is_test: bool,
+    /// The reference or gold label (`true` = paraphrase), if the upload had one.
     pub gold_label: Option<bool>,
+    /// Trusted judgments so far.
     pub n_judgments: i32,
+    /// Trusted "paraphrase" votes so far.
     pub n_paraphrase: i32,
 }
 
 /// A judgment as exported, with its pair's texts.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct ExportJudgment {
+    /// The pair's database id.
     pub pair_id: Uuid,
+    /// The pair's id in the uploaded file, if it had one.
     pub external_id: Option<String>,
+    /// The pair's first sentence.
     pub sentence1: String,
+    /// The pair's second sentence.
     pub sentence2: String,
+    /// The pair's group (trend, URL, topic).
     pub group_key: Option<String>,
+    /// The worker who judged.
     pub app_user_id: Uuid,
+    /// The worker said "paraphrase".
     pub is_paraphrase: bool,
+    /// How long the worker took, in seconds.
     pub seconds: f64,
+    /// When the judgment was made.
     pub created_at: time::OffsetDateTime,
+    /// The judgment counts: worker not stopped, judgment not set aside.
     pub trusted: bool,
+    /// The pair was a hidden test pair.
     pub is_test: bool,
 }
 
 /// An APT attempt as exported.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct ExportAttempt {
+    /// The worker who ran the Check.
     pub app_user_id: Uuid,
+    /// When the Check ran.
     pub created_at: time::OffsetDateTime,
+    /// Seconds from showing the source sentence to the Check.
     pub seconds_since_shown: f64,
+    /// The data set the source sentence comes from.
     pub origin: String,
+    /// The source sentence's id in its data set, if known.
     pub external_id: Option<String>,
+    /// The source sentence's database id (the split's group).
     pub source_sentence_id: Uuid,
+    /// The source sentence.
     pub sentence: String,
+    /// The worker's paraphrase attempt.
     pub candidate: String,
+    /// BLEURT score of the attempt against the source.
     pub bleurt: f32,
+    /// The MI judge found the attempt and source imply each other.
     pub is_mutual_implication: bool,
+    /// What the attempt earned, in cents, before the cap.
     pub reward_cents: i32,
+    /// The worker submitted this attempt.
     pub submitted: bool,
     /// Which scorer produced the Check, in words.
     pub scorer: String,
 }
 
-const PAIRS: &str = r#"select pair_id, external_id, sentence1, sentence2, group_key, is_test,
-       gold_label, n_judgments, n_paraphrase
-  from judge_pair where campaign_id = $1 order by created_at, pair_id"#;
-
-const JUDGMENTS: &str = r#"select j.pair_id, p.external_id, p.sentence1, p.sentence2, p.group_key,
-       j.app_user_id, j.is_paraphrase, j.seconds, j.created_at, j.trusted, j.is_test
-  from judge_judgment j join judge_pair p using (pair_id)
- where j.campaign_id = $1 and (j.trusted or $2)
- order by j.created_at, j.judgment_id"#;
-
-const ATTEMPTS: &str = r#"select a.app_user_id, a.created_at, a.seconds_since_shown, s.origin,
-       s.external_id, s.source_sentence_id, s.text as sentence, a.text as candidate, a.bleurt,
-       a.is_mutual_implication, a.reward_cents, (sub.apt_attempt_id is not null) as submitted,
-       a.scorer
-  from apt_attempt a
-  join source_sentence s using (source_sentence_id)
-  left join apt_submission sub on sub.apt_attempt_id = a.apt_attempt_id
- where a.campaign_id = $1 and (sub.apt_attempt_id is not null or not $2)
- order by a.created_at, a.apt_attempt_id"#;
-
-/// Sends the rows of `query` into `out` as the cursor yields them; a full channel waits (the
-/// reader sets the pace), a closed one ends early. Returns the rows sent.
+/// Sends `rows` into `out` as the cursor yields them; a full channel waits (the reader sets the
+/// pace), a closed one ends early. Returns the rows sent.
 async fn send<T>(
-    pool: &PgPool,
-    query: QueryAs<'static, Postgres, T, PgArguments>,
+    mut rows: BoxStream<'_, Result<T, sqlx::Error>>,
     out: tokio::sync::mpsc::Sender<T>,
-) -> Result<u64, AppError>
-where
-    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
-{
-    let mut rows = query.fetch(pool);
+) -> Result<u64, AppError> {
     let mut sent = 0;
     while let Some(row) = rows.try_next().await? {
         if out.send(row).await.is_err() {
@@ -128,25 +140,37 @@ where
     Ok(sent)
 }
 
+/// The campaign's pairs in export order, as a cursor.
+fn pair_rows<'e>(
+    db: impl PgExecutor<'e> + 'e,
+    campaign_id: Uuid,
+) -> BoxStream<'e, Result<ExportPair, sqlx::Error>> {
+    sqlx::query_as!(
+        ExportPair,
+        r#"select pair_id, external_id, sentence1, sentence2, group_key, is_test, gold_label,
+                  n_judgments, n_paraphrase
+           from judge_pair where campaign_id = $1 order by created_at, pair_id"#,
+        campaign_id
+    )
+    .fetch(db)
+}
+
 /// The campaign's pairs in export order.
 pub async fn send_pairs(
     pool: &PgPool,
     campaign_id: Uuid,
     out: tokio::sync::mpsc::Sender<ExportPair>,
 ) -> Result<u64, AppError> {
-    send(pool, sqlx::query_as(PAIRS).bind(campaign_id), out).await
+    send(pair_rows(pool, campaign_id), out).await
 }
 
 /// Every pair at once, for the statistics page (a campaign's pairs fit in memory; its
 /// judgments are what a cursor is for).
-pub async fn all_pairs(
-    db: impl PgExecutor<'_>,
+pub async fn all_pairs<'e>(
+    db: impl PgExecutor<'e> + 'e,
     campaign_id: Uuid,
 ) -> Result<Vec<ExportPair>, AppError> {
-    Ok(sqlx::query_as::<_, ExportPair>(PAIRS)
-        .bind(campaign_id)
-        .fetch_all(db)
-        .await?)
+    Ok(pair_rows(db, campaign_id).try_collect().await?)
 }
 
 /// The campaign's judgments, oldest first; untrusted ones only with `keep_untrusted`.
@@ -156,10 +180,18 @@ pub async fn send_judgments(
     keep_untrusted: bool,
     out: tokio::sync::mpsc::Sender<ExportJudgment>,
 ) -> Result<u64, AppError> {
-    let query = sqlx::query_as(JUDGMENTS)
-        .bind(campaign_id)
-        .bind(keep_untrusted);
-    send(pool, query, out).await
+    let rows = sqlx::query_as!(
+        ExportJudgment,
+        r#"select j.pair_id, p.external_id, p.sentence1, p.sentence2, p.group_key,
+                  j.app_user_id, j.is_paraphrase, j.seconds, j.created_at, j.trusted, j.is_test
+           from judge_judgment j join judge_pair p using (pair_id)
+           where j.campaign_id = $1 and (j.trusted or $2)
+           order by j.created_at, j.judgment_id"#,
+        campaign_id,
+        keep_untrusted
+    )
+    .fetch(pool);
+    send(rows, out).await
 }
 
 /// The campaign's attempts, oldest first; with `submitted_only`, the submitted ones.
@@ -169,10 +201,22 @@ pub async fn send_attempts(
     submitted_only: bool,
     out: tokio::sync::mpsc::Sender<ExportAttempt>,
 ) -> Result<u64, AppError> {
-    let query = sqlx::query_as(ATTEMPTS)
-        .bind(campaign_id)
-        .bind(submitted_only);
-    send(pool, query, out).await
+    let rows = sqlx::query_as!(
+        ExportAttempt,
+        r#"select a.app_user_id, a.created_at, a.seconds_since_shown, s.origin, s.external_id,
+                  s.source_sentence_id, s.text as sentence, a.text as candidate, a.bleurt,
+                  a.is_mutual_implication, a.reward_cents,
+                  (sub.apt_attempt_id is not null) as "submitted!", a.scorer
+           from apt_attempt a
+           join source_sentence s using (source_sentence_id)
+           left join apt_submission sub on sub.apt_attempt_id = a.apt_attempt_id
+           where a.campaign_id = $1 and (sub.apt_attempt_id is not null or not $2)
+           order by a.created_at, a.apt_attempt_id"#,
+        campaign_id,
+        submitted_only
+    )
+    .fetch(pool);
+    send(rows, out).await
 }
 
 /// Counts for progress: (pairs, judgments incl. untrusted, trusted judgments, attempts,
@@ -181,24 +225,30 @@ pub async fn row_counts(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<(i64, i64, i64, i64, i64), AppError> {
-    Ok(sqlx::query_as(
-        r#"select (select count(*) from judge_pair where campaign_id = $1),
-                  (select count(*) from judge_judgment where campaign_id = $1),
-                  (select count(*) from judge_judgment where campaign_id = $1 and trusted),
-                  (select count(*) from apt_attempt where campaign_id = $1),
-                  (select count(*) from apt_submission where campaign_id = $1)"#,
+    let r = sqlx::query!(
+        r#"select (select count(*) from judge_pair where campaign_id = $1) as "pairs!",
+                  (select count(*) from judge_judgment where campaign_id = $1) as "judgments!",
+                  (select count(*) from judge_judgment where campaign_id = $1 and trusted)
+                      as "trusted!",
+                  (select count(*) from apt_attempt where campaign_id = $1) as "attempts!",
+                  (select count(*) from apt_submission where campaign_id = $1) as "submissions!""#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_one(db)
-    .await?)
+    .await?;
+    Ok((r.pairs, r.judgments, r.trusted, r.attempts, r.submissions))
 }
 
 /// An APT attempt's texts and verdict, for the statistics page.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct AttemptText {
+    /// The source sentence's database id.
     pub source_sentence_id: Uuid,
+    /// The source sentence.
     pub sentence: String,
+    /// The worker's paraphrase attempt.
     pub candidate: String,
+    /// The MI judge found the attempt and source imply each other.
     pub is_mutual_implication: bool,
 }
 
@@ -208,7 +258,8 @@ pub async fn attempt_texts(
     campaign_id: Uuid,
     submitted_only: bool,
 ) -> Result<Vec<AttemptText>, AppError> {
-    Ok(sqlx::query_as::<_, AttemptText>(
+    Ok(sqlx::query_as!(
+        AttemptText,
         r#"select a.source_sentence_id, s.text as sentence, a.text as candidate,
                   a.is_mutual_implication
              from apt_attempt a
@@ -217,9 +268,9 @@ pub async fn attempt_texts(
               and (not $2 or exists (select 1 from apt_submission sub
                                        where sub.apt_attempt_id = a.apt_attempt_id))
             order by a.created_at, a.apt_attempt_id"#,
+        campaign_id,
+        submitted_only
     )
-    .bind(campaign_id)
-    .bind(submitted_only)
     .fetch_all(db)
     .await?)
 }

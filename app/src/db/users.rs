@@ -1,33 +1,38 @@
 //! `app_user`: accounts, roles and statuses.
-use sqlx::{FromRow, PgExecutor};
+use sqlx::PgExecutor;
 use uuid::Uuid;
 
 use crate::domain::{Role, UserStatus};
 use crate::error::AppError;
 
 /// One account as stored, with its hash. Never sent to a browser: the API maps it to views.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct UserRow {
+    /// The account's id.
     pub app_user_id: Uuid,
+    /// The name as typed at registration (unique regardless of case).
     pub username: String,
+    /// The argon2 hash of the password.
     pub password_hash: String,
-    pub role: String,
-    pub status: String,
+    /// What the account may do.
+    pub role: Role,
+    /// Whether it may log in.
+    pub status: UserStatus,
+    /// When it was created.
     pub created_at: time::OffsetDateTime,
 }
 
 impl UserRow {
+    /// What the account may do.
     pub fn role(&self) -> Role {
-        // The check constraint admits only the three names; anything else is least privilege.
-        Role::parse(&self.role).unwrap_or(Role::Annotator)
+        self.role
     }
 
+    /// Whether it may log in.
     pub fn status(&self) -> UserStatus {
-        UserStatus::from_db(&self.status)
+        self.status
     }
 }
-
-const COLUMNS: &str = "app_user_id, username, password_hash, role, status, created_at";
 
 /// Inserts an account. A taken username (case-insensitively) is a `Conflict`.
 pub async fn insert(
@@ -36,14 +41,14 @@ pub async fn insert(
     password_hash: &str,
     role: Role,
 ) -> Result<Uuid, AppError> {
-    sqlx::query_scalar(
+    sqlx::query_scalar!(
         r#"insert into app_user (username, password_hash, role)
            values ($1, $2, $3)
            returning app_user_id"#,
+        username,
+        password_hash,
+        role as Role,
     )
-    .bind(username)
-    .bind(password_hash)
-    .bind(role.as_str())
     .fetch_one(db)
     .await
     .map_err(|e| match &e {
@@ -54,40 +59,53 @@ pub async fn insert(
     })
 }
 
+/// The account with this id.
 pub async fn find_by_id(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<UserRow>, AppError> {
-    Ok(sqlx::query_as::<_, UserRow>(&format!(
-        "select {COLUMNS} from app_user where app_user_id = $1"
-    ))
-    .bind(id)
+    Ok(sqlx::query_as!(
+        UserRow,
+        r#"select app_user_id, username, password_hash, role as "role: Role",
+                  status as "status: UserStatus", created_at
+           from app_user where app_user_id = $1"#,
+        id
+    )
     .fetch_optional(db)
     .await?)
 }
 
+/// The account with this name, compared regardless of case.
 pub async fn find_by_username(
     db: impl PgExecutor<'_>,
     username: &str,
 ) -> Result<Option<UserRow>, AppError> {
-    Ok(sqlx::query_as::<_, UserRow>(&format!(
-        "select {COLUMNS} from app_user where lower(username) = lower($1)"
-    ))
-    .bind(username)
+    Ok(sqlx::query_as!(
+        UserRow,
+        r#"select app_user_id, username, password_hash, role as "role: Role",
+                  status as "status: UserStatus", created_at
+           from app_user where lower(username) = lower($1)"#,
+        username
+    )
     .fetch_optional(db)
     .await?)
 }
 
 /// All accounts, admins first, then by name.
 pub async fn list(db: impl PgExecutor<'_>) -> Result<Vec<UserRow>, AppError> {
-    Ok(sqlx::query_as::<_, UserRow>(&format!(
-        "select {COLUMNS} from app_user
-         order by case role when 'admin' then 0 when 'researcher' then 1 else 2 end, lower(username)"
-    ))
+    Ok(sqlx::query_as!(
+        UserRow,
+        r#"select app_user_id, username, password_hash, role as "role: Role",
+                  status as "status: UserStatus", created_at
+           from app_user
+           order by case role when 'admin' then 0 when 'researcher' then 1 else 2 end,
+                    lower(username)"#
+    )
     .fetch_all(db)
     .await?)
 }
 
+/// Active admins.
 pub async fn count_admins(db: impl PgExecutor<'_>) -> Result<i64, AppError> {
-    Ok(sqlx::query_scalar(
-        "select count(*) from app_user where role = 'admin' and status = 'active'",
+    Ok(sqlx::query_scalar!(
+        r#"select count(*) as "n!" from app_user where role = 'admin' and status = 'active'"#
     )
     .fetch_one(db)
     .await?)
@@ -95,12 +113,13 @@ pub async fn count_admins(db: impl PgExecutor<'_>) -> Result<i64, AppError> {
 
 /// Changes a role; `NotFound` when there is no such user.
 pub async fn update_role(db: impl PgExecutor<'_>, id: Uuid, role: Role) -> Result<(), AppError> {
-    let done =
-        sqlx::query("update app_user set role = $2, updated_at = now() where app_user_id = $1")
-            .bind(id)
-            .bind(role.as_str())
-            .execute(db)
-            .await?;
+    let done = sqlx::query!(
+        "update app_user set role = $2, updated_at = now() where app_user_id = $1",
+        id,
+        role as Role
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::NotFound);
     }
@@ -113,12 +132,13 @@ pub async fn update_status(
     id: Uuid,
     status: UserStatus,
 ) -> Result<(), AppError> {
-    let done =
-        sqlx::query("update app_user set status = $2, updated_at = now() where app_user_id = $1")
-            .bind(id)
-            .bind(status.as_str())
-            .execute(db)
-            .await?;
+    let done = sqlx::query!(
+        "update app_user set status = $2, updated_at = now() where app_user_id = $1",
+        id,
+        status as UserStatus
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::NotFound);
     }
@@ -131,11 +151,11 @@ pub async fn update_password(
     id: Uuid,
     password_hash: &str,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "update app_user set password_hash = $2, updated_at = now() where app_user_id = $1",
+        id,
+        password_hash
     )
-    .bind(id)
-    .bind(password_hash)
     .execute(db)
     .await?;
     Ok(())

@@ -5,16 +5,33 @@ use std::fmt;
 /// Why a username or password was refused. Messages are shown to the user as they are.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AccountError {
+    /// The username is too short or too long.
     #[error("Choose a username of {min} to {max} characters.")]
-    UsernameLength { min: usize, max: usize },
+    UsernameLength {
+        /// Fewest characters allowed.
+        min: usize,
+        /// Most characters allowed.
+        max: usize,
+    },
+    /// The username has a character other than letters, digits, `.`, `_` and `-`.
     #[error("A username may contain only letters, digits, '.', '_' and '-'.")]
     UsernameCharacters,
+    /// The password is too short.
     #[error("Choose a password of at least {min} characters.")]
-    PasswordTooShort { min: usize },
+    PasswordTooShort {
+        /// Fewest characters allowed.
+        min: usize,
+    },
+    /// The password is too long.
     #[error("A password may be at most {max} characters long.")]
-    PasswordTooLong { max: usize },
+    PasswordTooLong {
+        /// Most characters allowed.
+        max: usize,
+    },
+    /// The password and its confirmation differ.
     #[error("The two passwords differ.")]
     PasswordMismatch,
+    /// A role name that is not one of ours.
     #[error("Unknown role '{0}'.")]
     UnknownRole(String),
 }
@@ -25,7 +42,9 @@ pub enum AccountError {
 pub struct Username(String);
 
 impl Username {
+    /// Shortest username, in characters.
     pub const MIN_CHARS: usize = 3;
+    /// Longest username, in characters.
     pub const MAX_CHARS: usize = 32;
 
     /// Trims surrounding whitespace and checks length and characters.
@@ -47,6 +66,7 @@ impl Username {
         Ok(Self(name.to_owned()))
     }
 
+    /// The username as typed (trimmed), case kept.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -64,7 +84,9 @@ impl fmt::Display for Username {
 pub struct Password(String);
 
 impl Password {
+    /// Shortest password, in characters.
     pub const MIN_CHARS: usize = 8;
+    /// Longest password, in characters.
     pub const MAX_CHARS: usize = 256;
 
     /// Checks a new password and its confirmation.
@@ -86,6 +108,7 @@ impl Password {
         Ok(Self(raw.to_owned()))
     }
 
+    /// The password's text, for hashing; never log it.
     pub fn expose(&self) -> &str {
         &self.0
     }
@@ -101,13 +124,19 @@ impl fmt::Debug for Password {
 /// admins also manage users, campaigns, corpora and exports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(sqlx::Type))]
+#[cfg_attr(feature = "ssr", sqlx(type_name = "text", rename_all = "lowercase"))]
 pub enum Role {
+    /// Works on the campaigns open to them.
     Annotator,
+    /// Also reads study statistics and dashboards.
     Researcher,
+    /// Also manages users, campaigns, corpora and exports.
     Admin,
 }
 
 impl Role {
+    /// Every role, least to most privileged.
     pub const ALL: [Role; 3] = [Role::Annotator, Role::Researcher, Role::Admin];
 
     /// The name stored in the database and sent in forms.
@@ -119,6 +148,7 @@ impl Role {
         }
     }
 
+    /// The role named `raw` (surrounding blanks ignored).
     pub fn parse(raw: &str) -> Result<Self, AccountError> {
         Self::ALL
             .into_iter()
@@ -131,6 +161,7 @@ impl Role {
         matches!(self, Role::Researcher | Role::Admin)
     }
 
+    /// Whether the user may manage users, campaigns, corpora and exports.
     pub fn is_admin(self) -> bool {
         self == Role::Admin
     }
@@ -145,12 +176,17 @@ impl fmt::Display for Role {
 /// Whether an account may log in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(sqlx::Type))]
+#[cfg_attr(feature = "ssr", sqlx(type_name = "text", rename_all = "lowercase"))]
 pub enum UserStatus {
+    /// May log in.
     Active,
+    /// Blocked by an admin; may not log in.
     Blocked,
 }
 
 impl UserStatus {
+    /// The name stored in the database.
     pub fn as_str(self) -> &'static str {
         match self {
             UserStatus::Active => "active",

@@ -11,8 +11,11 @@
 /// One answer: item, worker, label (indices; labels `0..k`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Answer {
+    /// The item (pair) answered, as an index.
     pub item: usize,
+    /// The worker who answered, as an index.
     pub worker: usize,
+    /// The label given, in `0..k`.
     pub label: usize,
 }
 
@@ -26,6 +29,7 @@ pub struct DawidSkene {
     /// `confusion[worker][observed][true]`: P(worker answers `observed` | truth `true`);
     /// `None` rows for labels the worker never gave (crowd-kit leaves those out).
     pub confusion: Vec<Vec<Option<Vec<f64>>>>,
+    /// EM iterations run before convergence or the cap.
     pub iterations: usize,
 }
 

@@ -5,14 +5,18 @@ pub mod agreement;
 pub mod apt;
 pub mod dawid_skene;
 pub mod export;
+pub mod invalid;
 pub mod judge;
 pub mod mining;
 pub mod mutual_implication;
 pub mod rate_limit;
 pub mod reward;
 pub mod rng;
+pub mod status;
 pub mod table_file;
 pub mod text;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};
+pub use invalid::Invalid;
 pub use rate_limit::{AttemptLimiter, LimitPolicy};
+pub use status::{AssignmentStatus, CampaignKind, CampaignStatus, RunStatus, WorkerStatus};

@@ -11,15 +11,26 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MiJudge {
     /// 3-way (or n-way) NLI; the index of the entailment label.
-    Nli { entailment: usize, labels: usize },
+    Nli {
+        /// Index of the entailment label.
+        entailment: usize,
+        /// How many labels the model has.
+        labels: usize,
+    },
     /// Binary MI classifier; the index of the `mi` label.
-    Binary { mi: usize },
+    Binary {
+        /// Index of the `mi` label.
+        mi: usize,
+    },
 }
 
+/// Why a judge's `id2label` could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MiJudgeError {
+    /// The label ids are not exactly `0..n`; the ids found.
     #[error("id2label must number its labels 0..n without gaps, got {0:?}")]
     Gaps(Vec<usize>),
+    /// No entailment label and no `mi`/`not_mi` pair; the names found.
     #[error("id2label has neither an 'entailment' label (NLI) nor 'mi'/'not_mi' labels (binary MI): {0:?}")]
     UnknownLabels(Vec<String>),
 }

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 /// How many failures a key may have inside the window before it is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LimitPolicy {
+    /// Failures allowed inside the window before the key is refused.
     pub max_failures: usize,
+    /// How far back failures count.
     pub window: Duration,
 }
 
@@ -18,6 +20,7 @@ pub struct AttemptLimiter {
 }
 
 impl AttemptLimiter {
+    /// A limiter with no failures recorded.
     pub fn new() -> Self {
         Self::default()
     }
@@ -71,6 +74,7 @@ impl AttemptLimiter {
         });
     }
 
+    /// How many keys currently have failures recorded.
     pub fn tracked_keys(&self) -> usize {
         self.failures.len()
     }

@@ -6,10 +6,12 @@
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator started from `seed`; the same seed gives the same sequence.
     pub fn new(seed: u64) -> Self {
         Self(seed)
     }
 
+    /// The next pseudo-random 64-bit value.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;

@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct ImportError {
+    /// The 1-based line at fault.
     pub line: usize,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -24,8 +26,11 @@ pub fn err(line: usize, message: impl Into<String>) -> ImportError {
 /// A table file's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
+    /// Comma-separated, with quoting.
     Csv,
+    /// Tab-separated, quoting off.
     Tsv,
+    /// One JSON object per line.
     JsonLines,
 }
 
@@ -54,6 +59,7 @@ pub fn first_line(text: &str) -> &str {
 /// One row: its line number and its fields by lower-cased column name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
+    /// The 1-based line the row came from.
     pub line: usize,
     fields: BTreeMap<String, String>,
 }
@@ -72,7 +78,9 @@ impl Record {
 /// The rows of a file, and its header when it has one (CSV and TSV).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Table {
+    /// The column names, lower-cased; `None` for JSON lines.
     pub header: Option<Vec<String>>,
+    /// The data rows, in file order.
     pub records: Vec<Record>,
 }
 

@@ -7,12 +7,16 @@
 /// Why a text was refused; `Display` completes "The sentence ...".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TextProblem {
+    /// The text is empty or only blanks.
     #[error("is empty")]
     Empty,
+    /// Only invisible characters (zero-width, direction marks and the like).
     #[error("has no visible characters (only spaces, zero-width or direction marks)")]
     Invisible,
+    /// A refused control character, by code point.
     #[error("contains the control character U+{0:04X}")]
     Control(u32),
+    /// A U+FFFD replacement character, left by a wrong decoding.
     #[error("contains U+FFFD, the mark of text in a broken or wrong encoding")]
     BrokenEncoding,
 }
@@ -56,6 +60,7 @@ pub fn controls_to_spaces(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Checks typed or uploaded free text: no control characters, something visible.
 pub fn check(text: &str) -> Result<(), TextProblem> {
     if let Some(c) = text.chars().find(|c| is_refused_control(*c)) {
         return Err(TextProblem::Control(c as u32));

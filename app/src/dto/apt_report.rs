@@ -2,6 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::apt::stats::Table2;
+use crate::domain::CampaignStatus;
 
 /// One worker's line, under a pseudonym (the same one the AP_H export will use).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,7 +28,7 @@ pub struct ScorerUse {
 pub struct AptReportView {
     pub campaign_id: String,
     pub title: String,
-    pub status: String,
+    pub status: CampaignStatus,
     pub bleurt_threshold: f64,
     pub table2: Table2,
     /// Figure 2 as SVG markup drawn on the server (numbers only); `None` before any attempt.

@@ -1,12 +1,14 @@
 //! Campaigns as the lists and the import forms show them.
 use serde::{Deserialize, Serialize};
 
+use crate::domain::{CampaignKind, CampaignStatus};
+
 /// A campaign as an annotator sees it in the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CampaignSummary {
     pub campaign_id: String,
-    /// `apt` (writing) or `judge` (judging).
-    pub kind: String,
+    /// Writing (APT) or judging.
+    pub kind: CampaignKind,
     pub title: String,
 }
 
@@ -14,9 +16,9 @@ pub struct CampaignSummary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdminCampaign {
     pub campaign_id: String,
-    pub kind: String,
+    pub kind: CampaignKind,
     pub title: String,
-    pub status: String,
+    pub status: CampaignStatus,
     pub instructions: String,
     pub budget_cap_cents: i32,
     /// Source sentences (APT) or pairs including test pairs (judging).

@@ -1,6 +1,8 @@
 //! What the MultiPIT judging task sends the page.
 use serde::{Deserialize, Serialize};
 
+use crate::domain::judge::gate::StopReason;
+
 /// What the judging page shows next. The same shape for test and ordinary pairs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum JudgeTask {
@@ -45,4 +47,52 @@ pub struct AnswerOutcome {
     pub stopped: Option<String>,
     /// A repeated answer (double press, second tab, retry): nothing new was stored.
     pub was_already_answered: bool,
+}
+
+/// The gate's reason in the words the worker reads (and the admin sees in the history).
+pub fn stop_message(reason: &StopReason) -> String {
+    match *reason {
+        StopReason::TestAccuracy { accuracy, minimum } => format!(
+            "Your accuracy on the check questions is {:.0}%; this study needs more than {:.0}%.",
+            accuracy * 100.0,
+            minimum * 100.0
+        ),
+        StopReason::Kappa { kappa, minimum } => format!(
+            "Your answers agree too little with other workers' (kappa {kappa:.2}; this study needs more than {minimum:.2})."
+        ),
+        StopReason::Agreement { share, maximum } => format!(
+            "Your answers matched the check answers and other workers' majority {:.0}% of the time; this study needs more than {:.0}%.",
+            share * 100.0,
+            maximum * 100.0
+        ),
+        StopReason::Chance { kappa } => format!(
+            "Your answers agree with other workers' no more than chance would (kappa {kappa:.2})."
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_messages_give_the_numbers_and_the_bar() {
+        let m = stop_message(&StopReason::TestAccuracy {
+            accuracy: 0.85,
+            minimum: 0.85,
+        });
+        assert!(m.contains("85%") && m.contains("more than 85%"), "{m}");
+        let m = stop_message(&StopReason::Kappa {
+            kappa: 0.2,
+            minimum: 0.2,
+        });
+        assert!(m.contains("kappa 0.20"), "{m}");
+        let m = stop_message(&StopReason::Agreement {
+            share: 0.64,
+            maximum: 0.66,
+        });
+        assert!(m.contains("majority 64%") && m.contains("66%"), "{m}");
+        let m = stop_message(&StopReason::Chance { kappa: 0.0 });
+        assert!(m.contains("chance") && m.contains("kappa 0.00"), "{m}");
+    }
 }

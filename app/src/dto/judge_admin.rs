@@ -2,6 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::judge::labels::VoteLabel;
+use crate::domain::WorkerStatus;
 
 /// The result of importing a file of pairs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,7 +34,7 @@ pub struct AdminPair {
 pub struct JudgeWorkerView {
     pub user_id: String,
     pub username: String,
-    pub status: String,
+    pub status: WorkerStatus,
     pub gate_overridden: bool,
     pub judgments: i64,
     pub tests_answered: i64,

@@ -2,12 +2,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::judge::report::Agreement;
+use crate::domain::{CampaignStatus, WorkerStatus};
 
 /// One worker's line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeWorkerReport {
     pub worker: String,
-    pub status: String,
+    pub status: WorkerStatus,
     pub tests_answered: i64,
     pub test_accuracy: Option<f64>,
     pub judgments: u64,
@@ -21,7 +22,7 @@ pub struct JudgeWorkerReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusEvent {
     pub worker: String,
-    pub status: String,
+    pub status: WorkerStatus,
     pub reason: String,
     pub judgments: i32,
     pub test_accuracy: Option<f64>,
@@ -34,7 +35,7 @@ pub struct StatusEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeReportView {
     pub title: String,
-    pub status: String,
+    pub status: CampaignStatus,
     pub definition: String,
     pub judgments_per_pair: u32,
     pub pairs: i64,

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::mining::stats::PairStats;
+use crate::domain::RunStatus;
 use crate::error::AppError;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,7 +25,7 @@ pub struct RunView {
     pub method: String,
     /// The parameters the run was started with, as `name = value` lines.
     pub params: Vec<(String, String)>,
-    pub status: String,
+    pub status: RunStatus,
     pub done: i64,
     pub total: i64,
     /// Pairs examined per second so far, and the seconds left at that rate (while running).
@@ -52,7 +53,7 @@ pub struct FollowUpView {
 
 impl RunView {
     pub fn is_active(&self) -> bool {
-        matches!(self.status.as_str(), "queued" | "running")
+        self.status.is_live()
     }
 }
 
@@ -158,9 +159,7 @@ impl MethodForm {
                 ))
             }
         };
-        method
-            .check()
-            .map_err(|(field, message)| AppError::validation(field, message))?;
+        method.check()?;
         Ok(method)
     }
 }

@@ -37,7 +37,7 @@ fn Report(r: AptReportView) -> impl IntoView {
     let dollars = |c: i64| format!("${}.{:02}", c / 100, c % 100);
     view! {
         <h1>{r.title} " — APT report"</h1>
-        <p class="muted">"Status: " {r.status} " · BLEURT threshold " {r.bleurt_threshold}</p>
+        <p class="muted">"Status: " {r.status.as_str()} " · BLEURT threshold " {r.bleurt_threshold}</p>
         <Scorers scorers=r.scorers />
         <h2>"Table 2"</h2>
         <table class="table2" aria-label="Table 2">

@@ -91,7 +91,7 @@ fn number(
 
 #[component]
 fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
-    let is_apt = v.kind == "apt";
+    let is_apt = v.kind == crate::domain::CampaignKind::Apt;
     let download = format!("/export/{}/{}", v.kind, v.campaign_id);
     let counts = if is_apt {
         format!(

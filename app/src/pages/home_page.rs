@@ -81,7 +81,7 @@ fn Campaigns(username: String, can_read: bool) -> impl IntoView {
 
 #[component]
 fn CampaignItem(c: CampaignSummary, can_read: bool) -> impl IntoView {
-    let kind = if c.kind == "apt" {
+    let kind = if c.kind == crate::domain::CampaignKind::Apt {
         "Writing"
     } else {
         "Judging"

@@ -45,7 +45,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
         let mut list: Vec<JudgeWorkerReport> = workers
             .get_value()
             .into_iter()
-            .filter(|w| !only_stopped.get() || w.status == "stopped")
+            .filter(|w| !only_stopped.get() || w.status == crate::domain::WorkerStatus::Stopped)
             .collect();
         let key = |w: &JudgeWorkerReport| -> f64 {
             match sort.get() {
@@ -61,7 +61,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
     view! {
         <h1>{r.title.clone()}</h1>
         <p class="muted">
-            "Status " {r.status.clone()} " · definition " {r.definition.clone()} " · "
+            "Status " {r.status.as_str()} " · definition " {r.definition.clone()} " · "
             {r.complete_pairs} " of " {r.pairs} " pairs have all " {r.judgments_per_pair}
             " judgments · statistics over trusted judgments, computed at "
             <time datetime=r.computed_at.clone()>{r.computed_at.replace('T', " ").chars().take(19).collect::<String>()} " UTC"</time>
@@ -131,7 +131,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 <For each=rows key=|w| w.worker.clone() let:w>
                     <tr>
                         <td>{w.worker.clone()}</td>
-                        <td>{w.status.clone()}</td>
+                        <td>{w.status.as_str()}</td>
                         <td>{w.judgments}</td>
                         <td>{format!("{} of {}", pct(w.test_accuracy), w.tests_answered)}</td>
                         <td>{num(w.kappa_vs_majority)}</td>
@@ -162,7 +162,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                                 <tr>
                                     <td>{e.at.get(..16).unwrap_or_default().replace('T', " ")}</td>
                                     <td>{e.worker.clone()}</td>
-                                    <td>{e.status.clone()}</td>
+                                    <td>{e.status.as_str()}</td>
                                     <td>{if e.by_admin { "admin" } else { "gate" }}</td>
                                     <td>{e.judgments}</td>
                                     <td>{pct(e.test_accuracy)}</td>

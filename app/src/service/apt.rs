@@ -1,5 +1,6 @@
 //! The APT writing task (APT §3): serve a sentence, score a rewrite (every Check is stored),
 //! pay a checked rewrite once within the worker's cap, skip.
+use crate::domain::{CampaignKind, CampaignStatus};
 use rand::Rng;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -15,8 +16,10 @@ use crate::ml::{PairScorer, ScoreError};
 /// campaign), a conflict when it is not open.
 async fn open_campaign(pool: &PgPool, id: Uuid) -> Result<campaigns::CampaignSettings, AppError> {
     match campaigns::find(pool, id).await? {
-        Some(c) if c.kind == "apt" && c.status == "open" => Ok(c),
-        Some(c) if c.kind == "apt" => Err(AppError::Conflict("This study is not open.".into())),
+        Some(c) if c.kind == CampaignKind::Apt && c.status == CampaignStatus::Open => Ok(c),
+        Some(c) if c.kind == CampaignKind::Apt => {
+            Err(AppError::Conflict("This study is not open.".into()))
+        }
         _ => Err(AppError::NotFound),
     }
 }

@@ -1,5 +1,6 @@
 //! The researcher's live view of an APT campaign: the paper's Table 2, Figure 2, earnings, and
 //! which scorer produced the Checks.
+use crate::domain::CampaignKind;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -11,7 +12,7 @@ use crate::error::AppError;
 /// APT campaign `id`'s Table 2, Figure 2, earnings and scorers.
 pub async fn report(pool: &PgPool, id: Uuid) -> Result<AptReportView, AppError> {
     let campaign = match crate::db::campaigns::find(pool, id).await? {
-        Some(c) if c.kind == "apt" => c,
+        Some(c) if c.kind == CampaignKind::Apt => c,
         _ => return Err(AppError::NotFound),
     };
     let points: Vec<stats::AttemptPoint<Uuid>> = crate::db::apt::list_attempt_points(pool, id)

@@ -5,6 +5,7 @@ use uuid::Uuid;
 
 use crate::db::{campaigns as db, judge};
 use crate::domain::judge::settings::JudgeSettings;
+use crate::domain::{CampaignKind, CampaignStatus};
 use crate::dto::campaigns::{AdminCampaign, CampaignSummary};
 use crate::error::AppError;
 
@@ -55,12 +56,8 @@ pub async fn create(
     budget_cap_cents: i32,
     bleurt_threshold: f64,
 ) -> Result<Uuid, AppError> {
-    if kind != "apt" && kind != "judge" {
-        return Err(AppError::validation(
-            "kind",
-            "A campaign is `apt` or `judge`.",
-        ));
-    }
+    let kind = CampaignKind::parse(kind)
+        .ok_or_else(|| AppError::validation("kind", "A campaign is `apt` or `judge`."))?;
     let title = check_title(title)?;
     check_instructions(instructions)?;
     if !(1..=1_000_000).contains(&budget_cap_cents) {
@@ -86,7 +83,7 @@ pub async fn create(
         by,
     )
     .await?;
-    if kind == "judge" {
+    if kind == CampaignKind::Judge {
         // MultiPIT's settings; `judge_campaigns::create` sets them explicitly.
         judge::insert_settings(&mut *tx, id, &JudgeSettings::default()).await?;
     }
@@ -129,11 +126,7 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<AdminCampaign, AppError> {
 
 /// Opens, closes or drafts a campaign.
 pub async fn set_status(pool: &PgPool, id: Uuid, status: &str) -> Result<(), AppError> {
-    if !["draft", "open", "closed"].contains(&status) {
-        return Err(AppError::validation(
-            "status",
-            "Status is draft, open or closed.",
-        ));
-    }
+    let status = CampaignStatus::parse(status)
+        .ok_or_else(|| AppError::validation("status", "Status is draft, open or closed."))?;
     db::update_status(pool, id, status).await
 }

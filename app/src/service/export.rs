@@ -55,14 +55,6 @@ fn spec_error(e: SpecError) -> AppError {
     AppError::validation(e.field, e.message)
 }
 
-fn kind_of(kind: &str) -> Option<CampaignKind> {
-    match kind {
-        "judge" => Some(CampaignKind::Judge),
-        "apt" => Some(CampaignKind::Apt),
-        _ => None,
-    }
-}
-
 /// The campaign's kind and the checked spec; `NotFound` for no such campaign.
 pub async fn check(
     pool: &PgPool,
@@ -72,7 +64,7 @@ pub async fn check(
     let campaign = crate::db::campaigns::find(pool, campaign_id)
         .await?
         .ok_or(AppError::NotFound)?;
-    let kind = kind_of(&campaign.kind).ok_or(AppError::NotFound)?;
+    let kind = campaign.kind;
     let spec = ExportSpec::parse(kind, query).map_err(spec_error)?;
     Ok((kind, spec))
 }

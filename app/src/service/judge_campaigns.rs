@@ -7,6 +7,7 @@ use crate::db::{campaigns, judge as db};
 use crate::domain::judge::labels::vote_label;
 use crate::domain::judge::pair_import::unbalanced_gold;
 use crate::domain::judge::settings::JudgeSettings;
+use crate::domain::CampaignKind;
 use crate::dto::judge_admin::{
     AdminPair, JudgeCampaignOverview, JudgeWorkerView, PairImportSummary,
 };
@@ -18,7 +19,7 @@ pub async fn settings(pool: &PgPool, id: Uuid) -> Result<JudgeSettings, AppError
     super::campaign_of_kind(
         pool,
         id,
-        "judge",
+        CampaignKind::Judge,
         "Sentence pairs belong to judging campaigns.",
     )
     .await?;
@@ -35,11 +36,18 @@ pub async fn create(
 ) -> Result<Uuid, AppError> {
     let title = super::campaigns::check_title(title)?;
     super::campaigns::check_instructions(instructions)?;
-    settings
-        .check()
-        .map_err(|(field, message)| AppError::validation(field, message))?;
+    settings.check()?;
     let mut tx = pool.begin().await?;
-    let id = campaigns::insert(&mut *tx, "judge", title, instructions, 2000, 0.5, by).await?;
+    let id = campaigns::insert(
+        &mut *tx,
+        CampaignKind::Judge,
+        title,
+        instructions,
+        2000,
+        0.5,
+        by,
+    )
+    .await?;
     db::insert_settings(&mut *tx, id, settings).await?;
     tx.commit().await?;
     Ok(id)

@@ -6,6 +6,7 @@
 //! per campaign: a load serves the cached ones when nothing they count has changed, serves them
 //! marked stale and recomputes in the background when judgments came in, and computes only when
 //! the campaign has none (one computation at a time per campaign).
+use crate::domain::CampaignKind;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -156,7 +157,7 @@ use super::rfc3339;
 /// The dashboard of judging campaign `id`.
 pub async fn report(pool: &PgPool, id: Uuid) -> Result<JudgeReportView, AppError> {
     let campaign = match campaigns::find(pool, id).await? {
-        Some(c) if c.kind == "judge" => c,
+        Some(c) if c.kind == CampaignKind::Judge => c,
         _ => return Err(AppError::NotFound),
     };
     let settings = db::settings(pool, id).await?.ok_or(AppError::NotFound)?;
@@ -174,7 +175,7 @@ pub async fn report(pool: &PgPool, id: Uuid) -> Result<JudgeReportView, AppError
             let s = stats.by_worker.get(&w.app_user_id);
             JudgeWorkerReport {
                 worker: pseudonym(&w.app_user_id),
-                status: w.status.clone(),
+                status: w.status,
                 tests_answered: w.tests_answered,
                 test_accuracy: w.test_accuracy(),
                 judgments: s.map_or(0, |s| s.judgments),

@@ -1,6 +1,7 @@
 //! The MultiPIT judging round trip (MultiPIT §3): serve the next pair (one hidden test pair in
 //! every block of `test_every`, at a drawn position), store an answer, and run the quality gate
 //! on the server after every answer, in the same transaction.
+use crate::domain::{AssignmentStatus, CampaignKind, CampaignStatus, WorkerStatus};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -9,6 +10,7 @@ use crate::domain::judge::gate::{self, GateDecision};
 use crate::domain::judge::schedule;
 use crate::domain::judge::settings::JudgeSettings;
 use crate::draws::Draws;
+use crate::dto::judge::stop_message;
 use crate::dto::judge::{AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
 use crate::error::AppError;
 
@@ -19,8 +21,8 @@ async fn open_campaign(
     id: Uuid,
 ) -> Result<(campaigns::CampaignSettings, JudgeSettings), AppError> {
     let campaign = match campaigns::find(pool, id).await? {
-        Some(c) if c.kind == "judge" && c.status == "open" => c,
-        Some(c) if c.kind == "judge" => {
+        Some(c) if c.kind == CampaignKind::Judge && c.status == CampaignStatus::Open => c,
+        Some(c) if c.kind == CampaignKind::Judge => {
             return Err(AppError::Conflict("This study is not open.".into()))
         }
         _ => return Err(AppError::NotFound),
@@ -62,7 +64,7 @@ pub async fn next(
     // The worker's row lock serialises two tabs of the same worker.
     let worker = db::lock_worker(&mut tx, cid, user).await?;
     let judged = db::count_judgments(&mut *tx, cid, user).await?;
-    if worker.status == "stopped" {
+    if worker.status == WorkerStatus::Stopped {
         tx.commit().await?;
         let message = last_reason(pool, cid, user).await?;
         return Ok(JudgeTask::Stopped { judged, message });
@@ -123,7 +125,7 @@ pub async fn answer(
             explanation: a.gold_explanation.clone().unwrap_or_default(),
         })
     };
-    if a.status == "judged" {
+    if a.status == AssignmentStatus::Judged {
         // The same answer again (a double press, a retry): answer as the first time.
         let stored = db::find_judgment(&mut *tx, assignment_id).await?;
         let judged = db::count_judgments(&mut *tx, cid, user).await?;
@@ -136,10 +138,13 @@ pub async fn answer(
             was_already_answered: true,
         });
     }
-    if worker.status == "stopped" {
+    if worker.status == WorkerStatus::Stopped {
         return Err(AppError::Forbidden);
     }
-    if a.status == "expired" && !a.is_test && !db::retake_slot(&mut tx, a.pair_id).await? {
+    if a.status == AssignmentStatus::Expired
+        && !a.is_test
+        && !db::retake_slot(&mut tx, a.pair_id).await?
+    {
         return Err(AppError::Conflict(
             "This pair waited too long and went to another worker. Here is the next one.".into(),
         ));
@@ -161,8 +166,18 @@ pub async fn answer(
     if !worker.gate_overridden {
         let (tests, comparisons) = db::gate_evidence(&mut tx, cid, user).await?;
         let numbers = gate::numbers(judged as u32, &tests, &comparisons);
-        if let GateDecision::Stop(reason) = gate::decide(&settings, &numbers) {
-            db::set_worker_status(&mut tx, cid, user, "stopped", &reason, &numbers, None).await?;
+        if let GateDecision::Stop(why) = gate::decide(&settings, &numbers) {
+            let reason = stop_message(&why);
+            db::set_worker_status(
+                &mut tx,
+                cid,
+                user,
+                WorkerStatus::Stopped,
+                &reason,
+                &numbers,
+                None,
+            )
+            .await?;
             stopped = Some(format!("{STOPPED} {reason}"));
         }
     }

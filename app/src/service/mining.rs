@@ -9,6 +9,7 @@ use uuid::Uuid;
 use crate::db::campaigns::{self, CampaignListRow};
 use crate::db::mining::{self as db, CandidateRow, CorpusRow, FollowUpRow, RunRow};
 use crate::domain::mining::Method;
+use crate::domain::{CampaignKind, RunStatus};
 use crate::dto::mining::SelectionForm;
 use crate::error::AppError;
 use crate::ml::SentenceEmbedder;
@@ -28,7 +29,7 @@ pub async fn overview(pool: &PgPool) -> Result<Overview, AppError> {
         judge_campaigns: campaigns::list_all(pool)
             .await?
             .into_iter()
-            .filter(|c| c.kind == "judge")
+            .filter(|c| c.kind == CampaignKind::Judge)
             .collect(),
     })
 }
@@ -78,7 +79,7 @@ pub async fn run(pool: &PgPool, run_id: Uuid) -> Result<(RunRow, Vec<FollowUpRow
 /// Stops a queued or running run; it ends as cancelled, without candidates.
 pub async fn cancel(pool: &PgPool, run_id: Uuid) -> Result<(), AppError> {
     let run = find(pool, run_id).await?;
-    if !matches!(run.status.as_str(), "queued" | "running") {
+    if !run.status.is_live() {
         return Err(AppError::Conflict(format!(
             "The run is {}; only a queued or running run can be cancelled.",
             run.status
@@ -86,7 +87,7 @@ pub async fn cancel(pool: &PgPool, run_id: Uuid) -> Result<(), AppError> {
     }
     if !mining_jobs::cancel(run.run_id) {
         // Not running in this process: nothing will end it but this.
-        db::end_run(pool, run.run_id, "cancelled", None).await?;
+        db::end_run(pool, run.run_id, RunStatus::Cancelled, None).await?;
     }
     Ok(())
 }
@@ -113,7 +114,7 @@ pub async fn restart(
 
 /// The selection a form asks for, checked against a finished run.
 fn selection(run: &RunRow, f: SelectionForm) -> Result<db::Selection, AppError> {
-    if run.status != "finished" {
+    if run.status != RunStatus::Finished {
         return Err(AppError::Conflict(format!(
             "The run is {}; candidates come when it has finished.",
             run.status
@@ -176,7 +177,7 @@ pub async fn deploy(
     super::campaign_of_kind(
         pool,
         campaign_id,
-        "judge",
+        CampaignKind::Judge,
         "Candidates go to judging campaigns.",
     )
     .await?;

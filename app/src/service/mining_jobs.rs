@@ -15,6 +15,7 @@ use crate::db::mining as db;
 use crate::domain::mining::progress::Progress;
 use crate::domain::mining::stats::{pair_stats, PairText};
 use crate::domain::mining::{Method, MineError};
+use crate::domain::RunStatus;
 use crate::error::AppError;
 use crate::ml::SentenceEmbedder;
 
@@ -61,7 +62,7 @@ pub fn spawn(
     tokio::spawn(async move {
         if let Err(e) = run(&pool, run_id, method, corpus_id, embedder, progress).await {
             tracing::error!(%run_id, error = %e, "mining run failed");
-            let _ = db::end_run(&pool, run_id, "failed", Some(&e.to_string())).await;
+            let _ = db::end_run(&pool, run_id, RunStatus::Failed, Some(&e.to_string())).await;
         }
         running().remove(&run_id);
     });
@@ -131,18 +132,20 @@ async fn run(
             let message = format!(
                 "Stopped after finding more than {MAX_CANDIDATES} candidates: the parameters are too loose for this corpus. Lower the edit distance or raise the length ratio or the shared words."
             );
-            db::end_run(pool, run_id, "failed", Some(&message)).await
+            db::end_run(pool, run_id, RunStatus::Failed, Some(&message)).await
         }
-        Ok(Err(MineError::Cancelled)) => db::end_run(pool, run_id, "cancelled", None).await,
+        Ok(Err(MineError::Cancelled)) => {
+            db::end_run(pool, run_id, RunStatus::Cancelled, None).await
+        }
         Ok(Err(MineError::Failed(message))) => {
-            db::end_run(pool, run_id, "failed", Some(&message)).await
+            db::end_run(pool, run_id, RunStatus::Failed, Some(&message)).await
         }
         Err(join) => {
             tracing::error!(%run_id, error = %join, "miner panicked");
             db::end_run(
                 pool,
                 run_id,
-                "failed",
+                RunStatus::Failed,
                 Some("The miner stopped with an internal error."),
             )
             .await

@@ -30,7 +30,7 @@ pub fn rfc3339(t: time::OffsetDateTime) -> String {
 pub async fn campaign_of_kind(
     pool: &sqlx::PgPool,
     id: uuid::Uuid,
-    kind: &str,
+    kind: crate::domain::CampaignKind,
     wrong_kind: &str,
 ) -> Result<crate::db::campaigns::CampaignSettings, crate::error::AppError> {
     match crate::db::campaigns::find(pool, id).await? {

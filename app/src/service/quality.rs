@@ -1,6 +1,7 @@
 //! The quality of a judging campaign's work beyond the gate (admins): stopping or reinstating a
 //! worker by hand, republishing low-agreement work (ParaSCI §5), and the indexing of trusted
 //! judgments that republishing shares with the researcher's statistics.
+use crate::domain::WorkerStatus;
 use std::collections::HashMap;
 
 use sqlx::PgPool;
@@ -86,7 +87,7 @@ pub async fn republish(
             &mut tx,
             campaign_id,
             w.app_user_id,
-            "stopped",
+            WorkerStatus::Stopped,
             &reason,
             &numbers,
             Some(by),
@@ -119,9 +120,9 @@ pub async fn set_worker_status(
     let (tests, comparisons) = db::gate_evidence(&mut tx, campaign_id, user).await?;
     let numbers = crate::domain::judge::gate::numbers(judgments, &tests, &comparisons);
     let (status, reason) = if reinstate {
-        ("active", "Reinstated by an admin.")
+        (WorkerStatus::Active, "Reinstated by an admin.")
     } else {
-        ("stopped", "Stopped by an admin.")
+        (WorkerStatus::Stopped, "Stopped by an admin.")
     };
     db::set_worker_status(
         &mut tx,

@@ -81,7 +81,7 @@ async fn download(
         return refuse(StatusCode::NOT_FOUND, "No such campaign.");
     };
     match app::db::campaigns::find(&pool, campaign_id).await {
-        Ok(Some(c)) if c.kind == kind => {}
+        Ok(Some(c)) if c.kind.as_str() == kind => {}
         Ok(_) => return refuse(StatusCode::NOT_FOUND, &format!("No such {kind} campaign.")),
         Err(_) => return unavailable(),
     }

@@ -1,6 +1,6 @@
 //! Judgments: storing one, counting them, the gate's evidence, the trusted ones for the
 //! statistics, and republishing.
-use sqlx::{FromRow, PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::domain::judge::gate::Comparison;
@@ -13,12 +13,13 @@ pub async fn find_judgment(
     db: impl PgExecutor<'_>,
     assignment_id: Uuid,
 ) -> Result<Option<(bool, Option<bool>)>, AppError> {
-    Ok(sqlx::query_as::<_, (bool, Option<bool>)>(
+    Ok(sqlx::query!(
         "select is_paraphrase, is_correct from judge_judgment where assignment_id = $1",
+        assignment_id
     )
-    .bind(assignment_id)
     .fetch_optional(db)
-    .await?)
+    .await?
+    .map(|r| (r.is_paraphrase, r.is_correct)))
 }
 
 /// Stores a judgment, closes the assignment and counts the vote on the pair.
@@ -33,43 +34,45 @@ pub async fn insert_judgment(
     is_correct: Option<bool>,
     seconds: f64,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         r#"insert into judge_judgment (assignment_id, campaign_id, pair_id, app_user_id,
                is_paraphrase, is_test, is_correct, seconds)
            values ($1, $2, $3, $4, $5, $6, $7, $8)"#,
+        assignment_id,
+        campaign_id,
+        a.pair_id,
+        user,
+        is_paraphrase,
+        a.is_test,
+        is_correct,
+        seconds
     )
-    .bind(assignment_id)
-    .bind(campaign_id)
-    .bind(a.pair_id)
-    .bind(user)
-    .bind(is_paraphrase)
-    .bind(a.is_test)
-    .bind(is_correct)
-    .bind(seconds)
     .execute(&mut *conn)
     .await?;
-    sqlx::query("update judge_assignment set status = 'judged' where assignment_id = $1")
-        .bind(assignment_id)
-        .execute(&mut *conn)
-        .await?;
-    sqlx::query(
+    sqlx::query!(
+        "update judge_assignment set status = 'judged' where assignment_id = $1",
+        assignment_id
+    )
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query!(
         r#"update judge_pair set n_judgments = n_judgments + 1,
                n_paraphrase = n_paraphrase + $2::int
            where pair_id = $1"#,
+        a.pair_id,
+        is_paraphrase as i32
     )
-    .bind(a.pair_id)
-    .bind(is_paraphrase as i32)
     .execute(&mut *conn)
     .await?;
-    sqlx::query(
+    sqlx::query!(
         r#"update judge_worker set judgments = judgments + 1,
                tests_answered = tests_answered + $3::int, tests_correct = tests_correct + $4::int
            where campaign_id = $1 and app_user_id = $2"#,
+        campaign_id,
+        user,
+        a.is_test as i32,
+        (is_correct == Some(true)) as i32
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(a.is_test as i32)
-    .bind((is_correct == Some(true)) as i32)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -81,11 +84,11 @@ pub async fn count_judgments(
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<i64, AppError> {
-    Ok(sqlx::query_scalar(
-        "select count(*) from judge_judgment where campaign_id = $1 and app_user_id = $2",
+    Ok(sqlx::query_scalar!(
+        r#"select count(*) as "n!" from judge_judgment where campaign_id = $1 and app_user_id = $2"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_one(db)
     .await?)
 }
@@ -97,54 +100,61 @@ pub async fn gate_evidence(
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<(Vec<bool>, Vec<Comparison>), AppError> {
-    let tests: Vec<bool> = sqlx::query_scalar(
-        r#"select is_correct from judge_judgment
+    let tests: Vec<bool> = sqlx::query_scalar!(
+        r#"select is_correct as "is_correct!" from judge_judgment
            where campaign_id = $1 and app_user_id = $2 and is_test and is_correct is not null"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_all(&mut *conn)
     .await?;
-    let rows: Vec<(bool, i32, i32)> = sqlx::query_as(
+    let rows = sqlx::query!(
         r#"select j.is_paraphrase,
-                  p.n_paraphrase - (j.trusted and j.is_paraphrase)::int,
+                  p.n_paraphrase - (j.trusted and j.is_paraphrase)::int as "others_paraphrase!",
                   p.n_judgments - p.n_paraphrase - (j.trusted and not j.is_paraphrase)::int
+                      as "others_not!"
            from judge_judgment j join judge_pair p using (pair_id)
            where j.campaign_id = $1 and j.app_user_id = $2 and not j.is_test"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_all(&mut *conn)
     .await?;
     let comparisons = rows
         .into_iter()
-        .map(|(label, p, n)| Comparison {
-            label,
-            others_paraphrase: p.max(0) as u32,
-            others_not: n.max(0) as u32,
+        .map(|r| Comparison {
+            label: r.is_paraphrase,
+            others_paraphrase: r.others_paraphrase.max(0) as u32,
+            others_not: r.others_not.max(0) as u32,
         })
         .collect();
     Ok((tests, comparisons))
 }
 
 /// A trusted judgment of an ordinary pair, for the agreement statistics (in time order).
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct JudgmentRow {
+    /// The pair judged.
     pub pair_id: Uuid,
+    /// The worker.
     pub app_user_id: Uuid,
+    /// Their answer.
     pub is_paraphrase: bool,
+    /// Seconds from serving to answering.
     pub seconds: f64,
 }
 
+/// The campaign's trusted judgments of ordinary pairs, oldest first.
 pub async fn trusted_judgments(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Vec<JudgmentRow>, AppError> {
-    Ok(sqlx::query_as::<_, JudgmentRow>(
+    Ok(sqlx::query_as!(
+        JudgmentRow,
         r#"select pair_id, app_user_id, is_paraphrase, seconds from judge_judgment
            where campaign_id = $1 and trusted and not is_test order by created_at, judgment_id"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(db)
     .await?)
 }
@@ -156,7 +166,7 @@ pub async fn republish(
     campaign_id: Uuid,
     workers: &[Uuid],
 ) -> Result<(i64, i64), AppError> {
-    let (judgments, pairs): (Option<i64>, i64) = sqlx::query_as(
+    let moved = sqlx::query!(
         r#"with flipped as (
                update judge_judgment set trusted = false, republished = true
                where campaign_id = $1 and app_user_id = any($2) and trusted and not is_test
@@ -170,13 +180,13 @@ pub async fn republish(
                    open_slots = p.open_slots + f.n
                from per_pair f where p.pair_id = f.pair_id
                returning f.n)
-           select sum(n)::int8, count(*) from moved"#,
+           select sum(n)::int8 as judgments, count(*) as "pairs!" from moved"#,
+        campaign_id,
+        workers
     )
-    .bind(campaign_id)
-    .bind(workers)
     .fetch_one(&mut *conn)
     .await?;
-    Ok((judgments.unwrap_or(0), pairs))
+    Ok((moved.judgments.unwrap_or(0), moved.pairs))
 }
 
 /// Pairs with republished judgments that still wait for replacements.
@@ -184,12 +194,12 @@ pub async fn pending_republished(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<i64, AppError> {
-    Ok(sqlx::query_scalar(
-        r#"select count(*) from judge_pair p join judge_settings s using (campaign_id)
+    Ok(sqlx::query_scalar!(
+        r#"select count(*) as "n!" from judge_pair p join judge_settings s using (campaign_id)
            where p.campaign_id = $1 and p.n_judgments < s.judgments_per_pair
              and exists (select 1 from judge_judgment j where j.pair_id = p.pair_id and j.republished)"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_one(db)
     .await?)
 }

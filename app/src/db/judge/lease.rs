@@ -1,14 +1,18 @@
 //! Serving pairs: leases on assignments, their expiry, and the open slots they take and give back.
-use sqlx::{FromRow, PgConnection};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::domain::AssignmentStatus;
 use crate::error::AppError;
 
 /// A pair as served: the same shape for test and ordinary pairs.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct ServedPair {
+    /// The assignment the answer will name.
     pub assignment_id: Uuid,
+    /// The first sentence.
     pub sentence1: String,
+    /// The second sentence.
     pub sentence2: String,
 }
 
@@ -19,25 +23,26 @@ pub async fn renew_current(
     user: Uuid,
     lease_seconds: u32,
 ) -> Result<Option<ServedPair>, AppError> {
-    Ok(sqlx::query_as::<_, ServedPair>(
+    Ok(sqlx::query_as!(
+        ServedPair,
         r#"with a as (
                update judge_assignment
                set lease_expires_at = now() + make_interval(secs => $3)
                where campaign_id = $1 and app_user_id = $2 and status = 'leased'
                returning assignment_id, pair_id)
-           select a.assignment_id, p.sentence1, p.sentence2
+           select a.assignment_id as "assignment_id!", p.sentence1, p.sentence2
            from a join judge_pair p using (pair_id)"#,
+        campaign_id,
+        user,
+        f64::from(lease_seconds)
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(f64::from(lease_seconds))
     .fetch_optional(&mut *conn)
     .await?)
 }
 
 /// Ends the leases that ran out in a campaign and gives their slots back; returns how many.
 pub async fn expire_leases(conn: &mut PgConnection, campaign_id: Uuid) -> Result<u64, AppError> {
-    let n: i64 = sqlx::query_scalar(
+    let n: i64 = sqlx::query_scalar!(
         r#"with expired as (
                update judge_assignment set status = 'expired'
                where campaign_id = $1 and status = 'leased' and lease_expires_at < now()
@@ -47,9 +52,9 @@ pub async fn expire_leases(conn: &mut PgConnection, campaign_id: Uuid) -> Result
                from (select pair_id, count(*)::int as n from expired where not is_test
                      group by pair_id) e
                where p.pair_id = e.pair_id)
-           select count(*) from expired"#,
+           select count(*) as "n!" from expired"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_one(&mut *conn)
     .await?;
     Ok(n as u64)
@@ -64,16 +69,16 @@ pub async fn lease_test_pair(
     lease_seconds: u32,
     random_key: i64,
 ) -> Result<Option<ServedPair>, AppError> {
-    let pair: Option<Uuid> = sqlx::query_scalar(
+    let pair: Option<Uuid> = sqlx::query_scalar!(
         r#"select p.pair_id from judge_pair p
            where p.campaign_id = $1 and p.is_test
              and not exists (select 1 from judge_assignment a
                              where a.app_user_id = $2 and a.pair_id = p.pair_id)
-           order by md5(p.sort_key::text || $3::text), p.pair_id limit 1"#,
+           order by md5(p.sort_key::text || ($3::int8)::text), p.pair_id limit 1"#,
+        campaign_id,
+        user,
+        random_key
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(random_key)
     .fetch_optional(&mut *conn)
     .await?;
     match pair {
@@ -92,7 +97,7 @@ pub async fn lease_pair(
     user: Uuid,
     lease_seconds: u32,
 ) -> Result<Option<ServedPair>, AppError> {
-    let pair: Option<Uuid> = sqlx::query_scalar(
+    let pair: Option<Uuid> = sqlx::query_scalar!(
         r#"with chosen as (
                select p.pair_id from judge_pair p
                where p.campaign_id = $1 and p.open_slots > 0 and not p.is_test
@@ -103,9 +108,9 @@ pub async fn lease_pair(
            update judge_pair p set open_slots = p.open_slots - 1
            from chosen where p.pair_id = chosen.pair_id
            returning p.pair_id"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_optional(&mut *conn)
     .await?;
     match pair {
@@ -124,69 +129,79 @@ async fn insert_assignment(
     is_test: bool,
     lease_seconds: u32,
 ) -> Result<ServedPair, AppError> {
-    let served = sqlx::query_as::<_, ServedPair>(
+    let served = sqlx::query_as!(
+        ServedPair,
         r#"with a as (
                insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test, lease_expires_at)
                values ($1, $2, $3, $4, now() + make_interval(secs => $5))
                returning assignment_id, pair_id)
-           select a.assignment_id, p.sentence1, p.sentence2 from a join judge_pair p using (pair_id)"#,
+           select a.assignment_id as "assignment_id!", p.sentence1, p.sentence2
+           from a join judge_pair p using (pair_id)"#,
+        campaign_id,
+        pair_id,
+        user,
+        is_test,
+        f64::from(lease_seconds)
     )
-    .bind(campaign_id)
-    .bind(pair_id)
-    .bind(user)
-    .bind(is_test)
-    .bind(f64::from(lease_seconds))
     .fetch_one(&mut *conn)
     .await?;
-    sqlx::query(
+    sqlx::query!(
         r#"update judge_worker set served_count = served_count + 1
            where campaign_id = $1 and app_user_id = $2"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .execute(&mut *conn)
     .await?;
     Ok(served)
 }
 
 /// An assignment being answered, locked.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct AssignmentRow {
+    /// The pair served.
     pub pair_id: Uuid,
+    /// A hidden test pair.
     pub is_test: bool,
-    pub status: String,
+    /// Leased, judged or expired.
+    pub status: AssignmentStatus,
+    /// Seconds since it was served.
     pub seconds_since_served: f64,
+    /// The test pair's right answer.
     pub gold_label: Option<bool>,
+    /// Shown when the test pair is missed.
     pub gold_explanation: Option<String>,
 }
 
+/// The worker's assignment with this id, locked until the transaction ends.
 pub async fn lock_assignment(
     conn: &mut PgConnection,
     campaign_id: Uuid,
     user: Uuid,
     assignment_id: Uuid,
 ) -> Result<Option<AssignmentRow>, AppError> {
-    Ok(sqlx::query_as::<_, AssignmentRow>(
-        r#"select a.pair_id, a.is_test, a.status,
-                  extract(epoch from now() - a.served_at)::float8 as seconds_since_served,
+    Ok(sqlx::query_as!(
+        AssignmentRow,
+        r#"select a.pair_id, a.is_test, a.status as "status: AssignmentStatus",
+                  extract(epoch from now() - a.served_at)::float8 as "seconds_since_served!",
                   p.gold_label, p.gold_explanation
            from judge_assignment a join judge_pair p using (pair_id)
            where a.assignment_id = $1 and a.campaign_id = $2 and a.app_user_id = $3
            for update of a"#,
+        assignment_id,
+        campaign_id,
+        user
     )
-    .bind(assignment_id)
-    .bind(campaign_id)
-    .bind(user)
     .fetch_optional(&mut *conn)
     .await?)
 }
 
 /// Takes a slot again for an assignment whose lease ran out; `false` if none is free.
 pub async fn retake_slot(conn: &mut PgConnection, pair_id: Uuid) -> Result<bool, AppError> {
-    let done = sqlx::query(
+    let done = sqlx::query!(
         "update judge_pair set open_slots = open_slots - 1 where pair_id = $1 and open_slots > 0",
+        pair_id
     )
-    .bind(pair_id)
     .execute(&mut *conn)
     .await?;
     Ok(done.rows_affected() == 1)

@@ -1,5 +1,5 @@
 //! A campaign's sentence pairs: importing them, listing them for admins, marking test pairs.
-use sqlx::{FromRow, PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::domain::judge::pair_import::PairRow;
@@ -21,23 +21,23 @@ pub async fn insert_pairs(
         let label: Vec<Option<bool>> = chunk.iter().map(|r| r.label).collect();
         let expl: Vec<Option<&str>> = chunk.iter().map(|r| r.explanation.as_deref()).collect();
         let test: Vec<bool> = chunk.iter().map(|r| r.is_test).collect();
-        let done = sqlx::query(
+        let done = sqlx::query!(
             r#"insert into judge_pair (campaign_id, sentence1, sentence2, group_key, external_id,
                    gold_label, gold_explanation, is_test, open_slots)
                select $1, s1, s2, g, e, l, x, t, $9
                from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[],
                            $8::bool[]) as u(s1, s2, g, e, l, x, t)
                on conflict on constraint judge_pair_campaign_sentences_key do nothing"#,
+            campaign_id,
+            &s1 as &[&str],
+            &s2 as &[&str],
+            &group as &[Option<&str>],
+            &ext as &[Option<&str>],
+            &label as &[Option<bool>],
+            &expl as &[Option<&str>],
+            &test,
+            judgments_per_pair as i32
         )
-        .bind(campaign_id)
-        .bind(&s1)
-        .bind(&s2)
-        .bind(&group)
-        .bind(&ext)
-        .bind(&label)
-        .bind(&expl)
-        .bind(&test)
-        .bind(judgments_per_pair as i32)
         .execute(&mut *conn)
         .await?;
         inserted += done.rows_affected();
@@ -46,19 +46,29 @@ pub async fn insert_pairs(
 }
 
 /// A pair as admins see it (gold fields included).
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct AdminPairRow {
+    /// The pair's id.
     pub pair_id: Uuid,
+    /// The first sentence.
     pub sentence1: String,
+    /// The second sentence.
     pub sentence2: String,
+    /// The group (topic, cluster) it came from, if any.
     pub group_key: Option<String>,
+    /// A hidden test pair.
     pub is_test: bool,
+    /// The test pair's right answer.
     pub gold_label: Option<bool>,
+    /// Shown to a worker who misses the test pair.
     pub gold_explanation: Option<String>,
+    /// Trusted judgments so far.
     pub n_judgments: i32,
+    /// Trusted "paraphrase" votes so far.
     pub n_paraphrase: i32,
 }
 
+/// One page of the campaign's pairs (or only its test pairs), in import order.
 pub async fn list_pairs(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
@@ -66,16 +76,17 @@ pub async fn list_pairs(
     offset: i64,
     limit: i64,
 ) -> Result<Vec<AdminPairRow>, AppError> {
-    Ok(sqlx::query_as::<_, AdminPairRow>(
+    Ok(sqlx::query_as!(
+        AdminPairRow,
         r#"select pair_id, sentence1, sentence2, group_key, is_test, gold_label, gold_explanation,
                   n_judgments, n_paraphrase
            from judge_pair where campaign_id = $1 and (is_test or not $2)
            order by created_at, sentence1, sentence2 offset $3 limit $4"#,
+        campaign_id,
+        tests_only,
+        offset,
+        limit
     )
-    .bind(campaign_id)
-    .bind(tests_only)
-    .bind(offset)
-    .bind(limit)
     .fetch_all(db)
     .await?)
 }
@@ -87,16 +98,16 @@ pub async fn set_test_pair(
     pair_id: Uuid,
     gold: Option<(bool, &str)>,
 ) -> Result<(), AppError> {
-    let done = sqlx::query(
+    let done = sqlx::query!(
         r#"update judge_pair set is_test = $3, gold_label = coalesce($4, gold_label),
                gold_explanation = case when $3 then $5 else gold_explanation end
            where pair_id = $1 and campaign_id = $2"#,
+        pair_id,
+        campaign_id,
+        gold.is_some(),
+        gold.map(|g| g.0),
+        gold.map(|g| g.1).filter(|e| !e.trim().is_empty())
     )
-    .bind(pair_id)
-    .bind(campaign_id)
-    .bind(gold.is_some())
-    .bind(gold.map(|g| g.0))
-    .bind(gold.map(|g| g.1).filter(|e| !e.trim().is_empty()))
     .execute(db)
     .await?;
     if done.rows_affected() == 0 {

@@ -1,64 +1,82 @@
 //! A campaign's progress and its workers' status history, for admins and researchers.
-use sqlx::{FromRow, PgExecutor};
+use sqlx::PgExecutor;
 use uuid::Uuid;
 
+use crate::domain::WorkerStatus;
 use crate::error::AppError;
 
 /// A campaign's progress for its workers and admins.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Progress {
+    /// Ordinary pairs.
     pub pairs: i64,
+    /// Hidden test pairs.
     pub test_pairs: i64,
+    /// Ordinary pairs with all their judgments.
     pub complete_pairs: i64,
+    /// Trusted judgments of ordinary pairs.
     pub judgments: i64,
     /// Trusted "paraphrase" votes on ordinary pairs (with `judgments`, tells whether anything
     /// the statistics count has changed).
     pub paraphrase_votes: i64,
+    /// Test pairs whose gold label is "paraphrase".
     pub gold_paraphrase: i64,
 }
 
+/// The campaign's progress (zeros for a judging campaign without pairs).
 pub async fn progress(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<Progress, AppError> {
-    Ok(sqlx::query_as::<_, Progress>(
-        r#"select count(*) filter (where not p.is_test) as pairs,
-                  count(*) filter (where p.is_test) as test_pairs,
+    Ok(sqlx::query_as!(
+        Progress,
+        r#"select count(*) filter (where not p.is_test) as "pairs!",
+                  count(*) filter (where p.is_test) as "test_pairs!",
                   count(*) filter (where not p.is_test and p.n_judgments >= s.judgments_per_pair)
-                      as complete_pairs,
-                  coalesce(sum(p.n_judgments) filter (where not p.is_test), 0)::int8 as judgments,
+                      as "complete_pairs!",
+                  coalesce(sum(p.n_judgments) filter (where not p.is_test), 0)::int8 as "judgments!",
                   coalesce(sum(p.n_paraphrase) filter (where not p.is_test), 0)::int8
-                      as paraphrase_votes,
-                  count(*) filter (where p.is_test and p.gold_label) as gold_paraphrase
+                      as "paraphrase_votes!",
+                  count(*) filter (where p.is_test and p.gold_label) as "gold_paraphrase!"
            from judge_settings s left join judge_pair p using (campaign_id)
            where s.campaign_id = $1"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_one(db)
     .await?)
 }
 
 /// Status changes of every worker, newest first (for the dashboard's history).
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct EventRow {
+    /// The worker.
     pub app_user_id: Uuid,
-    pub status: String,
+    /// The status they were given.
+    pub status: WorkerStatus,
+    /// Why, in words.
     pub reason: String,
+    /// Their judgments at the time.
     pub judgments: i32,
+    /// Their test accuracy at the time.
     pub test_accuracy: Option<f64>,
+    /// Their kappa against the others at the time.
     pub kappa: Option<f64>,
+    /// Changed by an admin (otherwise by the gate).
     pub by_admin: bool,
+    /// When.
     pub created_at: time::OffsetDateTime,
 }
 
+/// The latest 500 status changes in the campaign.
 pub async fn list_events(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Vec<EventRow>, AppError> {
-    Ok(sqlx::query_as::<_, EventRow>(
-        r#"select app_user_id, status, reason, judgments, test_accuracy, kappa,
-                  changed_by is not null as by_admin, created_at
+    Ok(sqlx::query_as!(
+        EventRow,
+        r#"select app_user_id, status as "status: WorkerStatus", reason, judgments, test_accuracy,
+                  kappa, changed_by is not null as "by_admin!", created_at
            from judge_worker_event where campaign_id = $1
            order by created_at desc, event_id desc limit 500"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(db)
     .await?)
 }

@@ -1,5 +1,5 @@
 //! A judging campaign's settings row (definition, judgments per pair, gate, thresholds, lease).
-use sqlx::{FromRow, PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::domain::judge::labels::Thresholds;
@@ -7,7 +7,7 @@ use crate::domain::judge::settings::GateRule;
 use crate::domain::judge::settings::{Definition, JudgeSettings};
 use crate::error::AppError;
 
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 struct SettingsRow {
     definition: String,
     judgments_per_pair: i32,
@@ -40,44 +40,47 @@ impl From<SettingsRow> for JudgeSettings {
     }
 }
 
+/// Stores a new judging campaign's settings.
 pub async fn insert_settings(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
     s: &JudgeSettings,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         r#"insert into judge_settings (campaign_id, definition, judgments_per_pair, test_every,
                min_test_accuracy, min_kappa, gate_min_judgments, paraphrase_min_votes,
                non_paraphrase_max_votes, lease_seconds, gate_rule)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#,
+        campaign_id,
+        s.definition.as_str(),
+        s.judgments_per_pair as i32,
+        s.test_every as i32,
+        s.min_test_accuracy,
+        s.min_kappa,
+        s.gate_min_judgments as i32,
+        s.thresholds.paraphrase_min as i32,
+        s.thresholds.not_max as i32,
+        s.lease_seconds as i32,
+        s.gate_rule.as_str()
     )
-    .bind(campaign_id)
-    .bind(s.definition.as_str())
-    .bind(s.judgments_per_pair as i32)
-    .bind(s.test_every as i32)
-    .bind(s.min_test_accuracy)
-    .bind(s.min_kappa)
-    .bind(s.gate_min_judgments as i32)
-    .bind(s.thresholds.paraphrase_min as i32)
-    .bind(s.thresholds.not_max as i32)
-    .bind(s.lease_seconds as i32)
-    .bind(s.gate_rule.as_str())
     .execute(db)
     .await?;
     Ok(())
 }
 
+/// A judging campaign's settings; `None` for a campaign that is not a judging campaign.
 pub async fn settings(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Option<JudgeSettings>, AppError> {
-    Ok(sqlx::query_as::<_, SettingsRow>(
+    Ok(sqlx::query_as!(
+        SettingsRow,
         r#"select definition, judgments_per_pair, test_every, min_test_accuracy, min_kappa,
                   gate_min_judgments, gate_rule, paraphrase_min_votes, non_paraphrase_max_votes,
                   lease_seconds
            from judge_settings where campaign_id = $1"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_optional(db)
     .await?
     .map(Into::into))
@@ -86,9 +89,11 @@ pub async fn settings(
 /// Locks a campaign's judging settings row until the transaction ends (serialises
 /// republishing with itself).
 pub async fn lock_settings(conn: &mut PgConnection, campaign_id: Uuid) -> Result<(), AppError> {
-    sqlx::query("select 1 from judge_settings where campaign_id = $1 for update")
-        .bind(campaign_id)
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query!(
+        "select 1 as locked from judge_settings where campaign_id = $1 for update",
+        campaign_id
+    )
+    .fetch_optional(&mut *conn)
+    .await?;
     Ok(())
 }

@@ -1,39 +1,46 @@
 //! A worker's standing in a campaign: their row (locked per request), status changes with the
 //! numbers behind them, the admin's list.
-use sqlx::{FromRow, PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::domain::judge::gate::GateNumbers;
+use crate::domain::WorkerStatus;
 use crate::error::AppError;
 
 /// A worker's standing, locked for the rest of the transaction (created on first use).
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct WorkerRow {
-    pub status: String,
+    /// Active or stopped.
+    pub status: WorkerStatus,
+    /// An admin reinstated them: the gate no longer stops them.
     pub gate_overridden: bool,
+    /// Pairs served so far (test pairs included).
     pub served_count: i32,
+    /// Where the test pair falls in the current block of served pairs.
     pub test_position: i32,
 }
 
+/// Creates the worker's row if needed and locks it until the transaction ends.
 pub async fn lock_worker(
     conn: &mut PgConnection,
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<WorkerRow, AppError> {
-    sqlx::query(
+    sqlx::query!(
         r#"insert into judge_worker (campaign_id, app_user_id) values ($1, $2)
            on conflict (campaign_id, app_user_id) do nothing"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .execute(&mut *conn)
     .await?;
-    Ok(sqlx::query_as::<_, WorkerRow>(
-        r#"select status, gate_overridden, served_count, test_position from judge_worker
-           where campaign_id = $1 and app_user_id = $2 for update"#,
+    Ok(sqlx::query_as!(
+        WorkerRow,
+        r#"select status as "status: WorkerStatus", gate_overridden, served_count, test_position
+           from judge_worker where campaign_id = $1 and app_user_id = $2 for update"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_one(&mut *conn)
     .await?)
 }
@@ -45,12 +52,12 @@ pub async fn set_test_position(
     user: Uuid,
     position: u32,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "update judge_worker set test_position = $3 where campaign_id = $1 and app_user_id = $2",
+        campaign_id,
+        user,
+        position as i32
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(position as i32)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -62,41 +69,41 @@ pub async fn set_worker_status(
     conn: &mut PgConnection,
     campaign_id: Uuid,
     user: Uuid,
-    status: &str,
+    status: WorkerStatus,
     reason: &str,
     numbers: &GateNumbers,
     changed_by: Option<Uuid>,
 ) -> Result<(), AppError> {
-    let trusted = status == "active";
-    sqlx::query(
+    let trusted = status == WorkerStatus::Active;
+    sqlx::query!(
         r#"update judge_worker set status = $3, gate_overridden = gate_overridden or $4
            where campaign_id = $1 and app_user_id = $2"#,
+        campaign_id,
+        user,
+        status as WorkerStatus,
+        trusted && changed_by.is_some()
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(status)
-    .bind(trusted && changed_by.is_some())
     .execute(&mut *conn)
     .await?;
-    sqlx::query(
+    sqlx::query!(
         r#"insert into judge_worker_event (campaign_id, app_user_id, status, reason, judgments,
                tests_answered, test_accuracy, kappa, changed_by)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9)"#,
+        campaign_id,
+        user,
+        status as WorkerStatus,
+        reason,
+        numbers.judgments as i32,
+        numbers.tests_answered as i32,
+        numbers.test_accuracy,
+        numbers.kappa,
+        changed_by
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(status)
-    .bind(reason)
-    .bind(numbers.judgments as i32)
-    .bind(numbers.tests_answered as i32)
-    .bind(numbers.test_accuracy)
-    .bind(numbers.kappa)
-    .bind(changed_by)
     .execute(&mut *conn)
     .await?;
     // Flip the judgments whose trust changes, and move their votes on the pairs.
-    let sign = if trusted { 1 } else { -1 };
-    sqlx::query(
+    let sign: i32 = if trusted { 1 } else { -1 };
+    sqlx::query!(
         r#"with flipped as (
                update judge_judgment set trusted = $3
                where campaign_id = $1 and app_user_id = $2 and trusted <> $3 and not republished
@@ -106,26 +113,34 @@ pub async fn set_worker_status(
            from (select pair_id, count(*)::int as n, count(*) filter (where is_paraphrase)::int as np
                  from flipped group by pair_id) f
            where p.pair_id = f.pair_id"#,
+        campaign_id,
+        user,
+        trusted,
+        sign
     )
-    .bind(campaign_id)
-    .bind(user)
-    .bind(trusted)
-    .bind(sign)
     .execute(&mut *conn)
     .await?;
     Ok(())
 }
 
 /// A worker's line in the admin's list.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct WorkerSummary {
+    /// The worker's account.
     pub app_user_id: Uuid,
+    /// Their username.
     pub username: String,
-    pub status: String,
+    /// Active or stopped.
+    pub status: WorkerStatus,
+    /// An admin reinstated them.
     pub gate_overridden: bool,
+    /// Judgments in the campaign (test pairs included).
     pub judgments: i64,
+    /// Test pairs answered.
     pub tests_answered: i64,
+    /// Test pairs answered correctly.
     pub tests_correct: i64,
+    /// Why their status last changed.
     pub last_reason: Option<String>,
 }
 
@@ -136,22 +151,24 @@ impl WorkerSummary {
     }
 }
 
+/// The campaign's workers, by username.
 pub async fn list_workers(
     db: impl PgExecutor<'_>,
     campaign_id: Uuid,
 ) -> Result<Vec<WorkerSummary>, AppError> {
-    Ok(sqlx::query_as::<_, WorkerSummary>(
-        r#"select w.app_user_id, u.username, w.status, w.gate_overridden,
-                  w.judgments::int8 as judgments, w.tests_answered::int8 as tests_answered,
-                  w.tests_correct::int8 as tests_correct,
+    Ok(sqlx::query_as!(
+        WorkerSummary,
+        r#"select w.app_user_id, u.username, w.status as "status: WorkerStatus", w.gate_overridden,
+                  w.judgments::int8 as "judgments!", w.tests_answered::int8 as "tests_answered!",
+                  w.tests_correct::int8 as "tests_correct!",
                   (select e.reason from judge_worker_event e
                    where e.campaign_id = w.campaign_id and e.app_user_id = w.app_user_id
                    order by e.created_at desc, e.event_id desc limit 1) as last_reason
            from judge_worker w join app_user u using (app_user_id)
            where w.campaign_id = $1
            order by u.username"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(db)
     .await?)
 }
@@ -162,11 +179,11 @@ pub async fn lock_existing_worker(
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<bool, AppError> {
-    let found: Option<i32> = sqlx::query_scalar(
+    let found = sqlx::query_scalar!(
         "select 1 from judge_worker where campaign_id = $1 and app_user_id = $2 for update",
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_optional(&mut *conn)
     .await?;
     Ok(found.is_some())
@@ -178,12 +195,12 @@ pub async fn last_reason(
     campaign_id: Uuid,
     user: Uuid,
 ) -> Result<Option<String>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         r#"select reason from judge_worker_event where campaign_id = $1 and app_user_id = $2
            order by created_at desc, event_id desc limit 1"#,
+        campaign_id,
+        user
     )
-    .bind(campaign_id)
-    .bind(user)
     .fetch_optional(db)
     .await?)
 }

@@ -1,21 +1,30 @@
 //! A run's candidate pairs: selecting them, deploying them to a judging campaign, and the group
 //! follow-ups (MultiPIT §2.3) that deploy more pairs after a first batch is judged.
-use sqlx::{FromRow, PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::error::AppError;
 
 /// A candidate with its texts.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct CandidateRow {
+    /// The candidate's database id.
     pub candidate_id: i64,
+    /// The sentence that comes first in the corpus.
     pub sentence1: String,
+    /// The other sentence.
     pub sentence2: String,
+    /// The cluster both sentences belong to (the pair's group when deployed).
     pub cluster: String,
+    /// Word-level Levenshtein distance between the two.
     pub edit_distance: i32,
+    /// Distinct words of 4+ characters the two share.
     pub shared_long_words: i32,
+    /// Shorter over longer length in words.
     pub length_ratio: f64,
+    /// The miner's own score (cosine similarity, seed rank); 0 for L12 and F2.
     pub score: f64,
+    /// 0 ordinary; group selection's first batch (1) or follow-up reserve (2).
     pub batch: i16,
 }
 
@@ -23,20 +32,28 @@ pub struct CandidateRow {
 /// either the first in corpus order or a fixed pseudo-random sample.
 #[derive(Debug, Clone, Copy)]
 pub struct Selection {
+    /// Smallest edit distance selected.
     pub min_edit_distance: i32,
+    /// Largest edit distance selected.
     pub max_edit_distance: i32,
+    /// Smallest score selected.
     pub min_score: f64,
+    /// Largest score selected.
     pub max_score: f64,
+    /// Most candidates selected.
     pub limit: i64,
+    /// Take a fixed pseudo-random sample rather than the first in corpus order.
     pub sample: bool,
 }
 
+/// The run's candidates matching `s`, follow-up reserves left out.
 pub async fn select_candidates(
     db: impl PgExecutor<'_>,
     run_id: Uuid,
     s: Selection,
 ) -> Result<Vec<CandidateRow>, AppError> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query_as!(
+        CandidateRow,
         r#"select m.candidate_id, a.text as sentence1, b.text as sentence2, a.cluster,
                   m.edit_distance, m.shared_long_words, m.length_ratio, m.score, m.batch
            from mining_candidate m
@@ -47,14 +64,14 @@ pub async fn select_candidates(
              and m.score between $6 and $7
            order by case when $5 then md5(m.candidate_id::text) else '' end, m.candidate_id
            limit $4"#,
+        run_id,
+        s.min_edit_distance,
+        s.max_edit_distance,
+        s.limit,
+        s.sample,
+        s.min_score,
+        s.max_score
     )
-    .bind(run_id)
-    .bind(s.min_edit_distance)
-    .bind(s.max_edit_distance)
-    .bind(s.limit)
-    .bind(s.sample)
-    .bind(s.min_score)
-    .bind(s.max_score)
     .fetch_all(db)
     .await?)
 }
@@ -85,7 +102,7 @@ async fn insert_pairs(
     let s2: Vec<&str> = chosen.iter().map(|c| c.sentence2.as_str()).collect();
     let group: Vec<&str> = chosen.iter().map(|c| c.cluster.as_str()).collect();
     let ids: Vec<i64> = chosen.iter().map(|c| c.candidate_id).collect();
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         r#"insert into judge_pair (campaign_id, sentence1, sentence2, group_key, external_id,
                is_test, open_slots, mining_run_id, mining_candidate_id)
            select $1, s1, s2, g, 'candidate:' || c, false, $6, $7, c
@@ -94,14 +111,14 @@ async fn insert_pairs(
                              and p.sentence1 = u.s2 and p.sentence2 = u.s1)
            order by n
            on conflict on constraint judge_pair_campaign_sentences_key do nothing"#,
+        campaign_id,
+        &s1 as &[&str],
+        &s2 as &[&str],
+        &group as &[&str],
+        &ids,
+        judgments_per_pair as i32,
+        run_id
     )
-    .bind(campaign_id)
-    .bind(&s1)
-    .bind(&s2)
-    .bind(&group)
-    .bind(&ids)
-    .bind(judgments_per_pair as i32)
-    .bind(run_id)
     .execute(&mut *conn)
     .await?
     .rows_affected())
@@ -112,16 +129,17 @@ pub async fn first_batch_of_pair(
     db: impl PgExecutor<'_>,
     pair_id: Uuid,
 ) -> Result<Option<(Uuid, String, serde_json::Value)>, AppError> {
-    Ok(sqlx::query_as(
-        r#"select m.run_id, p.group_key, r.params
+    Ok(sqlx::query!(
+        r#"select m.run_id, p.group_key as "group_key!", r.params
            from judge_pair p
            join mining_candidate m on m.candidate_id = p.mining_candidate_id
            join mining_run r on r.run_id = m.run_id
            where p.pair_id = $1 and m.batch = 1 and r.method = 'group' and p.group_key is not null"#,
+        pair_id
     )
-    .bind(pair_id)
     .fetch_optional(db)
-    .await?)
+    .await?
+    .map(|r| (r.run_id, r.group_key, r.params)))
 }
 
 /// (trusted judgments, "paraphrase" votes) of each first-batch pair of a group in a campaign.
@@ -131,17 +149,20 @@ pub async fn first_batch_votes(
     run_id: Uuid,
     group: &str,
 ) -> Result<Vec<(i32, i32)>, AppError> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query!(
         r#"select p.n_judgments, p.n_paraphrase
            from judge_pair p
            join mining_candidate m on m.candidate_id = p.mining_candidate_id
            where p.campaign_id = $1 and m.run_id = $2 and m.batch = 1 and p.group_key = $3"#,
+        campaign_id,
+        run_id,
+        group
     )
-    .bind(campaign_id)
-    .bind(run_id)
-    .bind(group)
     .fetch_all(db)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.n_judgments, r.n_paraphrase))
+    .collect())
 }
 
 /// Takes a group's follow-up decision once: inserts the first `pairs` of its follow-up reserve
@@ -156,22 +177,23 @@ pub async fn deploy_follow_up(
     pairs: u32,
     judgments_per_pair: u32,
 ) -> Result<Option<u64>, AppError> {
-    let claimed = sqlx::query(
+    let claimed = sqlx::query!(
         r#"insert into mining_follow_up (campaign_id, run_id, group_key, paraphrases, pairs, deployed)
            values ($1, $2, $3, $4, $5, 0) on conflict do nothing"#,
+        campaign_id,
+        run_id,
+        group,
+        paraphrases as i32,
+        pairs as i32
     )
-    .bind(campaign_id)
-    .bind(run_id)
-    .bind(group)
-    .bind(paraphrases as i32)
-    .bind(pairs as i32)
     .execute(&mut *conn)
     .await?
     .rows_affected();
     if claimed == 0 {
         return Ok(None);
     }
-    let chosen: Vec<CandidateRow> = sqlx::query_as(
+    let chosen: Vec<CandidateRow> = sqlx::query_as!(
+        CandidateRow,
         r#"select m.candidate_id, a.text as sentence1, b.text as sentence2, a.cluster,
                   m.edit_distance, m.shared_long_words, m.length_ratio, m.score, m.batch
            from mining_candidate m
@@ -180,31 +202,35 @@ pub async fn deploy_follow_up(
            where m.run_id = $1 and m.batch = 2 and a.cluster = $2
            order by m.candidate_id
            limit $3"#,
+        run_id,
+        group,
+        pairs as i64
     )
-    .bind(run_id)
-    .bind(group)
-    .bind(pairs as i64)
     .fetch_all(&mut *conn)
     .await?;
     let added = insert_pairs(conn, run_id, campaign_id, &chosen, judgments_per_pair).await?;
-    sqlx::query(
+    sqlx::query!(
         "update mining_follow_up set deployed = $4 where campaign_id = $1 and run_id = $2 and group_key = $3",
+        campaign_id,
+        run_id,
+        group,
+        added as i32
     )
-    .bind(campaign_id)
-    .bind(run_id)
-    .bind(group)
-    .bind(added as i32)
     .execute(&mut *conn)
     .await?;
     Ok(Some(added))
 }
 
 /// A follow-up decision as recorded.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct FollowUpRow {
+    /// The group (cluster) decided on.
     pub group_key: String,
+    /// Paraphrases found among its judged first batch.
     pub paraphrases: i32,
+    /// Follow-up pairs the step asked for.
     pub pairs: i32,
+    /// Follow-up pairs actually added to the campaign.
     pub deployed: i32,
 }
 
@@ -213,21 +239,23 @@ pub async fn follow_ups(
     db: impl PgExecutor<'_>,
     run_id: Uuid,
 ) -> Result<Vec<FollowUpRow>, AppError> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query_as!(
+        FollowUpRow,
         r#"select group_key, paraphrases, pairs, deployed from mining_follow_up
            where run_id = $1 order by group_key, campaign_id"#,
+        run_id
     )
-    .bind(run_id)
     .fetch_all(db)
     .await?)
 }
 
 /// Pairs of a judging campaign that came from a mining run.
 pub async fn deployed_count(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<i64, AppError> {
-    Ok(sqlx::query_scalar(
-        "select count(*) from judge_pair where campaign_id = $1 and mining_run_id is not null",
+    Ok(sqlx::query_scalar!(
+        r#"select count(*) as "n!" from judge_pair
+           where campaign_id = $1 and mining_run_id is not null"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_one(db)
     .await?)
 }

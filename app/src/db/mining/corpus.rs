@@ -1,5 +1,5 @@
 //! Corpora: importing one with its documents and sentences, listing them, loading clusters to mine.
-use sqlx::{FromRow, PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::domain::mining::corpus::{CorpusShape, Document};
@@ -9,8 +9,11 @@ use crate::error::AppError;
 /// Counts of an imported corpus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CorpusCounts {
+    /// Distinct clusters in the corpus.
     pub clusters: i32,
+    /// Documents in the corpus.
     pub documents: i32,
+    /// Sentences, over all documents.
     pub sentences: i32,
 }
 
@@ -30,24 +33,24 @@ pub async fn insert_corpus(
         documents: docs.len() as i32,
         sentences: docs.iter().map(|d| d.sentences.len() as i32).sum(),
     };
-    let corpus_id: Uuid = sqlx::query_scalar(
+    let corpus_id: Uuid = sqlx::query_scalar!(
         r#"insert into corpus (name, shape, filename, clusters, documents, sentences, created_by)
            values ($1, $2, $3, $4, $5, $6, $7) returning corpus_id"#,
+        name,
+        shape.as_str(),
+        filename,
+        counts.clusters,
+        counts.documents,
+        counts.sentences,
+        created_by
     )
-    .bind(name)
-    .bind(shape.as_str())
-    .bind(filename)
-    .bind(counts.clusters)
-    .bind(counts.documents)
-    .bind(counts.sentences)
-    .bind(created_by)
     .fetch_one(&mut *conn)
     .await?;
     // Document ids are taken first, so each sentence knows its document's id.
-    let ids: Vec<i64> = sqlx::query_scalar(
-        "select nextval('corpus_document_document_id_seq') from generate_series(1, $1)",
+    let ids: Vec<i64> = sqlx::query_scalar!(
+        r#"select nextval('corpus_document_document_id_seq') as "id!" from generate_series(1, $1)"#,
+        docs.len() as i64
     )
-    .bind(docs.len() as i64)
     .fetch_all(&mut *conn)
     .await?;
     for (chunk_ids, chunk) in ids.chunks(5000).zip(docs.chunks(5000)) {
@@ -55,17 +58,17 @@ pub async fn insert_corpus(
         let ext: Vec<&str> = chunk.iter().map(|d| d.external_id.as_str()).collect();
         let time: Vec<Option<&str>> = chunk.iter().map(|d| d.time.as_deref()).collect();
         let source: Vec<Option<&str>> = chunk.iter().map(|d| d.source.as_deref()).collect();
-        sqlx::query(
+        sqlx::query!(
             r#"insert into corpus_document (document_id, corpus_id, cluster, external_id, time, source)
                select id, $2, c, e, t, s
                from unnest($1::int8[], $3::text[], $4::text[], $5::text[], $6::text[]) as u(id, c, e, t, s)"#,
+            chunk_ids,
+            corpus_id,
+            &cluster as &[&str],
+            &ext as &[&str],
+            &time as &[Option<&str>],
+            &source as &[Option<&str>]
         )
-        .bind(chunk_ids)
-        .bind(corpus_id)
-        .bind(&cluster)
-        .bind(&ext)
-        .bind(&time)
-        .bind(&source)
         .execute(&mut *conn)
         .await?;
     }
@@ -84,50 +87,63 @@ pub async fn insert_corpus(
         let cluster: Vec<&str> = chunk.iter().map(|r| r.1).collect();
         let position: Vec<i32> = chunk.iter().map(|r| r.2).collect();
         let text: Vec<&str> = chunk.iter().map(|r| r.3).collect();
-        sqlx::query(
+        sqlx::query!(
             r#"insert into corpus_sentence (corpus_id, document_id, cluster, position, text)
                select $1, d, c, p, t
                from unnest($2::int8[], $3::text[], $4::int4[], $5::text[]) with ordinality as u(d, c, p, t, n)
                order by n"#,
+            corpus_id,
+            &doc,
+            &cluster as &[&str],
+            &position,
+            &text as &[&str]
         )
-        .bind(corpus_id)
-        .bind(&doc)
-        .bind(&cluster)
-        .bind(&position)
-        .bind(&text)
         .execute(&mut *conn)
         .await?;
     }
     Ok((corpus_id, counts))
 }
 
-#[derive(Debug, Clone, FromRow)]
+/// An imported corpus as listed for admins.
+#[derive(Debug, Clone)]
 pub struct CorpusRow {
+    /// The corpus's database id.
     pub corpus_id: Uuid,
+    /// The name the admin gave it.
     pub name: String,
+    /// Its shape: `documents`, `grouped` or `sentences`.
     pub shape: String,
+    /// The uploaded file's name.
     pub filename: String,
+    /// Distinct clusters in the corpus.
     pub clusters: i32,
+    /// Documents in the corpus.
     pub documents: i32,
+    /// Sentences, over all documents.
     pub sentences: i32,
+    /// When it was imported.
     pub created_at: time::OffsetDateTime,
 }
 
+/// Every corpus, newest first.
 pub async fn list_corpora(db: impl PgExecutor<'_>) -> Result<Vec<CorpusRow>, AppError> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query_as!(
+        CorpusRow,
         r#"select corpus_id, name, shape, filename, clusters, documents, sentences, created_at
-           from corpus order by created_at desc"#,
+           from corpus order by created_at desc"#
     )
     .fetch_all(db)
     .await?)
 }
 
+/// The corpus with id `id`, if any.
 pub async fn find_corpus(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<CorpusRow>, AppError> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query_as!(
+        CorpusRow,
         r#"select corpus_id, name, shape, filename, clusters, documents, sentences, created_at
            from corpus where corpus_id = $1"#,
+        id
     )
-    .bind(id)
     .fetch_optional(db)
     .await?)
 }
@@ -137,29 +153,29 @@ pub async fn load_clusters(
     db: impl PgExecutor<'_>,
     corpus_id: Uuid,
 ) -> Result<Vec<Cluster>, AppError> {
-    let rows: Vec<(i64, i64, String, i32, String)> = sqlx::query_as(
+    let rows = sqlx::query!(
         r#"select sentence_id, document_id, cluster, position, text from corpus_sentence
            where corpus_id = $1 order by cluster, sentence_id"#,
+        corpus_id
     )
-    .bind(corpus_id)
     .fetch_all(db)
     .await?;
     let mut clusters: Vec<Cluster> = Vec::new();
     let mut last: Option<String> = None;
-    for (id, document, cluster, position, text) in rows {
-        if last.as_deref() != Some(cluster.as_str()) {
+    for row in rows {
+        if last.as_deref() != Some(row.cluster.as_str()) {
             clusters.push(Cluster::default());
-            last = Some(cluster);
+            last = Some(row.cluster);
         }
         clusters
             .last_mut()
             .expect("pushed")
             .sentences
             .push(Sentence {
-                id,
-                document,
-                position: position as u32,
-                text,
+                id: row.sentence_id,
+                document: row.document_id,
+                position: row.position as u32,
+                text: row.text,
             });
     }
     Ok(clusters)

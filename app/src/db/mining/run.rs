@@ -1,35 +1,49 @@
 //! Mining runs: created queued, run, their progress, and how they end (finished, cancelled,
 //! failed, interrupted), and restarting one.
-use sqlx::{FromRow, PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::domain::mining::stats::PairStats;
 use crate::domain::mining::Candidate;
+use crate::domain::RunStatus;
 use crate::error::AppError;
 
-#[derive(Debug, Clone, FromRow)]
+/// A mining run with its corpus's name.
+#[derive(Debug, Clone)]
 pub struct RunRow {
+    /// The run's id.
     pub run_id: Uuid,
+    /// The corpus mined.
     pub corpus_id: Uuid,
+    /// The corpus's name.
     pub corpus_name: String,
+    /// The miner (`l12`, `f2`, `group`, `embedding`).
     pub method: String,
+    /// The miner's parameters as JSON.
     pub params: serde_json::Value,
-    pub status: String,
+    /// Where the run is in its life.
+    pub status: RunStatus,
+    /// Work done so far (the miner's unit).
     pub done: i64,
+    /// Work in all.
     pub total: i64,
+    /// Candidates written (when finished).
     pub candidates: i32,
+    /// ParaSCI Table 2's numbers of the candidates, as JSON.
     pub stats: Option<serde_json::Value>,
+    /// Why it failed or was interrupted.
     pub error: Option<String>,
+    /// When it was queued.
     pub created_at: time::OffsetDateTime,
+    /// When a server started it.
     pub started_at: Option<time::OffsetDateTime>,
+    /// When it ended.
     pub finished_at: Option<time::OffsetDateTime>,
+    /// Seconds spent mining (without writing the candidates).
     pub mining_seconds: Option<f64>,
 }
 
-const RUN_COLUMNS: &str = r#"r.run_id, r.corpus_id, c.name as corpus_name, r.method, r.params,
-    r.status, r.done, r.total, r.candidates, r.stats, r.error, r.created_at, r.started_at,
-    r.finished_at, r.mining_seconds"#;
-
+/// Queues a run; returns its id.
 pub async fn create_run(
     db: impl PgExecutor<'_>,
     corpus_id: Uuid,
@@ -37,59 +51,71 @@ pub async fn create_run(
     params: &serde_json::Value,
     created_by: Uuid,
 ) -> Result<Uuid, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         r#"insert into mining_run (corpus_id, method, params, created_by) values ($1, $2, $3, $4)
            returning run_id"#,
+        corpus_id,
+        method,
+        params,
+        created_by
     )
-    .bind(corpus_id)
-    .bind(method)
-    .bind(params)
-    .bind(created_by)
     .fetch_one(db)
     .await?)
 }
 
+/// The latest 200 runs, newest first.
 pub async fn list_runs(db: impl PgExecutor<'_>) -> Result<Vec<RunRow>, AppError> {
-    Ok(sqlx::query_as(&format!(
-        "select {RUN_COLUMNS} from mining_run r join corpus c using (corpus_id) order by r.created_at desc limit 200"
-    ))
+    Ok(sqlx::query_as!(
+        RunRow,
+        r#"select r.run_id, r.corpus_id, c.name as corpus_name, r.method, r.params,
+                  r.status as "status: RunStatus", r.done, r.total, r.candidates, r.stats, r.error,
+                  r.created_at, r.started_at, r.finished_at, r.mining_seconds
+           from mining_run r join corpus c using (corpus_id)
+           order by r.created_at desc limit 200"#
+    )
     .fetch_all(db)
     .await?)
 }
 
+/// One run.
 pub async fn find_run(db: impl PgExecutor<'_>, run_id: Uuid) -> Result<Option<RunRow>, AppError> {
-    Ok(sqlx::query_as(&format!(
-        "select {RUN_COLUMNS} from mining_run r join corpus c using (corpus_id) where r.run_id = $1"
-    ))
-    .bind(run_id)
+    Ok(sqlx::query_as!(
+        RunRow,
+        r#"select r.run_id, r.corpus_id, c.name as corpus_name, r.method, r.params,
+                  r.status as "status: RunStatus", r.done, r.total, r.candidates, r.stats, r.error,
+                  r.created_at, r.started_at, r.finished_at, r.mining_seconds
+           from mining_run r join corpus c using (corpus_id) where r.run_id = $1"#,
+        run_id
+    )
     .fetch_optional(db)
     .await?)
 }
 
 /// Moves a queued run to running. False when it is not queued (cancelled meanwhile).
 pub async fn set_running(db: impl PgExecutor<'_>, run_id: Uuid) -> Result<bool, AppError> {
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         "update mining_run set status = 'running', started_at = now() where run_id = $1 and status = 'queued'",
+        run_id
     )
-    .bind(run_id)
     .execute(db)
     .await?
     .rows_affected()
         == 1)
 }
 
+/// Records a running run's progress.
 pub async fn set_progress(
     db: impl PgExecutor<'_>,
     run_id: Uuid,
     done: u64,
     total: u64,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "update mining_run set done = $2, total = $3 where run_id = $1 and status = 'running'",
+        run_id,
+        done as i64,
+        total as i64
     )
-    .bind(run_id)
-    .bind(done as i64)
-    .bind(total as i64)
     .execute(db)
     .await?;
     Ok(())
@@ -99,16 +125,16 @@ pub async fn set_progress(
 pub async fn end_run(
     db: impl PgExecutor<'_>,
     run_id: Uuid,
-    status: &str,
+    status: RunStatus,
     error: Option<&str>,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         r#"update mining_run set status = $2, error = $3, finished_at = now()
            where run_id = $1 and status in ('queued', 'running')"#,
+        run_id,
+        status as RunStatus,
+        error
     )
-    .bind(run_id)
-    .bind(status)
-    .bind(error)
     .execute(db)
     .await?;
     Ok(())
@@ -131,35 +157,35 @@ pub async fn finish_run(
         let r: Vec<f64> = chunk.iter().map(|c| c.length_ratio).collect();
         let score: Vec<f64> = chunk.iter().map(|c| c.score).collect();
         let batch: Vec<i16> = chunk.iter().map(|c| c.batch as i16).collect();
-        sqlx::query(
+        sqlx::query!(
             r#"insert into mining_candidate (run_id, sentence_a, sentence_b, edit_distance,
                    shared_long_words, length_ratio, score, batch)
                select $1, a, b, d, w, r, s, k
                from unnest($2::int8[], $3::int8[], $4::int4[], $5::int4[], $6::float8[],
                            $7::float8[], $8::int2[]) with ordinality as u(a, b, d, w, r, s, k, n)
                order by n"#,
+            run_id,
+            &a,
+            &b,
+            &d,
+            &w,
+            &r,
+            &score,
+            &batch
         )
-        .bind(run_id)
-        .bind(&a)
-        .bind(&b)
-        .bind(&d)
-        .bind(&w)
-        .bind(&r)
-        .bind(&score)
-        .bind(&batch)
         .execute(&mut *conn)
         .await?;
     }
-    sqlx::query(
+    sqlx::query!(
         r#"update mining_run set status = 'finished', done = $2, total = $2, candidates = $3,
                stats = $4, mining_seconds = $5, finished_at = now()
            where run_id = $1"#,
+        run_id,
+        done as i64,
+        candidates.len() as i32,
+        serde_json::to_value(stats).unwrap_or_default(),
+        mining_seconds
     )
-    .bind(run_id)
-    .bind(done as i64)
-    .bind(candidates.len() as i32)
-    .bind(serde_json::to_value(stats).unwrap_or_default())
-    .bind(mining_seconds)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -167,10 +193,10 @@ pub async fn finish_run(
 
 /// At start-up: runs a previous process left queued or running were interrupted.
 pub async fn mark_interrupted(db: impl PgExecutor<'_>) -> Result<u64, AppError> {
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         r#"update mining_run set status = 'interrupted', finished_at = now(),
                error = 'The server stopped while this run was in progress.'
-           where status in ('queued', 'running')"#,
+           where status in ('queued', 'running')"#
     )
     .execute(db)
     .await?
@@ -179,18 +205,17 @@ pub async fn mark_interrupted(db: impl PgExecutor<'_>) -> Result<u64, AppError> 
 
 /// Puts an interrupted, cancelled or failed run back in the queue, without its candidates.
 pub async fn requeue(conn: &mut PgConnection, run_id: Uuid) -> Result<bool, AppError> {
-    let moved = sqlx::query(
+    let moved = sqlx::query!(
         r#"update mining_run set status = 'queued', done = 0, total = 0, candidates = 0, stats = null,
                error = null, started_at = null, finished_at = null, mining_seconds = null
            where run_id = $1 and status in ('interrupted', 'cancelled', 'failed')"#,
+        run_id
     )
-    .bind(run_id)
     .execute(&mut *conn)
     .await?
     .rows_affected();
     if moved == 1 {
-        sqlx::query("delete from mining_candidate where run_id = $1")
-            .bind(run_id)
+        sqlx::query!("delete from mining_candidate where run_id = $1", run_id)
             .execute(&mut *conn)
             .await?;
     }

@@ -6,8 +6,11 @@
 /// What one submission pays and where it leaves the worker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Payout {
+    /// What this submission pays, in cents (the reward, cut to the cap).
     pub paid_cents: i64,
+    /// The worker's earnings after it, in cents.
     pub total_cents: i64,
+    /// The total has reached the cap, so the worker's study is over.
     pub is_complete: bool,
 }
 

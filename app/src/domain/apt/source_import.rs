@@ -23,26 +23,35 @@ pub const MAX_ROWS: usize = 200_000;
 /// One sentence to import.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceRow {
+    /// The sentence itself.
     pub text: String,
     /// The data set it comes from (e.g. `msrp`, `ppnmt`); serving balances over origins.
     pub origin: String,
+    /// Its id in the data set (MSRP's `#1 ID`, or an `id` column), if given.
     pub external_id: Option<String>,
 }
 
 /// The sentences of a file and what was skipped.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ParsedSources {
+    /// The sentences to import, duplicates removed, in file order.
     pub rows: Vec<SourceRow>,
+    /// Sentences skipped because the same text came earlier in the file.
     pub duplicates_in_file: usize,
 }
 
 /// The file's format, from its header and name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceFormat {
+    /// MSRP's pair file: sentence 1 of each pair, `#1 ID` as the id.
     MsrpPairs,
+    /// MSRP's sentence file: every sentence.
     MsrpSentences,
+    /// CSV with a `text` column.
     Csv,
+    /// TSV with a `text` column.
     Tsv,
+    /// JSON lines with a `text` field.
     JsonLines,
 }
 

@@ -12,8 +12,11 @@ use std::hash::Hash;
 /// One Check as the statistics see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttemptPoint<S> {
+    /// The source sentence the attempt paraphrases.
     pub source: S,
+    /// The MI judge found the attempt and source imply each other.
     pub is_mutual_implication: bool,
+    /// BLEURT score of the attempt against its source.
     pub bleurt: f64,
 }
 
@@ -24,9 +27,11 @@ pub enum Category {
     Apt,
     /// MI but too similar.
     MiNotApt,
+    /// Not mutual implication: the meaning changed.
     NonMi,
 }
 
+/// The category of an attempt with MI verdict `is_mi` and score `bleurt`.
 pub fn category(is_mi: bool, bleurt: f64, threshold: f64) -> Category {
     if !is_mi {
         Category::NonMi
@@ -40,13 +45,21 @@ pub fn category(is_mi: bool, bleurt: f64, threshold: f64) -> Category {
 /// Table 2's row for one data set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Table2 {
+    /// All attempts.
     pub total_attempts: u64,
+    /// Attempts that are APT (MI and BLEURT <= threshold).
     pub apt_attempts: u64,
+    /// MI attempts, the APT ones included.
     pub mi_attempts: u64,
+    /// Attempts that are not MI.
     pub non_mi_attempts: u64,
+    /// Source sentences attempted at least once.
     pub unique_sources: u64,
+    /// Sources with at least one APT attempt.
     pub apt_uniques: u64,
+    /// Sources with at least one MI attempt.
     pub mi_uniques: u64,
+    /// Sources with at least one non-MI attempt.
     pub non_mi_uniques: u64,
 }
 
@@ -57,6 +70,7 @@ impl Table2 {
     }
 }
 
+/// Table 2's counts for `attempts`, APT meaning MI with BLEURT <= `threshold`.
 pub fn table2<S: Eq + Hash + Clone>(attempts: &[AttemptPoint<S>], threshold: f64) -> Table2 {
     let mut t = Table2::default();
     let (mut all, mut apt, mut mi, mut non_mi) = (
@@ -97,9 +111,13 @@ pub fn table2<S: Eq + Hash + Clone>(attempts: &[AttemptPoint<S>], threshold: f64
 pub struct Histograms {
     /// Lower edge of the first bin and upper edge of the last.
     pub min: f64,
+    /// Upper edge of the last bin.
     pub max: f64,
+    /// APT attempts per bin.
     pub apt: Vec<u64>,
+    /// MI attempts per bin that were too similar to count as APT.
     pub mi_not_apt: Vec<u64>,
+    /// Non-MI attempts per bin.
     pub non_mi: Vec<u64>,
 }
 

@@ -11,11 +11,16 @@
 //! fields; JSON lines come from its `Serialize`.
 use serde::{Deserialize, Serialize};
 
+/// The file format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Format {
+    /// CSV with a header row.
     Csv,
+    /// JSON lines, one object per row.
     Jsonl,
+    /// MSRP's tab-separated pair layout (labelled pairs only).
     MsrpTsv,
+    /// AP_H's tab-separated attempt layout.
     ApHTsv,
 }
 
@@ -30,6 +35,7 @@ impl Format {
             _ => None,
         }
     }
+    /// The name used in queries and file names: `csv`, `jsonl`, `msrp` or `aph`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Csv => "csv",
@@ -38,6 +44,7 @@ impl Format {
             Format::ApHTsv => "aph",
         }
     }
+    /// The file extension, without the dot.
     pub fn extension(self) -> &'static str {
         match self {
             Format::Csv => "csv",
@@ -45,6 +52,7 @@ impl Format {
             Format::MsrpTsv | Format::ApHTsv => "tsv",
         }
     }
+    /// The HTTP `Content-Type` of the download.
     pub fn content_type(self) -> &'static str {
         match self {
             Format::Csv => "text/csv; charset=utf-8",
@@ -56,22 +64,32 @@ impl Format {
 
 /// A kind of exported row: its CSV columns and the fields in that order.
 pub trait Record: Serialize {
+    /// The CSV header's column names, in field order.
     const COLUMNS: &'static [&'static str];
+    /// The row's values as text, one per column.
     fn fields(&self) -> Vec<String>;
 }
 
 /// One pair of a judging campaign as exported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairRow {
+    /// The pair's external id, or its database id when it has none.
     pub id: String,
+    /// The first sentence.
     pub sentence1: String,
+    /// The second sentence.
     pub sentence2: String,
+    /// Judgments saying "paraphrase".
     pub n_paraphrase: u32,
+    /// Judgments the pair received.
     pub n_judgments: u32,
     /// 1 paraphrase, 0 not, `None` unresolved (kept only when asked for).
     pub label: Option<u8>,
+    /// The pair's group (trend, URL, topic) that the split keeps together.
     pub group: Option<String>,
+    /// A hidden test pair with an expert label.
     pub gold: bool,
+    /// Its part of the split (`train`, `dev` or `test`).
     pub split: Option<String>,
 }
 
@@ -106,19 +124,27 @@ impl Record for PairRow {
 /// it counts (`trusted`: the worker was not stopped and the judgment not set aside).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgmentRow {
+    /// The pair's external id, or its database id when it has none.
     pub pair_id: String,
+    /// The pair's first sentence.
     pub sentence1: String,
+    /// The pair's second sentence.
     pub sentence2: String,
+    /// The worker's pseudonym.
     pub worker: String,
     /// 1 paraphrase, 0 not.
     pub label: u8,
+    /// How long the worker took to answer, in seconds.
     pub seconds: f64,
     /// RFC 3339.
     pub time: String,
+    /// The judgment counts: worker not stopped, judgment not set aside.
     pub trusted: bool,
     /// A hidden test pair (the worker's answer is scored against its gold label).
     pub gold: bool,
+    /// The pair's group (trend, URL, topic) that the split keeps together.
     pub group: Option<String>,
+    /// Its part of the split (`train`, `dev` or `test`).
     pub split: Option<String>,
 }
 
@@ -167,14 +193,21 @@ pub struct AttemptRow {
     pub dataset: String,
     /// The source sentence's id in its dataset.
     pub index: String,
+    /// The source sentence.
     pub sentence: String,
+    /// The worker's paraphrase attempt.
     pub candidate: String,
+    /// BLEURT score of the attempt against the source.
     #[serde(rename = "BLEURT")]
     pub bleurt: f64,
+    /// 1 when the attempt and source imply each other (MI), else 0.
     #[serde(rename = "MI")]
     pub mi: u8,
+    /// The reward the attempt earned, in dollars.
     pub dollar: f64,
+    /// The attempt the worker submitted (the others were only checked).
     pub submitted: bool,
+    /// Its part of the split by source sentence (`train`, `dev` or `test`).
     pub split: Option<String>,
     /// Which scorer produced the MI and BLEURT, in words (the paper's models, their int8 copy,
     /// the development stand-ins or the lite scorer).

@@ -7,8 +7,11 @@ use crate::domain::dawid_skene::{dawid_skene, Answer};
 /// One judgment as indices: pair `0..pairs`, worker `0..workers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Vote {
+    /// The pair judged, as an index.
     pub pair: usize,
+    /// The worker who judged, as an index.
     pub worker: usize,
+    /// The worker said "paraphrase".
     pub is_paraphrase: bool,
 }
 

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::format::Format;
 use super::split::{Part, Shares, SplitBy};
 
+/// An export's options as they arrive: optional text, checked by [`ExportSpec::parse`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExportQuery {
     /// Judging: `pairs` or `judgments`; APT: `attempts` or `submissions`.
@@ -26,27 +27,33 @@ pub struct ExportQuery {
     pub split: Option<String>,
     /// `group` or `time`.
     pub split_by: Option<String>,
+    /// Seed of the group shuffle, a whole number (default 0).
     pub seed: Option<String>,
+    /// Train share, 0 to 1.
     pub train: Option<String>,
+    /// Dev share, 0 to 1.
     pub dev: Option<String>,
+    /// Test share, 0 to 1.
     pub test: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum CampaignKind {
-    Judge,
-    Apt,
-}
+pub use crate::domain::status::CampaignKind;
 
+/// What one exported row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Rows {
+    /// One row per pair of a judging campaign.
     Pairs,
+    /// One row per judgment of a judging campaign.
     Judgments,
+    /// One row per APT attempt (every Check).
     Attempts,
+    /// Only the APT attempts workers submitted.
     Submissions,
 }
 
 impl Rows {
+    /// The name used in queries and file names.
     pub fn as_str(self) -> &'static str {
         match self {
             Rows::Pairs => "pairs",
@@ -57,6 +64,7 @@ impl Rows {
     }
 }
 
+/// How a pair gets its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LabelBy {
     /// The campaign's vote thresholds (MultiPIT: > 3 of 6 paraphrase, < 3 not, 3 unresolved).
@@ -65,32 +73,34 @@ pub enum LabelBy {
     DawidSkene,
 }
 
+/// A checked export request: what rows, in which format, which part of which split.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportSpec {
+    /// What one row is.
     pub rows: Rows,
+    /// The file format.
     pub format: Format,
+    /// How pairs are labelled.
     pub labels: LabelBy,
+    /// Keep pairs without a label.
     pub keep_unresolved: bool,
+    /// Keep untrusted judgments.
     pub keep_untrusted: bool,
     /// `None`: every part (each row says its part).
     pub part: Option<Part>,
+    /// Whether the split keeps groups together at random or orders them by time.
     pub split_by: SplitBy,
+    /// Seed of the group shuffle.
     pub seed: u64,
+    /// Train/dev/test shares.
     pub shares: Shares,
 }
 
-/// A field that could not be used, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpecError {
-    pub field: &'static str,
-    pub message: String,
-}
+/// A field that could not be used, and why (the domain's one validation error).
+pub type SpecError = crate::domain::Invalid;
 
 fn bad(field: &'static str, message: impl Into<String>) -> SpecError {
-    SpecError {
-        field,
-        message: message.into(),
-    }
+    SpecError::new(field, message)
 }
 
 /// A value from a fixed list; empty means the default.
@@ -134,6 +144,7 @@ fn share(field: &'static str, value: &Option<String>, default: f64) -> Result<f6
 }
 
 impl ExportSpec {
+    /// Checks `q` for a campaign of `kind`, filling in that kind's defaults.
     pub fn parse(kind: CampaignKind, q: &ExportQuery) -> Result<ExportSpec, SpecError> {
         let rows = match kind {
             CampaignKind::Judge => choice(
@@ -246,9 +257,7 @@ impl ExportSpec {
             dev: share("dev", &q.dev, d.dev)?,
             test: share("test", &q.test, d.test)?,
         };
-        shares
-            .check()
-            .map_err(|(field, message)| bad(field, message))?;
+        shares.check()?;
         Ok(ExportSpec {
             rows,
             format,

@@ -9,6 +9,7 @@
 //!
 //! Rows without a group are their own group. Either way no group is in two parts (a property
 //! test below checks it on random inputs), and a part holds its share up to one group's rows.
+use crate::domain::invalid::Invalid;
 use std::collections::HashMap;
 use std::hash::Hash;
 
@@ -16,14 +17,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::rng::SplitMix64;
 
+/// A part of a train/dev/test split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Part {
+    /// Training data.
     Train,
+    /// Development (validation) data.
     Dev,
+    /// Held-out test data.
     Test,
 }
 
 impl Part {
+    /// `train`, `dev` or `test`.
     pub fn as_str(self) -> &'static str {
         match self {
             Part::Train => "train",
@@ -31,6 +37,7 @@ impl Part {
             Part::Test => "test",
         }
     }
+    /// `train`, `dev` (or `validation`) or `test`, surrounding blanks ignored.
     pub fn parse(s: &str) -> Option<Part> {
         match s.trim() {
             "train" => Some(Part::Train),
@@ -41,17 +48,23 @@ impl Part {
     }
 }
 
+/// How rows are divided between parts, whole groups at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SplitBy {
+    /// Shuffle groups with the seed, then fill test, dev and train.
     Group,
+    /// Order groups by their earliest row: oldest to train, newest to test.
     Time,
 }
 
 /// Shares of the rows; 80/10/10 by default.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Shares {
+    /// Share of rows for training, 0 to 1.
     pub train: f64,
+    /// Share of rows for development, 0 to 1.
     pub dev: f64,
+    /// Share of rows for testing, 0 to 1.
     pub test: f64,
 }
 
@@ -67,19 +80,22 @@ impl Default for Shares {
 
 impl Shares {
     /// Shares are non-negative and add up to 1 (within 0.001); the error names the field.
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    pub fn check(&self) -> Result<(), Invalid> {
         for (name, v) in [
             ("train", self.train),
             ("dev", self.dev),
             ("test", self.test),
         ] {
             if !(0.0..=1.0).contains(&v) {
-                return Err((name, format!("The {name} share is 0 to 1.")));
+                return Err(Invalid::new(name, format!("The {name} share is 0 to 1.")));
             }
         }
         let sum = self.train + self.dev + self.test;
         if (sum - 1.0).abs() > 1e-3 {
-            return Err(("train", format!("The shares add up to {sum:.3}, not 1.")));
+            return Err(Invalid::new(
+                "train",
+                format!("The shares add up to {sum:.3}, not 1."),
+            ));
         }
         Ok(())
     }
@@ -88,7 +104,9 @@ impl Shares {
 /// One row to split: its group (source sentence, trend, URL) and its time (any order key).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row<G, T> {
+    /// The group the row must share a part with; `None` makes it a group of its own.
     pub group: Option<G>,
+    /// The row's time, used to order groups in a split by time.
     pub time: T,
 }
 
@@ -262,7 +280,7 @@ mod tests {
             }
             .check()
             .unwrap_err()
-            .0,
+            .field,
             "train"
         );
         assert_eq!(
@@ -273,7 +291,7 @@ mod tests {
             }
             .check()
             .unwrap_err()
-            .0,
+            .field,
             "train"
         );
         let rows = random_rows(3, 50, 20);

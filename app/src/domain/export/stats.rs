@@ -22,26 +22,42 @@ use crate::domain::mining::words::words;
 /// One exported pair as the statistics need it.
 #[derive(Debug, Clone, Copy)]
 pub struct StatRow<'a> {
+    /// The first (source) sentence.
     pub sentence1: &'a str,
+    /// The second sentence.
     pub sentence2: &'a str,
     /// 1 paraphrase, 0 not, `None` unresolved.
     pub label: Option<u8>,
+    /// A hidden test pair with an expert label.
     pub gold: bool,
+    /// The pair's group (trend, URL, topic), if any.
     pub group: Option<&'a str>,
 }
 
+/// A dataset's statistics as MultiPIT Table 1 and ParaSCI Table 2 report them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct DatasetStats {
+    /// Pairs in the dataset.
     pub pairs: u64,
+    /// Gold pairs: hidden test pairs with an expert label.
     pub gold_pairs: u64,
+    /// Pairs with a label.
     pub labelled_pairs: u64,
+    /// Pairs labelled paraphrase (ParaSCI's "gold size").
     pub paraphrase_pairs: u64,
+    /// Paraphrase pairs as a percentage of labelled pairs; `None` when none are labelled.
     pub paraphrase_percent: Option<f64>,
+    /// Distinct groups.
     pub groups: u64,
+    /// Distinct sentences, from either side of a pair.
     pub unique_sentences: u64,
+    /// Mean length of the unique sentences, in words; `None` when there are none.
     pub mean_words: Option<f64>,
+    /// Mean length of the unique sentences, in characters; `None` when there are none.
     pub mean_chars: Option<f64>,
+    /// Self-BLEU: corpus BLEU-4 (0-100) between the two sentences of the paraphrase pairs.
     pub self_bleu: Option<f64>,
+    /// Percentage of source sentences with more than one paraphrase.
     pub multi_reference_percent: Option<f64>,
 }
 
@@ -49,6 +65,7 @@ fn percent(part: u64, whole: u64) -> Option<f64> {
     (whole > 0).then(|| 100.0 * part as f64 / whole as f64)
 }
 
+/// The statistics of `rows`.
 pub fn dataset_stats(rows: &[StatRow<'_>]) -> DatasetStats {
     let mut unique: HashSet<&str> = HashSet::new();
     let mut groups: HashSet<&str> = HashSet::new();

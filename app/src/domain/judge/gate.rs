@@ -37,34 +37,78 @@ pub const EVIDENCE_MAX_SHARE: f64 = 0.66;
 /// One non-test pair a worker judged, with the other workers' votes on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Comparison {
+    /// The worker said "paraphrase".
     pub label: bool,
+    /// Other workers' trusted "paraphrase" votes on the pair.
     pub others_paraphrase: u32,
+    /// Other workers' trusted "not paraphrase" votes on the pair.
     pub others_not: u32,
 }
 
 /// The numbers behind a decision (stored with every status change).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GateNumbers {
+    /// The worker's judgments so far, test pairs included.
     pub judgments: u32,
+    /// Test pairs the worker has answered.
     pub tests_answered: u32,
+    /// The share of test pairs answered correctly; `None` before the first.
     pub test_accuracy: Option<f64>,
+    /// Cohen's kappa against the others' majority; `None` below [`MIN_KAPPA_ITEMS`] or undefined.
     pub kappa: Option<f64>,
+    /// Pairs with a majority of others that kappa was computed over.
     pub kappa_items: u32,
     /// Observations agreeing with the evidence (correct tests, answers equal to the majority)
     /// and all observations (tests, pairs with a majority).
     #[serde(default)]
     pub agreements: u32,
+    /// All observations: test answers and answers on pairs with a majority of others.
     #[serde(default)]
     pub evidence: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the gate says about a worker.
+#[derive(Debug, Clone, PartialEq)]
 pub enum GateDecision {
     /// Too few judgments for the gate.
     NotYet,
+    /// Above every threshold.
     Keep,
-    /// Below a threshold; the reason is written for the worker and the admin.
-    Stop(String),
+    /// Below a threshold, which [`StopReason`] names with the numbers (the words for the
+    /// worker and the admin are written outside the domain: `dto::judge::stop_message`).
+    Stop(StopReason),
+}
+
+/// Why the gate stopped a worker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StopReason {
+    /// `paper` rule: test accuracy at or below the campaign's minimum.
+    TestAccuracy {
+        /// The worker's share of correct test answers.
+        accuracy: f64,
+        /// The campaign's minimum (kept only above it).
+        minimum: f64,
+    },
+    /// `paper` rule: kappa against the others' majority at or below the campaign's minimum.
+    Kappa {
+        /// The worker's kappa.
+        kappa: f64,
+        /// The campaign's minimum (kept only above it).
+        minimum: f64,
+    },
+    /// `evidence` rule: the pooled share of agreeing observations at or below
+    /// [`EVIDENCE_MAX_SHARE`].
+    Agreement {
+        /// The worker's share of agreeing observations.
+        share: f64,
+        /// The share at or below which a worker is stopped.
+        maximum: f64,
+    },
+    /// `evidence` rule: kappa at or below 0, no better than chance.
+    Chance {
+        /// The worker's kappa.
+        kappa: f64,
+    },
 }
 
 /// The test accuracy and leave-one-out kappa of a worker.
@@ -109,19 +153,18 @@ pub fn decide(settings: &JudgeSettings, n: &GateNumbers) -> GateDecision {
     }
     if let Some(acc) = n.test_accuracy {
         if acc <= settings.min_test_accuracy {
-            return GateDecision::Stop(format!(
-                "Your accuracy on the check questions is {:.0}%; this study needs more than {:.0}%.",
-                acc * 100.0,
-                settings.min_test_accuracy * 100.0
-            ));
+            return GateDecision::Stop(StopReason::TestAccuracy {
+                accuracy: acc,
+                minimum: settings.min_test_accuracy,
+            });
         }
     }
     if let Some(k) = n.kappa {
         if k <= settings.min_kappa {
-            return GateDecision::Stop(format!(
-                "Your answers agree too little with other workers' (kappa {k:.2}; this study needs more than {:.2}).",
-                settings.min_kappa
-            ));
+            return GateDecision::Stop(StopReason::Kappa {
+                kappa: k,
+                minimum: settings.min_kappa,
+            });
         }
     }
     GateDecision::Keep
@@ -131,17 +174,14 @@ fn decide_by_evidence(n: &GateNumbers) -> GateDecision {
     if n.evidence >= MIN_EVIDENCE {
         let share = f64::from(n.agreements) / f64::from(n.evidence);
         if share <= EVIDENCE_MAX_SHARE {
-            return GateDecision::Stop(format!(
-                "Your answers matched the check answers and other workers' majority {:.0}% of the time; this study needs more than {:.0}%.",
-                share * 100.0,
-                EVIDENCE_MAX_SHARE * 100.0
-            ));
+            return GateDecision::Stop(StopReason::Agreement {
+                share,
+                maximum: EVIDENCE_MAX_SHARE,
+            });
         }
     }
     match n.kappa {
-        Some(k) if k <= 0.0 => GateDecision::Stop(format!(
-            "Your answers agree with other workers' no more than chance would (kappa {k:.2})."
-        )),
+        Some(k) if k <= 0.0 => GateDecision::Stop(StopReason::Chance { kappa: k }),
         _ => GateDecision::Keep,
     }
 }
@@ -223,8 +263,20 @@ mod tests {
             )
         };
         assert_eq!(at(0.9, 0.5), GateDecision::Keep);
-        assert!(matches!(at(0.85, 0.5), GateDecision::Stop(m) if m.contains("85%")));
-        assert!(matches!(at(1.0, 0.2), GateDecision::Stop(m) if m.contains("kappa 0.20")));
+        assert_eq!(
+            at(0.85, 0.5),
+            GateDecision::Stop(StopReason::TestAccuracy {
+                accuracy: 0.85,
+                minimum: 0.85
+            })
+        );
+        assert_eq!(
+            at(1.0, 0.2),
+            GateDecision::Stop(StopReason::Kappa {
+                kappa: 0.2,
+                minimum: 0.2
+            })
+        );
     }
 
     #[test]
@@ -250,7 +302,10 @@ mod tests {
         // Perfect tests but flipping every other answer elsewhere: kappa about 0.
         let n = numbers(25, &[true; 5], &agreeing(20, 2));
         assert!(n.kappa.unwrap() <= 0.2, "{n:?}");
-        assert!(matches!(decide(&s, &n), GateDecision::Stop(m) if m.contains("kappa")));
+        assert!(matches!(
+            decide(&s, &n),
+            GateDecision::Stop(StopReason::Kappa { .. })
+        ));
         // An honest worker with one slip in twenty is kept.
         let n = numbers(25, &[true; 5], &agreeing(20, 20));
         assert_eq!(decide(&s, &n), GateDecision::Keep);
@@ -270,7 +325,10 @@ mod tests {
         // 16 of 25 agree (64%): stopped.
         let n = numbers(25, &[true, false, true, false, true], &agreeing(20, 3));
         assert!(n.agreements * 100 <= 66 * n.evidence, "{n:?}");
-        assert!(matches!(decide(&s, &n), GateDecision::Stop(m) if m.contains("majority")));
+        assert!(matches!(
+            decide(&s, &n),
+            GateDecision::Stop(StopReason::Agreement { .. })
+        ));
         // Always "paraphrase" where the majority mostly says so too: 92% agree, but kappa 0.
         let always: Vec<Comparison> = (0..20)
             .map(|i| {
@@ -284,7 +342,10 @@ mod tests {
             .collect();
         let n = numbers(25, &[true; 5], &always);
         assert_eq!((n.agreements, n.evidence, n.kappa), (23, 25, Some(0.0)));
-        assert!(matches!(decide(&s, &n), GateDecision::Stop(m) if m.contains("chance")));
+        assert!(matches!(
+            decide(&s, &n),
+            GateDecision::Stop(StopReason::Chance { .. })
+        ));
         assert_eq!(GateRule::parse("evidence"), Some(GateRule::Evidence));
         assert_eq!(
             GateRule::parse(GateRule::Paper.as_str()),

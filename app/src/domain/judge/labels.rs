@@ -6,15 +6,20 @@ use serde::{Deserialize, Serialize};
 /// A pair's label by vote threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum VoteLabel {
+    /// Enough "paraphrase" votes: a paraphrase.
     Paraphrase,
+    /// Few enough "paraphrase" votes: not a paraphrase.
     NotParaphrase,
+    /// Between the thresholds (a 3-3 tie for six judgments): no label.
     Unresolved,
 }
 
 /// Vote thresholds: paraphrase at `>= paraphrase_min`, non-paraphrase at `<= not_max`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Thresholds {
+    /// Fewest "paraphrase" votes that make a paraphrase.
     pub paraphrase_min: u32,
+    /// Most "paraphrase" votes that still make a non-paraphrase.
     pub not_max: u32,
 }
 

@@ -49,21 +49,30 @@ const EXPLANATION: &[&str] = &["explanation", "gold_explanation"];
 /// One pair to import.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PairRow {
+    /// The first sentence.
     pub sentence1: String,
+    /// The second sentence.
     pub sentence2: String,
+    /// The group (trend, URL, topic) the export split keeps together.
     pub group_key: Option<String>,
+    /// The pair's id in the file, if given.
     pub external_id: Option<String>,
     /// `Some(true)` = paraphrase.
     pub label: Option<bool>,
+    /// Why the gold label is right, shown to a worker who misses this test pair.
     pub explanation: Option<String>,
+    /// A hidden test pair, scored against its gold label.
     pub is_test: bool,
 }
 
 /// The pairs of a file and what was skipped.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ParsedPairs {
+    /// The pairs to import, duplicates removed, in file order.
     pub rows: Vec<PairRow>,
+    /// Pairs skipped because the same pair came earlier in the file.
     pub duplicates_in_file: usize,
+    /// How many of the rows are hidden test pairs.
     pub tests: usize,
 }
 

@@ -12,33 +12,45 @@ use crate::domain::dawid_skene::{dawid_skene, Answer};
 /// One trusted judgment of an ordinary pair.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Judgment {
+    /// The pair judged, as an index.
     pub pair: usize,
+    /// The worker who judged, as an index.
     pub worker: usize,
+    /// The worker said "paraphrase".
     pub is_paraphrase: bool,
+    /// How long the worker took to answer, in seconds.
     pub seconds: f64,
 }
 
 /// A worker's agreement numbers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkerAgreement {
+    /// The worker's trusted judgments of ordinary pairs.
     pub judgments: u64,
     /// Cohen's kappa against the leave-one-out majority of the others (ties left out).
     pub kappa_vs_majority: Option<f64>,
     /// Dawid-Skene: P(says paraphrase | paraphrase) and P(says not | not).
     pub sensitivity: Option<f64>,
+    /// Dawid-Skene: P(says not | not).
     pub specificity: Option<f64>,
+    /// The worker's median time per judgment, in seconds.
     pub median_seconds: Option<f64>,
 }
 
 /// The campaign's agreement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Agreement {
+    /// Pairs with at least one trusted judgment.
     pub pairs_judged: u64,
+    /// Trusted judgments of ordinary pairs.
     pub judgments: u64,
     /// Fleiss' kappa over the pairs with all their judgments.
     pub fleiss: Option<f64>,
+    /// Complete pairs that Fleiss' kappa was computed over.
     pub fleiss_pairs: u64,
+    /// Krippendorff's alpha (nominal) over the judged pairs.
     pub alpha: Option<f64>,
+    /// Gwet's AC1 over the judged pairs.
     pub ac1: Option<f64>,
     /// The mean of the workers' kappa against the majority (MultiPIT reports 0.70).
     pub mean_kappa_vs_majority: Option<f64>,
@@ -47,7 +59,9 @@ pub struct Agreement {
     /// Complete pairs by vote label (paraphrase, not, unresolved) and Dawid-Skene label
     /// (paraphrase, not): `[vote][ds]`.
     pub vote_vs_dawid_skene: [[u64; 2]; 3],
+    /// Dawid-Skene's estimated share of paraphrase pairs (its class prior).
     pub ds_prior_paraphrase: Option<f64>,
+    /// Each worker's agreement numbers, by worker index.
     pub workers: Vec<WorkerAgreement>,
 }
 
@@ -221,7 +235,9 @@ pub fn vote_distribution_svg(counts: &[u64]) -> String {
 /// were made), Krippendorff's alpha over everything judged so far.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TimePoint {
+    /// Judgments made so far.
     pub judgments: u64,
+    /// Krippendorff's alpha over the pairs judged so far; `None` while undefined.
     pub alpha: Option<f64>,
 }
 

@@ -1,5 +1,6 @@
 //! A judging campaign's settings, their defaults (MultiPIT's) and their checks, and the two
 //! paraphrase definitions of the paper's Figure 3, in our own words, with its examples.
+use crate::domain::invalid::Invalid;
 use serde::{Deserialize, Serialize};
 
 use super::labels::{check_thresholds, default_thresholds, Thresholds};
@@ -14,6 +15,7 @@ pub enum Definition {
 }
 
 impl Definition {
+    /// `loose` or `strict`, as stored and sent in forms.
     pub fn as_str(self) -> &'static str {
         match self {
             Definition::Loose => "loose",
@@ -21,6 +23,7 @@ impl Definition {
         }
     }
 
+    /// `loose` or `strict`, surrounding blanks ignored.
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim() {
             "loose" => Some(Definition::Loose),
@@ -52,10 +55,15 @@ impl Definition {
 /// An example of the definition (Figure 3 of the MultiPIT paper).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Example {
+    /// The first sentence.
     pub sentence1: &'static str,
+    /// The second sentence.
     pub sentence2: &'static str,
+    /// Why it is labelled as it is.
     pub why: &'static str,
+    /// A paraphrase under the loose definition.
     pub loose: bool,
+    /// A paraphrase under the strict definition.
     pub strict: bool,
 }
 
@@ -87,7 +95,9 @@ pub const EXAMPLES: [Example; 3] = [
 /// Everything a judging campaign is configured with.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct JudgeSettings {
+    /// The paraphrase definition workers are shown.
     pub definition: Definition,
+    /// Judgments collected per pair (MultiPIT: 6).
     pub judgments_per_pair: u32,
     /// One hidden test pair in every `test_every` served pairs; 0 = none.
     pub test_every: u32,
@@ -100,6 +110,7 @@ pub struct JudgeSettings {
     /// Pooled evidence (the default: it meets the quality targets) or MultiPIT's rule as
     /// written (see `gate.rs`).
     pub gate_rule: GateRule,
+    /// Vote thresholds that turn a pair's votes into a label.
     pub thresholds: Thresholds,
     /// An abandoned assignment frees its slot after this long.
     pub lease_seconds: u32,
@@ -123,38 +134,42 @@ impl Default for JudgeSettings {
 
 impl JudgeSettings {
     /// Checks every field; the error names the field and says what is allowed.
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    pub fn check(&self) -> Result<(), Invalid> {
         if !(1..=50).contains(&self.judgments_per_pair) {
-            return Err((
+            return Err(Invalid::new(
                 "judgments_per_pair",
-                "Judgments per pair must be 1 to 50.".into(),
+                "Judgments per pair must be 1 to 50.",
             ));
         }
         if self.test_every == 1 || self.test_every > 100 {
-            return Err((
+            return Err(Invalid::new(
                 "test_every",
-                "One test pair in every N: N is 2 to 100, or 0 for no test pairs.".into(),
+                "One test pair in every N: N is 2 to 100, or 0 for no test pairs.",
             ));
         }
         if !(0.0..=1.0).contains(&self.min_test_accuracy) {
-            return Err((
+            return Err(Invalid::new(
                 "min_test_accuracy",
-                "Minimum test accuracy is 0 to 1.".into(),
+                "Minimum test accuracy is 0 to 1.",
             ));
         }
         if !(-1.0..=1.0).contains(&self.min_kappa) {
-            return Err(("min_kappa", "Minimum kappa is -1 to 1.".into()));
+            return Err(Invalid::new("min_kappa", "Minimum kappa is -1 to 1."));
         }
         if !(1..=100_000).contains(&self.gate_min_judgments) {
-            return Err((
+            return Err(Invalid::new(
                 "gate_min_judgments",
-                "The gate needs 1 to 100,000 judgments before it applies.".into(),
+                "The gate needs 1 to 100,000 judgments before it applies.",
             ));
         }
         if !(30..=86_400).contains(&self.lease_seconds) {
-            return Err(("lease_seconds", "A lease lasts 30 seconds to a day.".into()));
+            return Err(Invalid::new(
+                "lease_seconds",
+                "A lease lasts 30 seconds to a day.",
+            ));
         }
-        check_thresholds(self.judgments_per_pair, self.thresholds).map_err(|m| ("thresholds", m))
+        check_thresholds(self.judgments_per_pair, self.thresholds)
+            .map_err(|m| Invalid::new("thresholds", m))
     }
 }
 
@@ -168,6 +183,7 @@ pub enum GateRule {
 }
 
 impl GateRule {
+    /// `paper` or `evidence`, as stored and sent in forms.
     pub fn as_str(self) -> &'static str {
         match self {
             GateRule::Paper => "paper",
@@ -175,6 +191,7 @@ impl GateRule {
         }
     }
 
+    /// `paper` or `evidence`, surrounding blanks ignored.
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim() {
             "paper" => Some(GateRule::Paper),
@@ -203,7 +220,7 @@ mod tests {
         let bad = |f: fn(&mut JudgeSettings)| {
             let mut s = JudgeSettings::default();
             f(&mut s);
-            s.check().unwrap_err().0
+            s.check().unwrap_err().field
         };
         assert_eq!(bad(|s| s.judgments_per_pair = 0), "judgments_per_pair");
         assert_eq!(bad(|s| s.test_every = 1), "test_every");

@@ -10,7 +10,9 @@ use super::settings::JudgeSettings;
 pub enum Worker {
     /// Right with this probability, on test pairs and ordinary pairs alike.
     Honest(f64),
+    /// Answers "paraphrase" every time.
     AlwaysParaphrase,
+    /// Answers at random, each label half the time.
     Random,
 }
 

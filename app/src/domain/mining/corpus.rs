@@ -19,15 +19,20 @@ use crate::domain::table_file::{self, err, ImportError};
 /// Most rows (documents or texts) one file may hold.
 pub const MAX_ROWS: usize = 1_000_000;
 
+/// The layout of an uploaded corpus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CorpusShape {
+    /// Clustered documents, one per row, split into sentences.
     Documents,
+    /// Short texts with a group key (tweets sharing a URL or trend), each one sentence.
     Grouped,
+    /// Plain text, one sentence a line, all in one cluster.
     Sentences,
 }
 
 impl CorpusShape {
+    /// `documents`, `grouped` or `sentences`, surrounding blanks ignored.
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim() {
             "documents" => Some(Self::Documents),
@@ -36,6 +41,7 @@ impl CorpusShape {
             _ => None,
         }
     }
+    /// `documents`, `grouped` or `sentences`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Documents => "documents",
@@ -48,11 +54,15 @@ impl CorpusShape {
 /// Column names; empty = look for the usual names.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Columns {
+    /// The column holding the cluster (topic, story, URL, trend).
     pub cluster: String,
+    /// The column holding the document's id.
     pub id: String,
     /// Comma-separated for `grouped`.
     pub text: String,
+    /// The column holding the document's time.
     pub time: String,
+    /// The column holding the document's source (agency, site).
     pub source: String,
 }
 
@@ -65,10 +75,15 @@ const SOURCE: &[&str] = &["source", "agency", "site", "url"];
 /// One document with its sentences.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
+    /// The cluster (topic, story, URL) the document belongs to.
     pub cluster: String,
+    /// The document's id in the file.
     pub external_id: String,
+    /// When it was published, as written in the file.
     pub time: Option<String>,
+    /// Where it came from (agency, site), if given.
     pub source: Option<String>,
+    /// Its sentences, in order.
     pub sentences: Vec<String>,
 }
 

@@ -17,6 +17,7 @@
 //!   the shorter), kept when <= `max_length_rate` (1.0). The paper's other threshold (2) fits
 //!   this reading; a ratio max/min could never be below 1.
 //! - As in L12: identical or punctuation-only pairs are rejected, and each pair of texts once.
+use crate::domain::invalid::Invalid;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -26,10 +27,14 @@ use super::progress::{Cancelled, Progress};
 use super::words::words;
 use super::{Candidate, Cluster};
 
+/// Parameters of the embedding miner (ParaSCI's defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct EmbeddingParams {
+    /// Least cosine similarity kept, -1 to 1 (ParaSCI: 0.931).
     pub min_cosine: f64,
+    /// Largest paraphrase length rate kept, in words (ParaSCI: 1.0).
     pub max_length_rate: f64,
+    /// Pair only sentences of different documents of a cluster.
     pub different_documents: bool,
 }
 
@@ -44,12 +49,16 @@ impl Default for EmbeddingParams {
 }
 
 impl EmbeddingParams {
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    /// Checks the parameters' ranges; the error names the field.
+    pub fn check(&self) -> Result<(), Invalid> {
         if !(-1.0..=1.0).contains(&self.min_cosine) {
-            return Err(("min_cosine", "Cosine similarity is -1 to 1.".into()));
+            return Err(Invalid::new("min_cosine", "Cosine similarity is -1 to 1."));
         }
         if !(0.0..=100.0).contains(&self.max_length_rate) {
-            return Err(("max_length_rate", "The length rate is 0 to 100.".into()));
+            return Err(Invalid::new(
+                "max_length_rate",
+                "The length rate is 0 to 100.",
+            ));
         }
         Ok(())
     }
@@ -58,8 +67,10 @@ impl EmbeddingParams {
 /// Why an embedding run stopped.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EmbedError {
+    /// An admin cancelled the run.
     #[error("the run was cancelled")]
     Cancelled,
+    /// The embedding model returned an error, with its message.
     #[error("the embedding model failed: {0}")]
     Model(String),
 }

@@ -12,6 +12,7 @@
 //!   both; at least `min_shared_long_words` (3) are needed.
 //! - Shorter at least `min_word_ratio` (1/2) of the longer in words (exactly half is kept).
 //! - As in L12: identical or punctuation-only pairs rejected; each pair of texts once.
+use crate::domain::invalid::Invalid;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -22,11 +23,16 @@ use super::progress::{Cancelled, Progress};
 use super::words::words;
 use super::{Candidate, Cluster};
 
+/// Parameters of the F2 miner (MSRP's defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct F2Params {
+    /// How many leading sentences of each document are paired (MSRP: 2).
     pub first_sentences: u32,
+    /// Fewest shared long words a pair needs (MSRP: 3).
     pub min_shared_long_words: u32,
+    /// Fewest characters that make a word long (MSRP: 4).
     pub long_word_chars: u32,
+    /// Shorter / longer in words at least this (MSRP: one half).
     pub min_word_ratio: f64,
 }
 
@@ -42,24 +48,28 @@ impl Default for F2Params {
 }
 
 impl F2Params {
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    /// Checks the parameters' ranges; the error names the field.
+    pub fn check(&self) -> Result<(), Invalid> {
         if !(1..=20).contains(&self.first_sentences) {
-            return Err((
+            return Err(Invalid::new(
                 "first_sentences",
-                "Take the first 1 to 20 sentences.".into(),
+                "Take the first 1 to 20 sentences.",
             ));
         }
         if self.min_shared_long_words > 50 {
-            return Err(("min_shared_long_words", "At most 50 shared words.".into()));
+            return Err(Invalid::new(
+                "min_shared_long_words",
+                "At most 50 shared words.",
+            ));
         }
         if !(1..=30).contains(&self.long_word_chars) {
-            return Err((
+            return Err(Invalid::new(
                 "long_word_chars",
-                "A long word has 1 to 30 characters.".into(),
+                "A long word has 1 to 30 characters.",
             ));
         }
         if !(0.0..=1.0).contains(&self.min_word_ratio) {
-            return Err(("min_word_ratio", "The word ratio is 0 to 1.".into()));
+            return Err(Invalid::new("min_word_ratio", "The word ratio is 0 to 1."));
         }
         Ok(())
     }

@@ -23,6 +23,7 @@
 //!   the first batch are not repeated. The miner stores the largest follow-up (50) per group in
 //!   order, and the job deploys the first 20/30/40/50 of them when the first batch is judged.
 //! - Sampling is reproducible: a seed (a parameter) and the group's index fix every draw.
+use crate::domain::invalid::Invalid;
 use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -35,25 +36,38 @@ use crate::domain::rng::SplitMix64;
 
 /// Candidate batches of a group-selection run.
 pub const FIRST_BATCH: u8 = 1;
+/// The follow-up batch, deployed in part once the first batch is judged.
 pub const FOLLOW_UP: u8 = 2;
 
 /// A follow-up rule: `min..=max` paraphrases in the first batch deploy `pairs` more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FollowUpStep {
+    /// Fewest first-batch paraphrases for this step.
     pub min: u32,
+    /// Most first-batch paraphrases for this step.
     pub max: u32,
+    /// Follow-up pairs to deploy.
     pub pairs: u32,
 }
 
+/// Parameters of MultiPIT's group selection (the paper's defaults).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupParams {
+    /// Top-ranked sentences in the first batch (MultiPIT: 2).
     pub seeds: u32,
+    /// Sentences paired with each of them (MultiPIT: 10).
     pub per_seed: u32,
+    /// The top-ranked sentences those are sampled from (MultiPIT: 20).
     pub pool: u32,
+    /// Top-ranked sentences the follow-up pairs start from (MultiPIT: 5).
     pub follow_seeds: u32,
+    /// The rank up to which follow-up partners are sampled (MultiPIT: 50).
     pub follow_pool: u32,
+    /// Follow-up pairs per block, each block from one seed (MultiPIT: 10).
     pub block: u32,
+    /// How many follow-up pairs each first-batch result deploys.
     pub steps: Vec<FollowUpStep>,
+    /// Seed of the random draws, so a run can be repeated.
     pub random_seed: u64,
 }
 
@@ -94,42 +108,49 @@ impl Default for GroupParams {
 }
 
 impl GroupParams {
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    /// Checks the parameters' ranges; the error names the field.
+    pub fn check(&self) -> Result<(), Invalid> {
         if !(1..=20).contains(&self.seeds) {
-            return Err(("seeds", "Take 1 to 20 top sentences.".into()));
+            return Err(Invalid::new("seeds", "Take 1 to 20 top sentences."));
         }
         if !(1..=100).contains(&self.per_seed) {
-            return Err(("per_seed", "Pair each with 1 to 100 sentences.".into()));
+            return Err(Invalid::new(
+                "per_seed",
+                "Pair each with 1 to 100 sentences.",
+            ));
         }
         if self.pool <= self.seeds || self.pool > 1000 {
-            return Err((
+            return Err(Invalid::new(
                 "pool",
-                "The pool is larger than the top sentences and at most 1000.".into(),
+                "The pool is larger than the top sentences and at most 1000.",
             ));
         }
         if !(1..=100).contains(&self.follow_seeds) {
-            return Err(("follow_seeds", "Take 1 to 100 follow-up seeds.".into()));
+            return Err(Invalid::new(
+                "follow_seeds",
+                "Take 1 to 100 follow-up seeds.",
+            ));
         }
         if self.follow_pool <= self.follow_seeds || self.follow_pool > 1000 {
-            return Err((
+            return Err(Invalid::new(
                 "follow_pool",
-                "The follow-up pool is larger than its seeds and at most 1000.".into(),
+                "The follow-up pool is larger than its seeds and at most 1000.",
             ));
         }
         if !(1..=100).contains(&self.block) {
-            return Err(("block", "A block has 1 to 100 pairs.".into()));
+            return Err(Invalid::new("block", "A block has 1 to 100 pairs."));
         }
         for (i, s) in self.steps.iter().enumerate() {
             if s.min > s.max || s.pairs > 1000 {
-                return Err((
+                return Err(Invalid::new(
                     "steps",
                     format!("Step {}: min <= max and at most 1000 pairs.", i + 1),
                 ));
             }
             if i > 0 && s.min <= self.steps[i - 1].max {
-                return Err((
+                return Err(Invalid::new(
                     "steps",
-                    "The steps must be in order and not overlap.".into(),
+                    "The steps must be in order and not overlap.",
                 ));
             }
         }
@@ -159,6 +180,7 @@ impl GroupParams {
             .collect()
     }
 
+    /// The steps written as `4-6:20, 7-9:30`, as [`GroupParams::parse_steps`] reads them.
     pub fn steps_text(&self) -> String {
         self.steps
             .iter()
@@ -531,11 +553,11 @@ mod tests {
             steps: GroupParams::parse_steps("4-8:20, 7-9:30").unwrap(),
             ..GroupParams::default()
         };
-        assert_eq!(overlapping.check().unwrap_err().0, "steps");
+        assert_eq!(overlapping.check().unwrap_err().field, "steps");
         let pool = GroupParams {
             pool: 2,
             ..GroupParams::default()
         };
-        assert_eq!(pool.check().unwrap_err().0, "pool");
+        assert_eq!(pool.check().unwrap_err().field, "pool");
     }
 }

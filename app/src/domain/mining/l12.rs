@@ -18,6 +18,7 @@
 //! signature and then a bag-of-words lower bound skip most of the rest before the banded,
 //! early-exit distance
 //! ([`super::edit_distance`]); rows are shared out to all cores.
+use crate::domain::invalid::Invalid;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -28,6 +29,7 @@ use super::progress::{Cancelled, Progress};
 use super::words::Vocabulary;
 use super::{Candidate, Cluster};
 
+/// Parameters of the L12 miner (MSRP's defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct L12Params {
     /// Largest word-level edit distance kept (MSRP: 12).
@@ -46,15 +48,19 @@ impl Default for L12Params {
 }
 
 impl L12Params {
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    /// Checks the parameters' ranges; the error names the field.
+    pub fn check(&self) -> Result<(), Invalid> {
         if !(1..=100).contains(&self.max_edit_distance) {
-            return Err((
+            return Err(Invalid::new(
                 "max_edit_distance",
-                "The edit distance is 1 to 100 words.".into(),
+                "The edit distance is 1 to 100 words.",
             ));
         }
         if !(0.0..=1.0).contains(&self.min_length_ratio) {
-            return Err(("min_length_ratio", "The length ratio is 0 to 1.".into()));
+            return Err(Invalid::new(
+                "min_length_ratio",
+                "The length ratio is 0 to 1.",
+            ));
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! corpora split into sentences ([`corpus`], [`segment`]), the MSRP miners [`l12`] (edit distance
 //! within a cluster) and [`f2`] (first sentences across the articles of a cluster), and the
 //! numbers of a run ([`stats`]). Pure code: the job runner and the database live elsewhere.
+use crate::domain::invalid::Invalid;
 pub mod corpus;
 pub mod edit_distance;
 pub mod embedding;
@@ -25,19 +26,23 @@ pub struct Sentence {
     pub document: i64,
     /// 0-based position in its document.
     pub position: u32,
+    /// The sentence.
     pub text: String,
 }
 
 /// The sentences of one cluster (a topic, a story, a URL's tweets).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Cluster {
+    /// The cluster's sentences, in corpus order.
     pub sentences: Vec<Sentence>,
 }
 
 /// A candidate pair: two sentence ids (`a` before `b` in corpus order) and their numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
+    /// The id of the sentence that comes first in the corpus.
     pub a: i64,
+    /// The id of the other sentence.
     pub b: i64,
     /// Word-level Levenshtein distance of the lower-cased word sequences.
     pub edit_distance: u32,
@@ -63,8 +68,10 @@ pub type Embed<'a> = &'a (dyn Fn(&[String]) -> Result<Vec<Vec<f32>>, String> + S
 /// Why a run stopped without candidates.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MineError {
+    /// An admin cancelled the run, or it found too many candidates.
     #[error("the run was cancelled")]
     Cancelled,
+    /// The miner failed, with a message for the admin.
     #[error("{0}")]
     Failed(String),
 }
@@ -78,15 +85,21 @@ impl From<progress::Cancelled> for MineError {
 /// A miner and its parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Method {
+    /// MSRP's L12: word edit distance within a cluster.
     L12(l12::L12Params),
+    /// MSRP's F2: first sentences across the articles of a cluster.
     F2(f2::F2Params),
+    /// MultiPIT's ranked selection within groups of short texts.
     Group(group_select::GroupParams),
+    /// ParaSCI's sentence-embedding similarity.
     Embedding(embedding::EmbeddingParams),
 }
 
 impl Method {
+    /// Every method's name, as stored with a run.
     pub const NAMES: [&'static str; 4] = ["l12", "f2", "group", "embedding"];
 
+    /// The method's name, as stored with a run.
     pub fn name(&self) -> &'static str {
         match self {
             Method::L12(_) => "l12",
@@ -95,6 +108,7 @@ impl Method {
             Method::Embedding(_) => "embedding",
         }
     }
+    /// The parameters as JSON, as stored with a run.
     pub fn params_json(&self) -> serde_json::Value {
         match self {
             Method::L12(p) => serde_json::to_value(p),
@@ -104,6 +118,7 @@ impl Method {
         }
         .unwrap_or_default()
     }
+    /// The method stored as `method` with `params`; `None` if unknown or unreadable.
     pub fn from_row(method: &str, params: &serde_json::Value) -> Option<Method> {
         let p = params.clone();
         match method {
@@ -144,7 +159,7 @@ impl Method {
     }
 
     /// Checks the parameters; the error names the field.
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    pub fn check(&self) -> Result<(), Invalid> {
         match self {
             Method::L12(p) => p.check(),
             Method::F2(p) => p.check(),

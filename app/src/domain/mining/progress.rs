@@ -4,6 +4,7 @@
 //! before it fills the memory.
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+/// A run's progress and cancel flag, shared between miner threads and watchers.
 #[derive(Debug, Default)]
 pub struct Progress {
     done: AtomicU64,
@@ -21,9 +22,11 @@ pub struct Progress {
 pub struct Cancelled;
 
 impl Progress {
+    /// Sets how many pairs there are to examine.
     pub fn set_total(&self, total: u64) {
         self.total.store(total, Ordering::Relaxed);
     }
+    /// Counts `done` more pairs examined.
     pub fn add(&self, done: u64) {
         self.done.fetch_add(done, Ordering::Relaxed);
     }
@@ -34,6 +37,7 @@ impl Progress {
             self.total.load(Ordering::Relaxed),
         )
     }
+    /// Asks the miners to stop at their next check.
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::Relaxed);
     }
@@ -56,6 +60,7 @@ impl Progress {
     pub fn over_limit(&self) -> bool {
         self.over_limit.load(Ordering::Relaxed)
     }
+    /// `Err(Cancelled)` once the run has been cancelled.
     pub fn check(&self) -> Result<(), Cancelled> {
         if self.cancelled.load(Ordering::Relaxed) {
             Err(Cancelled)

@@ -6,17 +6,24 @@ use super::words::words;
 
 /// A pair's two texts and its edit distance.
 pub struct PairText<'a> {
+    /// One side of the pair.
     pub a: &'a str,
+    /// The other side.
     pub b: &'a str,
+    /// Word-level edit distance between the two.
     pub edit_distance: u32,
 }
 
+/// The numbers of a set of candidate pairs (ParaSCI Table 2's columns).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PairStats {
+    /// Pairs counted.
     pub pairs: u64,
+    /// Mean word-level edit distance; `None` for no pairs.
     pub mean_edit_distance: Option<f64>,
     /// Over both sides of every pair.
     pub mean_words: Option<f64>,
+    /// Mean length in characters, over both sides of every pair.
     pub mean_chars: Option<f64>,
     /// Corpus BLEU-4 (0-100) of side a against side b: how much the two sides share
     /// (ParaSCI Table 2's Self-BLEU; lower = more diverse).
@@ -27,6 +34,7 @@ fn mean(sum: f64, n: u64) -> Option<f64> {
     (n > 0).then(|| sum / n as f64)
 }
 
+/// The numbers of `pairs`.
 pub fn pair_stats(pairs: &[PairText<'_>]) -> PairStats {
     let n = pairs.len() as u64;
     let tokenized: Vec<(Vec<String>, Vec<String>)> =

@@ -33,6 +33,7 @@ pub struct Vocabulary {
 }
 
 impl Vocabulary {
+    /// The id of `word`, numbering it if new.
     pub fn id(&mut self, word: &str) -> u32 {
         if let Some(&id) = self.ids.get(word) {
             return id;

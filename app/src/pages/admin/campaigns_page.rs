@@ -119,7 +119,7 @@ fn CampaignTable(list: Vec<AdminCampaign>) -> impl IntoView {
                     .into_iter()
                     .map(|c| {
                         let href = format!("/admin/campaigns/{}", c.campaign_id);
-                        let (kind, items, work) = if c.kind == "apt" {
+                        let (kind, items, work) = if c.kind == crate::domain::CampaignKind::Apt {
                             ("Writing", "sentences", "checks")
                         } else {
                             ("Judging", "pairs", "judgments")
@@ -128,7 +128,7 @@ fn CampaignTable(list: Vec<AdminCampaign>) -> impl IntoView {
                             <tr>
                                 <td><a href=href>{c.title}</a></td>
                                 <td>{kind}</td>
-                                <td class=format!("status {}", c.status)>{c.status.clone()}</td>
+                                <td class=format!("status {}", c.status)>{c.status.as_str()}</td>
                                 <td>{format!("{} {items}", c.items)}</td>
                                 <td>{format!("{} {work}", c.work)}</td>
                                 <td>{c.created_at.get(..10).unwrap_or_default().to_owned()}</td>

@@ -1,4 +1,5 @@
 use super::*;
+use crate::domain::{CampaignKind, CampaignStatus};
 
 #[component]
 pub(super) fn Campaign(
@@ -7,7 +8,7 @@ pub(super) fn Campaign(
     imported: RwSignal<u32>,
     message: RwSignal<Option<Result<String, AppError>>>,
 ) -> impl IntoView {
-    let is_apt = c.kind == "apt";
+    let is_apt = c.kind == CampaignKind::Apt;
     let id = c.campaign_id.clone();
     let status_button = |to: &'static str, label: &'static str| {
         let id = id.clone();
@@ -19,10 +20,10 @@ pub(super) fn Campaign(
             </ActionForm>
         }
     };
-    let buttons = match c.status.as_str() {
-        "open" => view! { {status_button("closed", "Close")} }.into_any(),
-        "closed" => view! { {status_button("open", "Reopen")} }.into_any(),
-        _ => view! { {status_button("open", "Open to workers")} }.into_any(),
+    let buttons = match c.status {
+        CampaignStatus::Open => view! { {status_button("closed", "Close")} }.into_any(),
+        CampaignStatus::Closed => view! { {status_button("open", "Reopen")} }.into_any(),
+        CampaignStatus::Draft => view! { {status_button("open", "Open to workers")} }.into_any(),
     };
     let links = if is_apt {
         view! {
@@ -55,7 +56,7 @@ pub(super) fn Campaign(
             // A div, not a p: the status button is a form, which a p cannot hold.
             <div class="status-line">
                 <span class="tag">{if is_apt { "Writing (APT)" } else { "Judging (MultiPIT)" }}</span>
-                " Status: " <strong data-testid="campaign-status">{c.status.clone()}</strong> " " {buttons}
+                " Status: " <strong data-testid="campaign-status">{c.status.as_str()}</strong> " " {buttons}
             </div>
             {move || set_status.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
             <p>

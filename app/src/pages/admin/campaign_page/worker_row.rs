@@ -6,7 +6,7 @@ pub(super) fn WorkerRow(
     campaign_id: String,
     set_worker: ServerAction<SetJudgeWorkerStatus>,
 ) -> impl IntoView {
-    let stopped = w.status == "stopped";
+    let stopped = w.status == crate::domain::WorkerStatus::Stopped;
     let accuracy = w
         .test_accuracy
         .map(|a| format!("{:.0}% of {}", a * 100.0, w.tests_answered))
@@ -17,7 +17,7 @@ pub(super) fn WorkerRow(
             <td>{w.judgments}</td>
             <td>{accuracy}</td>
             <td class=if stopped { "status blocked" } else { "status" }>
-                {w.status.clone()} {w.gate_overridden.then_some(" (gate off)")}
+                {w.status.as_str()} {w.gate_overridden.then_some(" (gate off)")}
             </td>
             <td class="small">{w.last_reason.clone().unwrap_or_default()}</td>
             <td>

@@ -8,7 +8,7 @@ pub(super) fn Compare(
 ) -> impl IntoView {
     let finished: Vec<RunView> = runs
         .into_iter()
-        .filter(|r| r.status == "finished")
+        .filter(|r| r.status == crate::domain::RunStatus::Finished)
         .collect();
     if finished.len() < 2 {
         return ().into_any();

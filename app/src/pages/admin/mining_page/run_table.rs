@@ -15,7 +15,7 @@ pub(super) fn RunTable(
             </tr></thead>
             <tbody>
                 {runs.into_iter().map(|r| {
-                    let pct = if r.total > 0 { 100.0 * r.done as f64 / r.total as f64 } else if r.status == "finished" { 100.0 } else { 0.0 };
+                    let pct = if r.total > 0 { 100.0 * r.done as f64 / r.total as f64 } else if r.status == crate::domain::RunStatus::Finished { 100.0 } else { 0.0 };
                     let detail = match (r.rate, r.seconds_left) {
                         (Some(rate), Some(left)) => format!("{} / {} pairs · {:.0}/s · {} left", r.done, r.total, rate, duration(left)),
                         (Some(rate), None) => format!("{} / {} pairs · {:.0}/s", r.done, r.total, rate),
@@ -26,7 +26,7 @@ pub(super) fn RunTable(
                     let action = if r.is_active() {
                         let id = id.clone();
                         view! { <ActionForm action=cancel attr:class="inline"><input type="hidden" name="run_id" value=id /><button type="submit" class="small">"Cancel"</button></ActionForm> }.into_any()
-                    } else if matches!(r.status.as_str(), "interrupted" | "cancelled" | "failed") {
+                    } else if r.status.can_restart() {
                         let id = id.clone();
                         view! { <ActionForm action=restart attr:class="inline"><input type="hidden" name="run_id" value=id /><button type="submit" class="small">"Restart"</button></ActionForm> }.into_any()
                     } else {
@@ -34,11 +34,11 @@ pub(super) fn RunTable(
                         view! { <button type="button" class="small" on:click=move |_| selected.set(Some(id.clone()))>"Candidates"</button> }.into_any()
                     };
                     view! {
-                        <tr data-status=r.status.clone()>
+                        <tr data-status=r.status.as_str()>
                             <td>{r.created_at.replace('T', " ").chars().take(19).collect::<String>()}</td>
                             <td>{r.corpus_name.clone()}</td>
                             <td title={r.params.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join("\n")}>{r.method.to_uppercase()}</td>
-                            <td data-testid="run-status">{r.status.clone()}{r.error.clone().map(|e| view! { <br /><span class="muted small">{e}</span> })}</td>
+                            <td data-testid="run-status">{r.status.as_str()}{r.error.clone().map(|e| view! { <br /><span class="muted small">{e}</span> })}</td>
                             <td>
                                 <progress max="100" value=format!("{pct:.1}") aria-label="Run progress">{format!("{pct:.0}%")}</progress>
                                 <span class="small" data-testid="run-progress">{format!(" {pct:.0}%")}</span>
