@@ -23,9 +23,7 @@ use crate::domain::export::format::{
     attempt_line, header_for, judgment_line, pair_line, AttemptRow, JudgmentRow, PairRow,
 };
 use crate::domain::export::labels::{dawid_skene_labels, Vote};
-use crate::domain::export::spec::{
-    CampaignKind, ExportQuery, ExportSpec, LabelBy, Rows, SpecError,
-};
+use crate::domain::export::spec::{CampaignKind, ExportQuery, ExportSpec, LabelBy, Rows};
 use crate::domain::export::split::{split, Part, Row};
 use crate::domain::export::stats::{dataset_stats, DatasetStats, StatRow};
 use crate::domain::judge::labels::{vote_label, VoteLabel};
@@ -51,10 +49,6 @@ pub struct Export {
     pub body: ChunkStream,
 }
 
-fn spec_error(e: SpecError) -> AppError {
-    AppError::validation(e.field, e.message)
-}
-
 /// The campaign's kind and the checked spec; `NotFound` for no such campaign.
 pub async fn check(
     pool: &PgPool,
@@ -65,7 +59,7 @@ pub async fn check(
         .await?
         .ok_or(AppError::NotFound)?;
     let kind = campaign.kind;
-    let spec = ExportSpec::parse(kind, query).map_err(spec_error)?;
+    let spec = ExportSpec::parse(kind, query)?;
     Ok((kind, spec))
 }
 
