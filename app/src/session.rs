@@ -3,10 +3,9 @@
 //! The session stores only the user id. Each request reloads the user from the database, so a
 //! role change or a block takes effect at the caller's next request, not at their next login.
 use tower_sessions::Session;
-use uuid::Uuid;
 
 use crate::db::users::{self, UserRow};
-use crate::domain::{Role, UserStatus};
+use crate::domain::{Role, UserId, UserStatus};
 use crate::error::AppError;
 use crate::state::pool;
 
@@ -21,15 +20,15 @@ pub async fn session() -> Result<Session, AppError> {
 }
 
 /// The id stored at login, if any.
-pub async fn session_user_id(session: &Session) -> Result<Option<Uuid>, AppError> {
+pub async fn session_user_id(session: &Session) -> Result<Option<UserId>, AppError> {
     session
-        .get::<Uuid>(USER_ID_KEY)
+        .get::<UserId>(USER_ID_KEY)
         .await
         .map_err(session_error)
 }
 
 /// Starts an authenticated session: a fresh session id (against session fixation), then the user.
-pub async fn log_in(session: &Session, user_id: Uuid) -> Result<(), AppError> {
+pub async fn log_in(session: &Session, user_id: UserId) -> Result<(), AppError> {
     session.cycle_id().await.map_err(session_error)?;
     session
         .insert(USER_ID_KEY, user_id)
@@ -51,7 +50,7 @@ pub async fn current_user() -> Result<Option<UserRow>, AppError> {
     };
     let user = users::find_by_id(&pool, user_id).await?;
     match user {
-        Some(user) if user.status() == UserStatus::Active => Ok(Some(user)),
+        Some(user) if user.status == UserStatus::Active => Ok(Some(user)),
         // Deleted or blocked since login: the session no longer stands for anyone.
         _ => {
             log_out(&session).await?;
@@ -68,7 +67,7 @@ pub async fn require_user() -> Result<UserRow, AppError> {
 /// The current user, who must hold one of `allowed`.
 pub async fn require_role(allowed: &[Role]) -> Result<UserRow, AppError> {
     let user = require_user().await?;
-    if allowed.contains(&user.role()) {
+    if allowed.contains(&user.role) {
         Ok(user)
     } else {
         Err(AppError::Forbidden)

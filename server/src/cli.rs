@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 
+use app::domain::CampaignId;
+
 use crate::admin_bootstrap;
 use crate::config::{Config, ENV_HELP};
 use crate::embedded_pg::EmbeddedPostgres;
@@ -199,7 +201,7 @@ async fn import_sources(
     file: &str,
     origin: &str,
 ) -> anyhow::Result<()> {
-    let campaign_id = uuid::Uuid::parse_str(campaign).context("CAMPAIGN must be a campaign id")?;
+    let campaign_id: CampaignId = campaign.parse().context("CAMPAIGN must be a campaign id")?;
     let (name, content) = read_text_file(file)?;
     let origin = origin.to_owned();
     with_database(&config, |pool| async move {
@@ -240,7 +242,7 @@ async fn import_pairs(
     file: &str,
     labels_are_tests: bool,
 ) -> anyhow::Result<()> {
-    let campaign_id = uuid::Uuid::parse_str(campaign).context("CAMPAIGN must be a campaign id")?;
+    let campaign_id: CampaignId = campaign.parse().context("CAMPAIGN must be a campaign id")?;
     let (name, content) = read_text_file(file)?;
     with_database(&config, |pool| async move {
         let err = |e: app::error::AppError| anyhow::anyhow!("{e}");
@@ -327,7 +329,7 @@ async fn export(
     output: &str,
     options: &[&str],
 ) -> anyhow::Result<()> {
-    let campaign_id = uuid::Uuid::parse_str(campaign).context("CAMPAIGN must be a campaign id")?;
+    let campaign_id: CampaignId = campaign.parse().context("CAMPAIGN must be a campaign id")?;
     let query = crate::export_cmd::parse_options(options)?;
     let output = output.to_owned();
     with_database(&config, |pool| async move {

@@ -4,9 +4,9 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Context};
+use app::domain::CampaignId;
 use futures::StreamExt;
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use app::domain::export::spec::ExportQuery;
 
@@ -41,7 +41,7 @@ pub struct Written {
 /// second (rows read of the total, rate) and a summary at the end.
 pub async fn write(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     query: &ExportQuery,
     output: &str,
     progress: bool,

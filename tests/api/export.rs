@@ -229,7 +229,7 @@ async fn the_cli_writes_the_same_file_as_the_download_and_refuses_unknown_option
         let query = server::export_cmd::parse_options(&options).unwrap();
         let written = server::export_cmd::write(
             &pool,
-            uuid::Uuid::parse_str(&id).unwrap(),
+            id.parse::<app::domain::CampaignId>().unwrap(),
             &query,
             out.to_str().unwrap(),
             false,
@@ -253,7 +253,7 @@ async fn the_cli_writes_the_same_file_as_the_download_and_refuses_unknown_option
     let query = server::export_cmd::parse_options(&["format=xlsx"]).unwrap();
     let e = server::export_cmd::write(
         &pool,
-        uuid::Uuid::parse_str(&id).unwrap(),
+        id.parse::<app::domain::CampaignId>().unwrap(),
         &query,
         "-",
         false,
@@ -463,9 +463,13 @@ async fn a_slow_reader_holds_the_export_back_instead_of_it_piling_up_in_memory(p
     )
     .await;
     let query = server::export_cmd::parse_options(&["unresolved=keep"]).unwrap();
-    let export = app::service::export::open(&pool, uuid::Uuid::parse_str(&id).unwrap(), &query)
-        .await
-        .unwrap();
+    let export = app::service::export::open(
+        &pool,
+        id.parse::<app::domain::CampaignId>().unwrap(),
+        &query,
+    )
+    .await
+    .unwrap();
     assert_eq!(export.source_rows, 5000);
     let mut body = export.body;
     let first = body.next().await.unwrap().unwrap();

@@ -12,7 +12,7 @@ pub async fn current_user() -> Result<Option<UserView>, AppError> {
     let scorer = crate::state::app_state().map(|s| s.scorer.versions());
     super::with_status(crate::session::current_user().await.map(|u| {
         u.map(|u| {
-            let role = u.role();
+            let role = u.role;
             let scorer_notice = match &scorer {
                 Ok(v) if role == crate::domain::Role::Admin && !v.kind.is_papers() => {
                     Some(v.description.clone())

@@ -104,7 +104,7 @@ pub async fn republish(campaign_id: String, min_kappa: f64) -> Result<RepublishS
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use uuid::Uuid;
+    use crate::domain::{CampaignId, UserId};
 
     use super::*;
     use crate::api::{admin, parse_id};
@@ -150,7 +150,7 @@ mod ssr {
         Ok(id.to_string())
     }
 
-    async fn admin_and_campaign(raw: &str) -> Result<(sqlx::PgPool, Uuid, Uuid), AppError> {
+    async fn admin_and_campaign(raw: &str) -> Result<(sqlx::PgPool, UserId, CampaignId), AppError> {
         let (pool, me) = admin().await?;
         let id = parse_id(raw, "campaign_id")?;
         Ok((pool, me, id))

@@ -158,18 +158,6 @@ mod ssr {
     use crate::db::mining as db;
     use crate::service::{imports, mining as service};
 
-    fn corpus_view(c: db::CorpusRow) -> CorpusView {
-        CorpusView {
-            corpus_id: c.corpus_id.to_string(),
-            name: c.name,
-            shape: c.shape,
-            filename: c.filename,
-            clusters: c.clusters,
-            documents: c.documents,
-            sentences: c.sentences,
-        }
-    }
-
     fn run_view(r: db::RunRow) -> RunView {
         let elapsed = r.started_at.map(|s| {
             let end = r.finished_at.unwrap_or_else(time::OffsetDateTime::now_utc);
@@ -191,8 +179,8 @@ mod ssr {
             None => Vec::new(),
         };
         RunView {
-            run_id: r.run_id.to_string(),
-            corpus_id: r.corpus_id.to_string(),
+            run_id: r.run_id,
+            corpus_id: r.corpus_id,
             corpus_name: r.corpus_name,
             method: r.method,
             params,
@@ -219,7 +207,7 @@ mod ssr {
         skip_headings: bool,
     ) -> Result<CorpusView, AppError> {
         let (pool, me) = admin().await?;
-        let row = imports::corpus(
+        imports::corpus(
             &pool,
             Some(me),
             &name,
@@ -229,15 +217,14 @@ mod ssr {
             &columns,
             skip_headings,
         )
-        .await?;
-        Ok(corpus_view(row))
+        .await
     }
 
     pub async fn overview() -> Result<MiningState, AppError> {
         let (pool, _) = admin().await?;
         let o = service::overview(&pool).await?;
         Ok(MiningState {
-            corpora: o.corpora.into_iter().map(corpus_view).collect(),
+            corpora: o.corpora,
             runs: o.runs.into_iter().map(run_view).collect(),
             campaigns: o
                 .judge_campaigns
@@ -260,15 +247,7 @@ mod ssr {
         let (pool, _) = admin().await?;
         let (run, follow_ups) = service::run(&pool, parse_id(&run_id, "run_id")?).await?;
         let mut view = run_view(run);
-        view.follow_ups = follow_ups
-            .into_iter()
-            .map(|f| FollowUpView {
-                group: f.group_key,
-                paraphrases: f.paraphrases,
-                pairs: f.pairs,
-                deployed: f.deployed,
-            })
-            .collect();
+        view.follow_ups = follow_ups;
         Ok(view)
     }
 
@@ -288,21 +267,7 @@ mod ssr {
         s: SelectionForm,
     ) -> Result<Vec<CandidateView>, AppError> {
         let (pool, _) = admin().await?;
-        let rows = service::candidates(&pool, parse_id(&run_id, "run_id")?, s).await?;
-        Ok(rows
-            .into_iter()
-            .map(|c| CandidateView {
-                candidate_id: c.candidate_id,
-                sentence1: c.sentence1,
-                sentence2: c.sentence2,
-                cluster: c.cluster,
-                edit_distance: c.edit_distance,
-                shared_long_words: c.shared_long_words,
-                length_ratio: c.length_ratio,
-                score: c.score,
-                batch: c.batch,
-            })
-            .collect())
+        service::candidates(&pool, parse_id(&run_id, "run_id")?, s).await
     }
 
     pub async fn deploy(

@@ -31,16 +31,21 @@ pub(crate) fn with_status<T>(
 #[cfg(feature = "ssr")]
 pub(crate) use crate::service::rfc3339;
 
-/// Parses an id sent by a form; a malformed one is a validation error naming the field.
+/// Parses an id sent by a form (any of the `domain::ids` types); a malformed one is a validation
+/// error naming the field.
 #[cfg(feature = "ssr")]
-pub(crate) fn parse_id(raw: &str, field: &str) -> Result<uuid::Uuid, crate::error::AppError> {
-    uuid::Uuid::parse_str(raw.trim())
+pub(crate) fn parse_id<Id: std::str::FromStr>(
+    raw: &str,
+    field: &str,
+) -> Result<Id, crate::error::AppError> {
+    raw.parse()
         .map_err(|_| crate::error::AppError::validation(field, "Not a valid id."))
 }
 
 /// The pool and the calling admin's id; anyone else is refused.
 #[cfg(feature = "ssr")]
-pub(crate) async fn admin() -> Result<(sqlx::PgPool, uuid::Uuid), crate::error::AppError> {
+pub(crate) async fn admin() -> Result<(sqlx::PgPool, crate::domain::UserId), crate::error::AppError>
+{
     let pool = crate::state::pool()?;
     let me = crate::session::require_role(&[crate::domain::Role::Admin]).await?;
     Ok((pool, me.app_user_id))
@@ -59,7 +64,14 @@ pub(crate) async fn researcher() -> Result<sqlx::PgPool, crate::error::AppError>
 #[cfg(feature = "ssr")]
 pub(crate) async fn worker(
     campaign_id: &str,
-) -> Result<(crate::state::AppState, uuid::Uuid, uuid::Uuid), crate::error::AppError> {
+) -> Result<
+    (
+        crate::state::AppState,
+        crate::domain::UserId,
+        crate::domain::CampaignId,
+    ),
+    crate::error::AppError,
+> {
     // The state before the first `.await` (see `state::app_state`).
     let state = crate::state::app_state()?;
     let user = crate::session::require_user().await?.app_user_id;

@@ -1,15 +1,13 @@
 //! `campaign`: the studies annotators work on (APT writing, MultiPIT judging).
-use sqlx::PgExecutor;
-use uuid::Uuid;
-
-use crate::domain::{CampaignKind, CampaignStatus};
+use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId};
 use crate::error::AppError;
+use sqlx::PgExecutor;
 
 /// A campaign as listed on the home page.
 #[derive(Debug, Clone)]
 pub struct CampaignRow {
     /// The campaign's id.
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     /// APT writing or MultiPIT judging.
     pub kind: CampaignKind,
     /// The title workers see.
@@ -22,7 +20,7 @@ pub struct CampaignRow {
 pub async fn list_open(db: impl PgExecutor<'_>) -> Result<Vec<CampaignRow>, AppError> {
     Ok(sqlx::query_as!(
         CampaignRow,
-        r#"select campaign_id, kind as "kind: CampaignKind", title,
+        r#"select campaign_id as "campaign_id: _", kind as "kind: CampaignKind", title,
                   status as "status: CampaignStatus"
            from campaign where status = 'open' order by created_at desc"#
     )
@@ -34,7 +32,7 @@ pub async fn list_open(db: impl PgExecutor<'_>) -> Result<Vec<CampaignRow>, AppE
 #[derive(Debug, Clone)]
 pub struct CampaignSettings {
     /// The campaign's id.
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     /// APT writing or MultiPIT judging.
     pub kind: CampaignKind,
     /// The title workers see.
@@ -57,31 +55,35 @@ pub async fn insert(
     instructions: &str,
     budget_cap_cents: i32,
     bleurt_threshold: f64,
-    created_by: Uuid,
-) -> Result<Uuid, AppError> {
+    created_by: UserId,
+) -> Result<CampaignId, AppError> {
     Ok(sqlx::query_scalar!(
         r#"insert into campaign (kind, title, instructions, budget_cap_cents, bleurt_threshold, created_by)
-           values ($1, $2, $3, $4, $5, $6) returning campaign_id"#,
+           values ($1, $2, $3, $4, $5, $6)
+           returning campaign_id as "campaign_id: CampaignId""#,
         kind as CampaignKind,
         title,
         instructions,
         budget_cap_cents,
         bleurt_threshold,
-        created_by
+        created_by as UserId
     )
     .fetch_one(db)
     .await?)
 }
 
 /// One campaign's settings.
-pub async fn find(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<CampaignSettings>, AppError> {
+pub async fn find(
+    db: impl PgExecutor<'_>,
+    id: CampaignId,
+) -> Result<Option<CampaignSettings>, AppError> {
     Ok(sqlx::query_as!(
         CampaignSettings,
-        r#"select campaign_id, kind as "kind: CampaignKind", title,
+        r#"select campaign_id as "campaign_id: _", kind as "kind: CampaignKind", title,
                   status as "status: CampaignStatus", instructions, budget_cap_cents,
                   bleurt_threshold
            from campaign where campaign_id = $1"#,
-        id
+        id as CampaignId
     )
     .fetch_optional(db)
     .await?)
@@ -90,12 +92,12 @@ pub async fn find(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<CampaignSe
 /// Opens, closes or reopens a campaign; `NotFound` when there is no such campaign.
 pub async fn update_status(
     db: impl PgExecutor<'_>,
-    id: Uuid,
+    id: CampaignId,
     status: CampaignStatus,
 ) -> Result<(), AppError> {
     let done = sqlx::query!(
         "update campaign set status = $2, updated_at = now() where campaign_id = $1",
-        id,
+        id as CampaignId,
         status as CampaignStatus
     )
     .execute(db)
@@ -110,7 +112,7 @@ pub async fn update_status(
 #[derive(Debug, Clone)]
 pub struct CampaignListRow {
     /// The campaign's id.
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     /// APT writing or MultiPIT judging.
     pub kind: CampaignKind,
     /// The title workers see.
@@ -133,7 +135,7 @@ pub struct CampaignListRow {
 pub async fn list_all(db: impl PgExecutor<'_>) -> Result<Vec<CampaignListRow>, AppError> {
     Ok(sqlx::query_as!(
         CampaignListRow,
-        r#"select c.campaign_id, c.kind as "kind: CampaignKind", c.title,
+        r#"select c.campaign_id as "campaign_id: _", c.kind as "kind: CampaignKind", c.title,
                   c.status as "status: CampaignStatus", c.instructions, c.budget_cap_cents,
                   case when c.kind = 'apt'
                        then (select count(*) from source_sentence s where s.campaign_id = c.campaign_id)

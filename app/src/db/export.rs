@@ -1,21 +1,20 @@
 //! Reads for dataset exports: the small keys a split needs (group, time), and the rows
 //! themselves as streams (a server-side cursor), so an export never holds a campaign in memory.
+use crate::domain::{CampaignId, PairId, SourceId, UserId};
+use crate::error::AppError;
 use futures_util::stream::BoxStream;
 use futures_util::TryStreamExt;
 use sqlx::{PgExecutor, PgPool};
-use uuid::Uuid;
-
-use crate::error::AppError;
 
 /// (pair, group, created) of every pair of a campaign, in export order.
 pub async fn pair_keys(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
-) -> Result<Vec<(Uuid, Option<String>, time::OffsetDateTime)>, AppError> {
+    campaign_id: CampaignId,
+) -> Result<Vec<(PairId, Option<String>, time::OffsetDateTime)>, AppError> {
     Ok(sqlx::query!(
-        r#"select pair_id, group_key, created_at from judge_pair
+        r#"select pair_id as "pair_id: PairId", group_key, created_at from judge_pair
            where campaign_id = $1 order by created_at, pair_id"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_all(db)
     .await?
@@ -29,12 +28,12 @@ pub async fn pair_keys(
 /// part.
 pub async fn attempt_keys(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
-) -> Result<Vec<(Uuid, time::OffsetDateTime)>, AppError> {
+    campaign_id: CampaignId,
+) -> Result<Vec<(SourceId, time::OffsetDateTime)>, AppError> {
     Ok(sqlx::query!(
-        r#"select source_sentence_id, created_at from apt_attempt
+        r#"select source_sentence_id as "source_sentence_id: SourceId", created_at from apt_attempt
            where campaign_id = $1 order by created_at, apt_attempt_id"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_all(db)
     .await?
@@ -47,7 +46,7 @@ pub async fn attempt_keys(
 #[derive(Debug, Clone)]
 pub struct ExportPair {
     /// The pair's database id.
-    pub pair_id: Uuid,
+    pub pair_id: PairId,
     /// Its id in the uploaded file, if it had one.
     pub external_id: Option<String>,
     /// The first sentence.
@@ -70,7 +69,7 @@ pub struct ExportPair {
 #[derive(Debug, Clone)]
 pub struct ExportJudgment {
     /// The pair's database id.
-    pub pair_id: Uuid,
+    pub pair_id: PairId,
     /// The pair's id in the uploaded file, if it had one.
     pub external_id: Option<String>,
     /// The pair's first sentence.
@@ -80,7 +79,7 @@ pub struct ExportJudgment {
     /// The pair's group (trend, URL, topic).
     pub group_key: Option<String>,
     /// The worker who judged.
-    pub app_user_id: Uuid,
+    pub app_user_id: UserId,
     /// The worker said "paraphrase".
     pub is_paraphrase: bool,
     /// How long the worker took, in seconds.
@@ -97,7 +96,7 @@ pub struct ExportJudgment {
 #[derive(Debug, Clone)]
 pub struct ExportAttempt {
     /// The worker who ran the Check.
-    pub app_user_id: Uuid,
+    pub app_user_id: UserId,
     /// When the Check ran.
     pub created_at: time::OffsetDateTime,
     /// Seconds from showing the source sentence to the Check.
@@ -107,7 +106,7 @@ pub struct ExportAttempt {
     /// The source sentence's id in its data set, if known.
     pub external_id: Option<String>,
     /// The source sentence's database id (the split's group).
-    pub source_sentence_id: Uuid,
+    pub source_sentence_id: SourceId,
     /// The source sentence.
     pub sentence: String,
     /// The worker's paraphrase attempt.
@@ -143,14 +142,14 @@ async fn send<T>(
 /// The campaign's pairs in export order, as a cursor.
 fn pair_rows<'e>(
     db: impl PgExecutor<'e> + 'e,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> BoxStream<'e, Result<ExportPair, sqlx::Error>> {
     sqlx::query_as!(
         ExportPair,
-        r#"select pair_id, external_id, sentence1, sentence2, group_key, is_test, gold_label,
+        r#"select pair_id as "pair_id: _", external_id, sentence1, sentence2, group_key, is_test, gold_label,
                   n_judgments, n_paraphrase
            from judge_pair where campaign_id = $1 order by created_at, pair_id"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch(db)
 }
@@ -158,7 +157,7 @@ fn pair_rows<'e>(
 /// The campaign's pairs in export order.
 pub async fn send_pairs(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     out: tokio::sync::mpsc::Sender<ExportPair>,
 ) -> Result<u64, AppError> {
     send(pair_rows(pool, campaign_id), out).await
@@ -168,7 +167,7 @@ pub async fn send_pairs(
 /// judgments are what a cursor is for).
 pub async fn all_pairs<'e>(
     db: impl PgExecutor<'e> + 'e,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<Vec<ExportPair>, AppError> {
     Ok(pair_rows(db, campaign_id).try_collect().await?)
 }
@@ -176,18 +175,18 @@ pub async fn all_pairs<'e>(
 /// The campaign's judgments, oldest first; untrusted ones only with `keep_untrusted`.
 pub async fn send_judgments(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     keep_untrusted: bool,
     out: tokio::sync::mpsc::Sender<ExportJudgment>,
 ) -> Result<u64, AppError> {
     let rows = sqlx::query_as!(
         ExportJudgment,
-        r#"select j.pair_id, p.external_id, p.sentence1, p.sentence2, p.group_key,
-                  j.app_user_id, j.is_paraphrase, j.seconds, j.created_at, j.trusted, j.is_test
+        r#"select j.pair_id as "pair_id: _", p.external_id, p.sentence1, p.sentence2, p.group_key,
+                  j.app_user_id as "app_user_id: _", j.is_paraphrase, j.seconds, j.created_at, j.trusted, j.is_test
            from judge_judgment j join judge_pair p using (pair_id)
            where j.campaign_id = $1 and (j.trusted or $2)
            order by j.created_at, j.judgment_id"#,
-        campaign_id,
+        campaign_id as CampaignId,
         keep_untrusted
     )
     .fetch(pool);
@@ -197,14 +196,14 @@ pub async fn send_judgments(
 /// The campaign's attempts, oldest first; with `submitted_only`, the submitted ones.
 pub async fn send_attempts(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     submitted_only: bool,
     out: tokio::sync::mpsc::Sender<ExportAttempt>,
 ) -> Result<u64, AppError> {
     let rows = sqlx::query_as!(
         ExportAttempt,
-        r#"select a.app_user_id, a.created_at, a.seconds_since_shown, s.origin, s.external_id,
-                  s.source_sentence_id, s.text as sentence, a.text as candidate, a.bleurt,
+        r#"select a.app_user_id as "app_user_id: _", a.created_at, a.seconds_since_shown, s.origin, s.external_id,
+                  s.source_sentence_id as "source_sentence_id: _", s.text as sentence, a.text as candidate, a.bleurt,
                   a.is_mutual_implication, a.reward_cents,
                   (sub.apt_attempt_id is not null) as "submitted!", a.scorer
            from apt_attempt a
@@ -212,7 +211,7 @@ pub async fn send_attempts(
            left join apt_submission sub on sub.apt_attempt_id = a.apt_attempt_id
            where a.campaign_id = $1 and (sub.apt_attempt_id is not null or not $2)
            order by a.created_at, a.apt_attempt_id"#,
-        campaign_id,
+        campaign_id as CampaignId,
         submitted_only
     )
     .fetch(pool);
@@ -223,7 +222,7 @@ pub async fn send_attempts(
 /// submissions).
 pub async fn row_counts(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<(i64, i64, i64, i64, i64), AppError> {
     let r = sqlx::query!(
         r#"select (select count(*) from judge_pair where campaign_id = $1) as "pairs!",
@@ -232,7 +231,7 @@ pub async fn row_counts(
                       as "trusted!",
                   (select count(*) from apt_attempt where campaign_id = $1) as "attempts!",
                   (select count(*) from apt_submission where campaign_id = $1) as "submissions!""#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_one(db)
     .await?;
@@ -243,7 +242,7 @@ pub async fn row_counts(
 #[derive(Debug, Clone)]
 pub struct AttemptText {
     /// The source sentence's database id.
-    pub source_sentence_id: Uuid,
+    pub source_sentence_id: SourceId,
     /// The source sentence.
     pub sentence: String,
     /// The worker's paraphrase attempt.
@@ -255,12 +254,12 @@ pub struct AttemptText {
 /// Every attempt (or, with `submitted_only`, every submitted one) of an APT campaign.
 pub async fn attempt_texts(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     submitted_only: bool,
 ) -> Result<Vec<AttemptText>, AppError> {
     Ok(sqlx::query_as!(
         AttemptText,
-        r#"select a.source_sentence_id, s.text as sentence, a.text as candidate,
+        r#"select a.source_sentence_id as "source_sentence_id: _", s.text as sentence, a.text as candidate,
                   a.is_mutual_implication
              from apt_attempt a
              join source_sentence s using (source_sentence_id)
@@ -268,7 +267,7 @@ pub async fn attempt_texts(
               and (not $2 or exists (select 1 from apt_submission sub
                                        where sub.apt_attempt_id = a.apt_attempt_id))
             order by a.created_at, a.apt_attempt_id"#,
-        campaign_id,
+        campaign_id as CampaignId,
         submitted_only
     )
     .fetch_all(db)

@@ -1,15 +1,13 @@
 //! `app_user`: accounts, roles and statuses.
-use sqlx::PgExecutor;
-use uuid::Uuid;
-
-use crate::domain::{Role, UserStatus};
+use crate::domain::{Role, UserId, UserStatus};
 use crate::error::AppError;
+use sqlx::PgExecutor;
 
 /// One account as stored, with its hash. Never sent to a browser: the API maps it to views.
 #[derive(Debug, Clone)]
 pub struct UserRow {
     /// The account's id.
-    pub app_user_id: Uuid,
+    pub app_user_id: UserId,
     /// The name as typed at registration (unique regardless of case).
     pub username: String,
     /// The argon2 hash of the password.
@@ -22,29 +20,17 @@ pub struct UserRow {
     pub created_at: time::OffsetDateTime,
 }
 
-impl UserRow {
-    /// What the account may do.
-    pub fn role(&self) -> Role {
-        self.role
-    }
-
-    /// Whether it may log in.
-    pub fn status(&self) -> UserStatus {
-        self.status
-    }
-}
-
 /// Inserts an account. A taken username (case-insensitively) is a `Conflict`.
 pub async fn insert(
     db: impl PgExecutor<'_>,
     username: &str,
     password_hash: &str,
     role: Role,
-) -> Result<Uuid, AppError> {
+) -> Result<UserId, AppError> {
     sqlx::query_scalar!(
         r#"insert into app_user (username, password_hash, role)
            values ($1, $2, $3)
-           returning app_user_id"#,
+           returning app_user_id as "app_user_id: UserId""#,
         username,
         password_hash,
         role as Role,
@@ -60,13 +46,13 @@ pub async fn insert(
 }
 
 /// The account with this id.
-pub async fn find_by_id(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<UserRow>, AppError> {
+pub async fn find_by_id(db: impl PgExecutor<'_>, id: UserId) -> Result<Option<UserRow>, AppError> {
     Ok(sqlx::query_as!(
         UserRow,
-        r#"select app_user_id, username, password_hash, role as "role: Role",
+        r#"select app_user_id as "app_user_id: _", username, password_hash, role as "role: Role",
                   status as "status: UserStatus", created_at
            from app_user where app_user_id = $1"#,
-        id
+        id as UserId
     )
     .fetch_optional(db)
     .await?)
@@ -79,7 +65,7 @@ pub async fn find_by_username(
 ) -> Result<Option<UserRow>, AppError> {
     Ok(sqlx::query_as!(
         UserRow,
-        r#"select app_user_id, username, password_hash, role as "role: Role",
+        r#"select app_user_id as "app_user_id: _", username, password_hash, role as "role: Role",
                   status as "status: UserStatus", created_at
            from app_user where lower(username) = lower($1)"#,
         username
@@ -92,7 +78,7 @@ pub async fn find_by_username(
 pub async fn list(db: impl PgExecutor<'_>) -> Result<Vec<UserRow>, AppError> {
     Ok(sqlx::query_as!(
         UserRow,
-        r#"select app_user_id, username, password_hash, role as "role: Role",
+        r#"select app_user_id as "app_user_id: _", username, password_hash, role as "role: Role",
                   status as "status: UserStatus", created_at
            from app_user
            order by case role when 'admin' then 0 when 'researcher' then 1 else 2 end,
@@ -112,10 +98,10 @@ pub async fn count_admins(db: impl PgExecutor<'_>) -> Result<i64, AppError> {
 }
 
 /// Changes a role; `NotFound` when there is no such user.
-pub async fn update_role(db: impl PgExecutor<'_>, id: Uuid, role: Role) -> Result<(), AppError> {
+pub async fn update_role(db: impl PgExecutor<'_>, id: UserId, role: Role) -> Result<(), AppError> {
     let done = sqlx::query!(
         "update app_user set role = $2, updated_at = now() where app_user_id = $1",
-        id,
+        id as UserId,
         role as Role
     )
     .execute(db)
@@ -129,12 +115,12 @@ pub async fn update_role(db: impl PgExecutor<'_>, id: Uuid, role: Role) -> Resul
 /// Blocks or unblocks; `NotFound` when there is no such user.
 pub async fn update_status(
     db: impl PgExecutor<'_>,
-    id: Uuid,
+    id: UserId,
     status: UserStatus,
 ) -> Result<(), AppError> {
     let done = sqlx::query!(
         "update app_user set status = $2, updated_at = now() where app_user_id = $1",
-        id,
+        id as UserId,
         status as UserStatus
     )
     .execute(db)
@@ -148,12 +134,12 @@ pub async fn update_status(
 /// Sets a new password hash (the admin CLI's reset).
 pub async fn update_password(
     db: impl PgExecutor<'_>,
-    id: Uuid,
+    id: UserId,
     password_hash: &str,
 ) -> Result<(), AppError> {
     sqlx::query!(
         "update app_user set password_hash = $2, updated_at = now() where app_user_id = $1",
-        id,
+        id as UserId,
         password_hash
     )
     .execute(db)

@@ -206,8 +206,8 @@ impl UserStatus {
 
 /// A worker's stable pseudonym in reports and exports: `W` and the first 8 hex digits of the
 /// account id (researchers can tell workers apart without learning who they are).
-pub fn pseudonym(id: &uuid::Uuid) -> String {
-    format!("W{}", &id.simple().to_string()[..8])
+pub fn pseudonym(id: &super::UserId) -> String {
+    format!("W{}", &id.0.simple().to_string()[..8])
 }
 
 #[cfg(test)]

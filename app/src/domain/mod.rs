@@ -5,6 +5,7 @@ pub mod agreement;
 pub mod apt;
 pub mod dawid_skene;
 pub mod export;
+pub mod ids;
 pub mod invalid;
 pub mod judge;
 pub mod mining;
@@ -17,6 +18,7 @@ pub mod table_file;
 pub mod text;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};
+pub use ids::{AssignmentId, AttemptId, CampaignId, CorpusId, PairId, RunId, SourceId, UserId};
 pub use invalid::Invalid;
 pub use rate_limit::{AttemptLimiter, LimitPolicy};
 pub use status::{AssignmentStatus, CampaignKind, CampaignStatus, RunStatus, WorkerStatus};

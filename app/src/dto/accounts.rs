@@ -1,7 +1,7 @@
 //! Accounts as the browser sees them: no hash, no timestamps beyond what a page shows.
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Role, UserStatus};
+use crate::domain::{Role, UserId, UserStatus};
 
 /// What the browser learns about the logged-in user: no hash, no status, no timestamps.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,7 +18,7 @@ pub struct UserView {
 /// A row of the admin's user table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserAdminView {
-    pub user_id: String,
+    pub user_id: UserId,
     pub username: String,
     pub role: Role,
     pub status: UserStatus,

@@ -1,4 +1,5 @@
 //! What the APT writing task sends the page.
+use crate::domain::{AttemptId, SourceId};
 use serde::{Deserialize, Serialize};
 
 /// Longest rewrite accepted, in characters.
@@ -8,7 +9,7 @@ pub const MAX_ATTEMPT_CHARS: usize = 1000;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum AptTask {
     Write {
-        source_id: String,
+        source_id: SourceId,
         source: String,
         total_cents: i64,
         cap_cents: i64,
@@ -37,7 +38,7 @@ pub enum Verdict {
 /// The answer to a Check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckOutcome {
-    pub attempt_id: String,
+    pub attempt_id: AttemptId,
     pub verdict: Verdict,
     pub is_mutual_implication: bool,
     pub bleurt: f32,

@@ -2,7 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::apt::stats::Table2;
-use crate::domain::CampaignStatus;
+use crate::domain::{CampaignId, CampaignStatus};
 
 /// One worker's line, under a pseudonym (the same one the AP_H export will use).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +26,7 @@ pub struct ScorerUse {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AptReportView {
-    pub campaign_id: String,
+    pub campaign_id: CampaignId,
     pub title: String,
     pub status: CampaignStatus,
     pub bleurt_threshold: f64,

@@ -1,12 +1,12 @@
 //! Campaigns as the lists and the import forms show them.
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{CampaignKind, CampaignStatus};
+use crate::domain::{CampaignId, CampaignKind, CampaignStatus};
 
 /// A campaign as an annotator sees it in the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CampaignSummary {
-    pub campaign_id: String,
+    pub campaign_id: CampaignId,
     /// Writing (APT) or judging.
     pub kind: CampaignKind,
     pub title: String,
@@ -15,7 +15,7 @@ pub struct CampaignSummary {
 /// A campaign as admins see it in their list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdminCampaign {
-    pub campaign_id: String,
+    pub campaign_id: CampaignId,
     pub kind: CampaignKind,
     pub title: String,
     pub status: CampaignStatus,

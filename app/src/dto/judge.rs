@@ -1,4 +1,5 @@
 //! What the MultiPIT judging task sends the page.
+use crate::domain::AssignmentId;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::judge::gate::StopReason;
@@ -7,7 +8,7 @@ use crate::domain::judge::gate::StopReason;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum JudgeTask {
     Judge {
-        assignment_id: String,
+        assignment_id: AssignmentId,
         sentence1: String,
         sentence2: String,
         /// The worker's judgments in this campaign so far.

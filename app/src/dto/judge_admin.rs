@@ -2,7 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::judge::labels::VoteLabel;
-use crate::domain::WorkerStatus;
+use crate::domain::{PairId, UserId, WorkerStatus};
 
 /// The result of importing a file of pairs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -13,18 +13,36 @@ pub struct PairImportSummary {
     pub tests_in_file: u64,
 }
 
-/// A pair with its gold fields, for admins only.
+/// A pair with its gold fields, as stored (`db::judge` reads it straight from `judge_pair`).
+/// For admins only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairRecord {
+    /// The pair's id.
+    pub pair_id: PairId,
+    /// The first sentence.
+    pub sentence1: String,
+    /// The second sentence.
+    pub sentence2: String,
+    /// The group (topic, cluster) it came from, if any.
+    pub group_key: Option<String>,
+    /// A hidden test pair.
+    pub is_test: bool,
+    /// The test pair's right answer (or an imported pair's reference label).
+    pub gold_label: Option<bool>,
+    /// Shown to a worker who misses the test pair.
+    pub gold_explanation: Option<String>,
+    /// Trusted judgments so far.
+    pub n_judgments: i32,
+    /// Trusted "paraphrase" votes so far.
+    pub n_paraphrase: i32,
+}
+
+/// A pair with its gold fields and its label, for admins only (the record's fields sit beside
+/// `label` on the wire).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AdminPair {
-    pub pair_id: String,
-    pub sentence1: String,
-    pub sentence2: String,
-    pub group_key: Option<String>,
-    pub is_test: bool,
-    pub gold_label: Option<bool>,
-    pub gold_explanation: Option<String>,
-    pub n_judgments: i32,
-    pub n_paraphrase: i32,
+    #[serde(flatten)]
+    pub pair: PairRecord,
     /// The label by vote threshold once the pair has all its judgments, else `None`.
     pub label: Option<VoteLabel>,
 }
@@ -32,7 +50,7 @@ pub struct AdminPair {
 /// A worker's standing, for admins.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeWorkerView {
-    pub user_id: String,
+    pub user_id: UserId,
     pub username: String,
     pub status: WorkerStatus,
     pub gate_overridden: bool,

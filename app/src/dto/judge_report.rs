@@ -1,21 +1,19 @@
 //! The researcher's dashboard of a judging campaign.
 use serde::{Deserialize, Serialize};
 
-use crate::domain::judge::report::Agreement;
+use crate::domain::judge::report::{Agreement, WorkerAgreement};
 use crate::domain::{CampaignStatus, WorkerStatus};
 
-/// One worker's line.
+/// One worker's line: their standing and their agreement numbers (whose fields sit beside the
+/// others on the wire).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeWorkerReport {
     pub worker: String,
     pub status: WorkerStatus,
     pub tests_answered: i64,
     pub test_accuracy: Option<f64>,
-    pub judgments: u64,
-    pub kappa_vs_majority: Option<f64>,
-    pub sensitivity: Option<f64>,
-    pub specificity: Option<f64>,
-    pub median_seconds: Option<f64>,
+    #[serde(flatten)]
+    pub agreement: WorkerAgreement,
 }
 
 /// A worker's status change with the numbers behind it.

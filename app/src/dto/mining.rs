@@ -3,24 +3,31 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::mining::stats::PairStats;
-use crate::domain::RunStatus;
+use crate::domain::{CorpusId, RunId, RunStatus};
 use crate::error::AppError;
 
+/// An imported corpus as listed for admins (`db::mining` reads it straight from `corpus`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CorpusView {
-    pub corpus_id: String,
+    pub corpus_id: CorpusId,
+    /// The name the admin gave it.
     pub name: String,
+    /// Its shape: `documents`, `grouped` or `sentences`.
     pub shape: String,
+    /// The uploaded file's name.
     pub filename: String,
+    /// Distinct clusters in the corpus.
     pub clusters: i32,
+    /// Documents in the corpus.
     pub documents: i32,
+    /// Sentences, over all documents.
     pub sentences: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunView {
-    pub run_id: String,
-    pub corpus_id: String,
+    pub run_id: RunId,
+    pub corpus_id: CorpusId,
     pub corpus_name: String,
     pub method: String,
     /// The parameters the run was started with, as `name = value` lines.
@@ -42,9 +49,11 @@ pub struct RunView {
 }
 
 /// A group's follow-up (MultiPIT §2.3): paraphrases in its judged first batch, pairs earned,
-/// pairs deployed (fewer when the campaign already had some).
+/// pairs deployed (fewer when the campaign already had some). Read straight from
+/// `mining_follow_up`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FollowUpView {
+    /// The group (cluster) decided on.
     pub group: String,
     pub paraphrases: i32,
     pub pairs: i32,
@@ -57,18 +66,27 @@ impl RunView {
     }
 }
 
+/// A mined candidate pair with its texts (`db::mining` reads it straight from
+/// `mining_candidate` and the corpus's sentences; deploying uses the same rows).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CandidateView {
+    /// The candidate's database id.
     pub candidate_id: i64,
+    /// The sentence that comes first in the corpus.
     pub sentence1: String,
+    /// The other sentence.
     pub sentence2: String,
+    /// The cluster both sentences belong to (the pair's group when deployed).
     pub cluster: String,
+    /// Word-level Levenshtein distance between the two.
     pub edit_distance: i32,
+    /// Distinct words of 4+ characters the two share.
     pub shared_long_words: i32,
+    /// Shorter over longer length in words.
     pub length_ratio: f64,
     /// Cosine similarity (embedding runs), the seed's rank (group runs), else 0.
     pub score: f64,
-    /// Group runs: 1 = first batch (0 otherwise).
+    /// 0 ordinary; group selection's first batch (1) or follow-up reserve (2, never listed).
     pub batch: i16,
 }
 

@@ -33,7 +33,7 @@ pub fn AptPage() -> impl IntoView {
                             view! {
                                 <Writer
                                     campaign_id=campaign_id()
-                                    source_id
+                                    source_id=source_id.to_string()
                                     source
                                     total_cents
                                     cap_cents
@@ -216,7 +216,7 @@ fn Writer(
                 title="Check this exact text first"
                 on:click=move |_| {
                     if let Some(o) = current() {
-                        submit.dispatch(o.attempt_id.clone());
+                        submit.dispatch(o.attempt_id.to_string());
                     }
                 }
             >

@@ -34,7 +34,7 @@ pub fn JudgePage() -> impl IntoView {
                             view! {
                                 <Judge
                                     campaign_id=campaign_id()
-                                    assignment_id
+                                    assignment_id=assignment_id.to_string()
                                     sentence1
                                     sentence2
                                     judged

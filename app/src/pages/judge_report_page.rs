@@ -49,10 +49,10 @@ fn Report(r: JudgeReportView) -> impl IntoView {
             .collect();
         let key = |w: &JudgeWorkerReport| -> f64 {
             match sort.get() {
-                "kappa" => w.kappa_vs_majority.unwrap_or(f64::NEG_INFINITY),
+                "kappa" => w.agreement.kappa_vs_majority.unwrap_or(f64::NEG_INFINITY),
                 "accuracy" => w.test_accuracy.unwrap_or(f64::NEG_INFINITY),
-                "seconds" => w.median_seconds.unwrap_or(f64::NEG_INFINITY),
-                _ => w.judgments as f64,
+                "seconds" => w.agreement.median_seconds.unwrap_or(f64::NEG_INFINITY),
+                _ => w.agreement.judgments as f64,
             }
         };
         list.sort_by(|x, y| key(y).total_cmp(&key(x)));
@@ -132,12 +132,12 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                     <tr>
                         <td>{w.worker.clone()}</td>
                         <td>{w.status.as_str()}</td>
-                        <td>{w.judgments}</td>
+                        <td>{w.agreement.judgments}</td>
                         <td>{format!("{} of {}", pct(w.test_accuracy), w.tests_answered)}</td>
-                        <td>{num(w.kappa_vs_majority)}</td>
-                        <td>{num(w.sensitivity)}</td>
-                        <td>{num(w.specificity)}</td>
-                        <td>{w.median_seconds.map_or_else(|| "–".into(), |s| format!("{s:.1}"))}</td>
+                        <td>{num(w.agreement.kappa_vs_majority)}</td>
+                        <td>{num(w.agreement.sensitivity)}</td>
+                        <td>{num(w.agreement.specificity)}</td>
+                        <td>{w.agreement.median_seconds.map_or_else(|| "–".into(), |s| format!("{s:.1}"))}</td>
                     </tr>
                 </For>
             </tbody>

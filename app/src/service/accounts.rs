@@ -3,11 +3,10 @@
 use std::net::IpAddr;
 
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::auth::{hash_password, verify_password, LoginThrottle};
 use crate::db::users;
-use crate::domain::{Password, Role, UserStatus, Username};
+use crate::domain::{Password, Role, UserId, UserStatus, Username};
 use crate::dto::accounts::UserAdminView;
 use crate::error::AppError;
 
@@ -17,7 +16,7 @@ pub async fn register(
     username: &str,
     password: &str,
     confirmation: &str,
-) -> Result<Uuid, AppError> {
+) -> Result<UserId, AppError> {
     let username = Username::parse(username)?;
     let password = Password::parse_new(password, confirmation)?;
     if users::find_by_username(pool, username.as_str())
@@ -44,7 +43,7 @@ pub async fn authenticate(
     username: &str,
     password: String,
     addr: Option<IpAddr>,
-) -> Result<Uuid, AppError> {
+) -> Result<UserId, AppError> {
     let username = username.trim();
     if username.is_empty() || password.is_empty() {
         return Err(AppError::BadCredentials);
@@ -64,7 +63,7 @@ pub async fn authenticate(
             return Err(AppError::BadCredentials);
         }
     };
-    if user.status() == UserStatus::Blocked {
+    if user.status == UserStatus::Blocked {
         return Err(AppError::Blocked);
     }
     throttle.record_success(username);
@@ -72,15 +71,15 @@ pub async fn authenticate(
 }
 
 /// Every account, as admin `me` sees it.
-pub async fn list_users(pool: &PgPool, me: Uuid) -> Result<Vec<UserAdminView>, AppError> {
+pub async fn list_users(pool: &PgPool, me: UserId) -> Result<Vec<UserAdminView>, AppError> {
     Ok(users::list(pool)
         .await?
         .into_iter()
         .map(|u| UserAdminView {
-            user_id: u.app_user_id.to_string(),
+            user_id: u.app_user_id,
             is_you: u.app_user_id == me,
-            role: u.role(),
-            status: u.status(),
+            role: u.role,
+            status: u.status,
             created_at: super::rfc3339(u.created_at),
             username: u.username,
         })
@@ -89,7 +88,12 @@ pub async fn list_users(pool: &PgPool, me: Uuid) -> Result<Vec<UserAdminView>, A
 
 /// Gives `user_id` a role; admin `me` cannot take away their own admin role (otherwise the last
 /// admin could lock everyone out of administration).
-pub async fn set_role(pool: &PgPool, me: Uuid, user_id: Uuid, role: Role) -> Result<(), AppError> {
+pub async fn set_role(
+    pool: &PgPool,
+    me: UserId,
+    user_id: UserId,
+    role: Role,
+) -> Result<(), AppError> {
     if user_id == me && role != Role::Admin {
         return Err(AppError::Conflict(
             "You cannot remove your own admin role; ask another admin.".into(),
@@ -103,8 +107,8 @@ pub async fn set_role(pool: &PgPool, me: Uuid, user_id: Uuid, role: Role) -> Res
 /// Blocks or unblocks an account; admin `me` cannot block themselves.
 pub async fn set_blocked(
     pool: &PgPool,
-    me: Uuid,
-    user_id: Uuid,
+    me: UserId,
+    user_id: UserId,
     blocked: bool,
 ) -> Result<(), AppError> {
     if user_id == me && blocked {

@@ -1,9 +1,8 @@
 //! The APT writing task (APT §3): serve a sentence, score a rewrite (every Check is stored),
 //! pay a checked rewrite once within the worker's cap, skip.
-use crate::domain::{CampaignKind, CampaignStatus};
+use crate::domain::{AttemptId, CampaignId, CampaignKind, CampaignStatus, SourceId, UserId};
 use rand::Rng;
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::{apt as db, campaigns};
 use crate::domain::apt::{budget, serving};
@@ -14,7 +13,10 @@ use crate::ml::{PairScorer, ScoreError};
 
 /// The campaign if it is an open APT campaign: not found when there is none (or it is a judging
 /// campaign), a conflict when it is not open.
-async fn open_campaign(pool: &PgPool, id: Uuid) -> Result<campaigns::CampaignSettings, AppError> {
+async fn open_campaign(
+    pool: &PgPool,
+    id: CampaignId,
+) -> Result<campaigns::CampaignSettings, AppError> {
     match campaigns::find(pool, id).await? {
         Some(c) if c.kind == CampaignKind::Apt && c.status == CampaignStatus::Open => Ok(c),
         Some(c) if c.kind == CampaignKind::Apt => {
@@ -25,7 +27,11 @@ async fn open_campaign(pool: &PgPool, id: Uuid) -> Result<campaigns::CampaignSet
 }
 
 /// The sentence `user` is rewriting, a new one drawn by origin, or the end of their study.
-pub async fn next(pool: &PgPool, user: Uuid, campaign_id: Uuid) -> Result<AptTask, AppError> {
+pub async fn next(
+    pool: &PgPool,
+    user: UserId,
+    campaign_id: CampaignId,
+) -> Result<AptTask, AppError> {
     let campaign = open_campaign(pool, campaign_id).await?;
     let cid = campaign.campaign_id;
     let worker = db::ensure_worker(pool, cid, user).await?;
@@ -41,7 +47,7 @@ pub async fn next(pool: &PgPool, user: Uuid, campaign_id: Uuid) -> Result<AptTas
     for _ in 0..3 {
         if let Some(active) = db::find_active(pool, cid, user).await? {
             return Ok(AptTask::Write {
-                source_id: active.source_sentence_id.to_string(),
+                source_id: active.source_sentence_id,
                 source: active.text,
                 total_cents: total,
                 cap_cents: i64::from(campaign.budget_cap_cents),
@@ -109,9 +115,9 @@ fn validate(source: &str, text: &str) -> Result<String, AppError> {
 pub async fn check(
     pool: &PgPool,
     scorer: &dyn PairScorer,
-    user: Uuid,
-    campaign_id: Uuid,
-    source_id: Uuid,
+    user: UserId,
+    campaign_id: CampaignId,
+    source_id: SourceId,
     text: &str,
 ) -> Result<CheckOutcome, AppError> {
     let campaign = open_campaign(pool, campaign_id).await?;
@@ -158,7 +164,7 @@ pub async fn check(
         Verdict::TooSimilar
     };
     Ok(CheckOutcome {
-        attempt_id: attempt_id.to_string(),
+        attempt_id,
         verdict,
         is_mutual_implication: scores.is_mutual_implication,
         bleurt: scores.bleurt,
@@ -173,9 +179,9 @@ pub async fn check(
 /// repeated Submit answers as the first did.
 pub async fn submit(
     pool: &PgPool,
-    user: Uuid,
-    campaign_id: Uuid,
-    attempt_id: Uuid,
+    user: UserId,
+    campaign_id: CampaignId,
+    attempt_id: AttemptId,
 ) -> Result<SubmitOutcome, AppError> {
     let campaign = open_campaign(pool, campaign_id).await?;
     let cid = campaign.campaign_id;
@@ -241,9 +247,9 @@ fn completion_code() -> String {
 /// Skips the sentence `user` is rewriting (the next `next` draws another).
 pub async fn skip(
     pool: &PgPool,
-    user: Uuid,
-    campaign_id: Uuid,
-    source_id: Uuid,
+    user: UserId,
+    campaign_id: CampaignId,
+    source_id: SourceId,
 ) -> Result<(), AppError> {
     let campaign = open_campaign(pool, campaign_id).await?;
     db::skip_active(pool, campaign.campaign_id, user, source_id).await?;

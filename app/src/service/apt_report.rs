@@ -1,8 +1,7 @@
 //! The researcher's live view of an APT campaign: the paper's Table 2, Figure 2, earnings, and
 //! which scorer produced the Checks.
-use crate::domain::CampaignKind;
+use crate::domain::{CampaignId, CampaignKind, SourceId};
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::domain::account::pseudonym;
 use crate::domain::apt::{chart, stats};
@@ -10,12 +9,12 @@ use crate::dto::apt_report::{AptReportView, ScorerUse, WorkerEarning};
 use crate::error::AppError;
 
 /// APT campaign `id`'s Table 2, Figure 2, earnings and scorers.
-pub async fn report(pool: &PgPool, id: Uuid) -> Result<AptReportView, AppError> {
+pub async fn report(pool: &PgPool, id: CampaignId) -> Result<AptReportView, AppError> {
     let campaign = match crate::db::campaigns::find(pool, id).await? {
         Some(c) if c.kind == CampaignKind::Apt => c,
         _ => return Err(AppError::NotFound),
     };
-    let points: Vec<stats::AttemptPoint<Uuid>> = crate::db::apt::list_attempt_points(pool, id)
+    let points: Vec<stats::AttemptPoint<SourceId>> = crate::db::apt::list_attempt_points(pool, id)
         .await?
         .into_iter()
         .map(|(source, mi, bleurt)| stats::AttemptPoint {
@@ -50,7 +49,7 @@ pub async fn report(pool: &PgPool, id: Uuid) -> Result<AptReportView, AppError> 
         .collect();
     Ok(AptReportView {
         scorers,
-        campaign_id: id.to_string(),
+        campaign_id: id,
         title: campaign.title,
         status: campaign.status,
         bleurt_threshold: threshold,

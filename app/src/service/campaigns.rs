@@ -1,11 +1,10 @@
 //! Campaigns: the open ones an annotator can work on, and creating, listing and opening or
 //! closing them (admins).
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::{campaigns as db, judge};
 use crate::domain::judge::settings::JudgeSettings;
-use crate::domain::{CampaignKind, CampaignStatus};
+use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId};
 use crate::dto::campaigns::{AdminCampaign, CampaignSummary};
 use crate::error::AppError;
 
@@ -15,7 +14,7 @@ pub async fn list_open(pool: &PgPool) -> Result<Vec<CampaignSummary>, AppError> 
         .await?
         .into_iter()
         .map(|c| CampaignSummary {
-            campaign_id: c.campaign_id.to_string(),
+            campaign_id: c.campaign_id,
             kind: c.kind,
             title: c.title,
         })
@@ -49,13 +48,13 @@ pub fn check_instructions(instructions: &str) -> Result<(), AppError> {
 /// settings) and returns its id.
 pub async fn create(
     pool: &PgPool,
-    by: Uuid,
+    by: UserId,
     kind: &str,
     title: &str,
     instructions: &str,
     budget_cap_cents: i32,
     bleurt_threshold: f64,
-) -> Result<Uuid, AppError> {
+) -> Result<CampaignId, AppError> {
     let kind = CampaignKind::parse(kind)
         .ok_or_else(|| AppError::validation("kind", "A campaign is `apt` or `judge`."))?;
     let title = check_title(title)?;
@@ -93,7 +92,7 @@ pub async fn create(
 
 fn admin_view(c: db::CampaignListRow) -> AdminCampaign {
     AdminCampaign {
-        campaign_id: c.campaign_id.to_string(),
+        campaign_id: c.campaign_id,
         kind: c.kind,
         title: c.title,
         status: c.status,
@@ -115,7 +114,7 @@ pub async fn list_all(pool: &PgPool) -> Result<Vec<AdminCampaign>, AppError> {
 }
 
 /// One campaign with counts.
-pub async fn get(pool: &PgPool, id: Uuid) -> Result<AdminCampaign, AppError> {
+pub async fn get(pool: &PgPool, id: CampaignId) -> Result<AdminCampaign, AppError> {
     db::list_all(pool)
         .await?
         .into_iter()
@@ -125,7 +124,7 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<AdminCampaign, AppError> {
 }
 
 /// Opens, closes or drafts a campaign.
-pub async fn set_status(pool: &PgPool, id: Uuid, status: &str) -> Result<(), AppError> {
+pub async fn set_status(pool: &PgPool, id: CampaignId, status: &str) -> Result<(), AppError> {
     let status = CampaignStatus::parse(status)
         .ok_or_else(|| AppError::validation("status", "Status is draft, open or closed."))?;
     db::update_status(pool, id, status).await

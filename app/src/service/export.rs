@@ -15,7 +15,6 @@ use axum::body::Bytes;
 use futures_util::Stream;
 use sqlx::PgPool;
 use tokio::sync::mpsc;
-use uuid::Uuid;
 
 use crate::db::export::{ExportAttempt, ExportJudgment, ExportPair};
 use crate::domain::account::pseudonym;
@@ -28,6 +27,7 @@ use crate::domain::export::split::{split, Part, Row};
 use crate::domain::export::stats::{dataset_stats, DatasetStats, StatRow};
 use crate::domain::judge::labels::{vote_label, VoteLabel};
 use crate::domain::judge::settings::JudgeSettings;
+use crate::domain::{CampaignId, PairId, SourceId, UserId};
 use crate::error::AppError;
 
 /// Rows waiting between the database and the writer.
@@ -52,7 +52,7 @@ pub struct Export {
 /// The campaign's kind and the checked spec; `NotFound` for no such campaign.
 pub async fn check(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     query: &ExportQuery,
 ) -> Result<(CampaignKind, ExportSpec), AppError> {
     let campaign = crate::db::campaigns::find(pool, campaign_id)
@@ -66,7 +66,7 @@ pub async fn check(
 /// Opens an export of `campaign_id` (the caller has checked who may read it).
 pub async fn open(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     query: &ExportQuery,
 ) -> Result<Export, AppError> {
     let (kind, spec) = check(pool, campaign_id, query).await?;
@@ -104,15 +104,15 @@ pub async fn open(
 /// (a pair short of its judgments has none) or by Dawid-Skene.
 struct Labeller {
     settings: JudgeSettings,
-    dawid_skene: Option<HashMap<Uuid, Option<u8>>>,
+    dawid_skene: Option<HashMap<PairId, Option<u8>>>,
 }
 
 impl Labeller {
     async fn load(
         pool: &PgPool,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         by: LabelBy,
-        pair_ids: &[Uuid],
+        pair_ids: &[PairId],
     ) -> Result<Labeller, AppError> {
         let settings = crate::db::judge::settings(pool, campaign_id)
             .await?
@@ -122,9 +122,9 @@ impl Labeller {
             LabelBy::DawidSkene => {
                 // Every trusted judgment of an ordinary pair at once: EM needs them all.
                 let judgments = crate::db::judge::trusted_judgments(pool, campaign_id).await?;
-                let pair_index: HashMap<Uuid, usize> =
+                let pair_index: HashMap<PairId, usize> =
                     pair_ids.iter().enumerate().map(|(i, p)| (*p, i)).collect();
-                let mut workers: HashMap<Uuid, usize> = HashMap::new();
+                let mut workers: HashMap<UserId, usize> = HashMap::new();
                 let votes: Vec<Vote> = judgments
                     .iter()
                     .filter_map(|j| {
@@ -168,9 +168,9 @@ impl Labeller {
 /// The part of every pair of a judging campaign, and the pair ids in export order.
 async fn judge_parts(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     spec: &ExportSpec,
-) -> Result<(Vec<Uuid>, HashMap<Uuid, Part>), AppError> {
+) -> Result<(Vec<PairId>, HashMap<PairId, Part>), AppError> {
     let keys = crate::db::export::pair_keys(pool, campaign_id).await?;
     let rows: Vec<Row<&str, time::OffsetDateTime>> = keys
         .iter()
@@ -180,7 +180,7 @@ async fn judge_parts(
         })
         .collect();
     let parts = split(&rows, spec.shares, spec.split_by, spec.seed);
-    let ids: Vec<Uuid> = keys.iter().map(|k| k.0).collect();
+    let ids: Vec<PairId> = keys.iter().map(|k| k.0).collect();
     let map = ids.iter().copied().zip(parts).collect();
     Ok((ids, map))
 }
@@ -269,12 +269,12 @@ where
 
 async fn judge_stream(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     spec: &ExportSpec,
     rows_read: Arc<AtomicU64>,
 ) -> Result<ChunkStream, AppError> {
     let (ids, parts) = judge_parts(pool, campaign_id, spec).await?;
-    let part_of = move |id: &Uuid| parts.get(id).copied().unwrap_or(Part::Train);
+    let part_of = move |id: &PairId| parts.get(id).copied().unwrap_or(Part::Train);
     let want = spec.part;
     let format = spec.format;
     match spec.rows {
@@ -362,11 +362,11 @@ fn judgment_row(j: ExportJudgment, part: Part) -> JudgmentRow {
 /// The part of each source sentence of an APT campaign (split over its attempts).
 async fn apt_parts(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     spec: &ExportSpec,
-) -> Result<HashMap<Uuid, Part>, AppError> {
+) -> Result<HashMap<SourceId, Part>, AppError> {
     let keys = crate::db::export::attempt_keys(pool, campaign_id).await?;
-    let rows: Vec<Row<Uuid, time::OffsetDateTime>> = keys
+    let rows: Vec<Row<SourceId, time::OffsetDateTime>> = keys
         .iter()
         .map(|(s, t)| Row {
             group: Some(*s),
@@ -379,7 +379,7 @@ async fn apt_parts(
 
 async fn apt_stream(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     spec: &ExportSpec,
     rows_read: Arc<AtomicU64>,
 ) -> Result<ChunkStream, AppError> {
@@ -439,7 +439,7 @@ pub struct ExportOverview {
 /// The export page's numbers for `query` (checked as a download's would be).
 pub async fn overview(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     query: &ExportQuery,
 ) -> Result<ExportOverview, AppError> {
     let campaign = crate::db::campaigns::find(pool, campaign_id)
@@ -462,7 +462,7 @@ pub async fn overview(
 /// says), for all parts and each part (the spec's own part is ignored: the page shows them all).
 pub async fn judge_statistics(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     spec: &ExportSpec,
 ) -> Result<Vec<(String, DatasetStats)>, AppError> {
     let (ids, parts) = judge_parts(pool, campaign_id, spec).await?;
@@ -497,7 +497,7 @@ pub async fn judge_statistics(
 /// mutual implication, grouped by source sentence, split as its export is.
 pub async fn apt_statistics(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     spec: &ExportSpec,
 ) -> Result<Vec<(String, DatasetStats)>, AppError> {
     let parts = apt_parts(pool, campaign_id, spec).await?;

@@ -2,22 +2,22 @@
 //! mine. Each parses the whole file first (a bad line is reported by number) and stores it in
 //! one transaction: all or nothing. Shared by the admin pages and the CLI.
 use sqlx::PgPool;
-use uuid::Uuid;
 
-use crate::db::mining::CorpusRow;
 use crate::domain::apt::source_import::{check_size, detect_format, parse_sources};
 use crate::domain::judge::pair_import::parse_pairs;
 use crate::domain::judge::settings::JudgeSettings;
 use crate::domain::mining::corpus::{parse, Columns, CorpusShape};
+use crate::domain::{CampaignId, UserId};
 use crate::dto::campaigns::ImportSummary;
 use crate::dto::judge_admin::PairImportSummary;
+use crate::dto::mining::CorpusView;
 use crate::error::AppError;
 
 /// Source sentences into an APT campaign (MSRP, CSV, TSV, JSONL); rows without an origin get
 /// `default_origin` (or `upload`).
 pub async fn sources(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     filename: &str,
     content: &str,
     default_origin: &str,
@@ -46,7 +46,7 @@ pub async fn sources(
 /// test pairs.
 pub async fn judge_pairs(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     settings: &JudgeSettings,
     filename: &str,
     content: &str,
@@ -75,14 +75,14 @@ pub async fn judge_pairs(
 #[allow(clippy::too_many_arguments)]
 pub async fn corpus(
     pool: &PgPool,
-    created_by: Option<Uuid>,
+    created_by: Option<UserId>,
     name: &str,
     filename: &str,
     content: &str,
     shape: &str,
     columns: &Columns,
     skip_headings: bool,
-) -> Result<CorpusRow, AppError> {
+) -> Result<CorpusView, AppError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(AppError::validation(

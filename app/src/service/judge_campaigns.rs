@@ -1,13 +1,12 @@
 //! Running a judging campaign (admins): create it with its settings, import pairs, mark test
 //! pairs, watch progress and workers.
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::{campaigns, judge as db};
 use crate::domain::judge::labels::vote_label;
 use crate::domain::judge::pair_import::unbalanced_gold;
 use crate::domain::judge::settings::JudgeSettings;
-use crate::domain::CampaignKind;
+use crate::domain::{CampaignId, CampaignKind, PairId, UserId};
 use crate::dto::judge_admin::{
     AdminPair, JudgeCampaignOverview, JudgeWorkerView, PairImportSummary,
 };
@@ -15,7 +14,7 @@ use crate::error::AppError;
 
 /// The settings of judging campaign `id`: not found when there is none, a validation error when
 /// it is an APT campaign.
-pub async fn settings(pool: &PgPool, id: Uuid) -> Result<JudgeSettings, AppError> {
+pub async fn settings(pool: &PgPool, id: CampaignId) -> Result<JudgeSettings, AppError> {
     super::campaign_of_kind(
         pool,
         id,
@@ -29,11 +28,11 @@ pub async fn settings(pool: &PgPool, id: Uuid) -> Result<JudgeSettings, AppError
 /// Creates a draft judging campaign with `settings` (checked) and returns its id.
 pub async fn create(
     pool: &PgPool,
-    by: Uuid,
+    by: UserId,
     title: &str,
     instructions: &str,
     settings: &JudgeSettings,
-) -> Result<Uuid, AppError> {
+) -> Result<CampaignId, AppError> {
     let title = super::campaigns::check_title(title)?;
     super::campaigns::check_instructions(instructions)?;
     settings.check()?;
@@ -56,7 +55,7 @@ pub async fn create(
 /// Imports a file of pairs into judging campaign `id` (see [`super::imports::judge_pairs`]).
 pub async fn import_pairs(
     pool: &PgPool,
-    id: Uuid,
+    id: CampaignId,
     filename: &str,
     content: &str,
     labels_are_tests: bool,
@@ -66,7 +65,7 @@ pub async fn import_pairs(
 }
 
 /// The campaign's settings, progress and workers, with a warning when the gold is unbalanced.
-pub async fn overview(pool: &PgPool, id: Uuid) -> Result<JudgeCampaignOverview, AppError> {
+pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOverview, AppError> {
     let s = settings(pool, id).await?;
     let p = db::progress(pool, id).await?;
     let workers = db::list_workers(pool, id).await?;
@@ -98,7 +97,7 @@ pub async fn overview(pool: &PgPool, id: Uuid) -> Result<JudgeCampaignOverview, 
             .into_iter()
             .map(|w| JudgeWorkerView {
                 test_accuracy: w.test_accuracy(),
-                user_id: w.app_user_id.to_string(),
+                user_id: w.app_user_id,
                 username: w.username,
                 status: w.status,
                 gate_overridden: w.gate_overridden,
@@ -113,7 +112,7 @@ pub async fn overview(pool: &PgPool, id: Uuid) -> Result<JudgeCampaignOverview, 
 /// Pairs with their gold fields, 100 per page (`page` from 0); `tests_only` lists test pairs.
 pub async fn list_pairs(
     pool: &PgPool,
-    id: Uuid,
+    id: CampaignId,
     tests_only: bool,
     page: u32,
 ) -> Result<Vec<AdminPair>, AppError> {
@@ -121,18 +120,10 @@ pub async fn list_pairs(
     let rows = db::list_pairs(pool, id, tests_only, i64::from(page) * 100, 100).await?;
     Ok(rows
         .into_iter()
-        .map(|r| AdminPair {
-            label: (!r.is_test && r.n_judgments as u32 >= settings.judgments_per_pair)
-                .then(|| vote_label(r.n_paraphrase as u32, settings.thresholds)),
-            pair_id: r.pair_id.to_string(),
-            sentence1: r.sentence1,
-            sentence2: r.sentence2,
-            group_key: r.group_key,
-            is_test: r.is_test,
-            gold_label: r.gold_label,
-            gold_explanation: r.gold_explanation,
-            n_judgments: r.n_judgments,
-            n_paraphrase: r.n_paraphrase,
+        .map(|pair| AdminPair {
+            label: (!pair.is_test && pair.n_judgments as u32 >= settings.judgments_per_pair)
+                .then(|| vote_label(pair.n_paraphrase as u32, settings.thresholds)),
+            pair,
         })
         .collect())
 }
@@ -141,8 +132,8 @@ pub async fn list_pairs(
 /// characters), or with `gold` = `None` an ordinary pair again.
 pub async fn set_test_pair(
     pool: &PgPool,
-    id: Uuid,
-    pair_id: Uuid,
+    id: CampaignId,
+    pair_id: PairId,
     gold: Option<bool>,
     explanation: &str,
 ) -> Result<(), AppError> {

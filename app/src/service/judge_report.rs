@@ -6,12 +6,11 @@
 //! per campaign: a load serves the cached ones when nothing they count has changed, serves them
 //! marked stale and recomputes in the background when judgments came in, and computes only when
 //! the campaign has none (one computation at a time per campaign).
-use crate::domain::CampaignKind;
+use crate::domain::{CampaignId, CampaignKind, UserId};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::{campaigns, judge as db};
 use crate::domain::account::pseudonym;
@@ -37,7 +36,7 @@ struct Statistics {
     computed_at: time::OffsetDateTime,
     agreement: Agreement,
     /// Each worker's numbers by user id (`agreement.workers` is in computation order).
-    by_worker: HashMap<Uuid, WorkerAgreement>,
+    by_worker: HashMap<UserId, WorkerAgreement>,
     votes_svg: String,
     over_time_svg: Option<String>,
     compute_ms: f64,
@@ -45,10 +44,10 @@ struct Statistics {
 
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<Statistics>>>>;
 
-static SLOTS: LazyLock<Mutex<HashMap<Uuid, Slot>>> = LazyLock::new(Default::default);
-static REFRESHING: LazyLock<Mutex<HashSet<Uuid>>> = LazyLock::new(Default::default);
+static SLOTS: LazyLock<Mutex<HashMap<CampaignId, Slot>>> = LazyLock::new(Default::default);
+static REFRESHING: LazyLock<Mutex<HashSet<CampaignId>>> = LazyLock::new(Default::default);
 
-fn slot(campaign_id: Uuid) -> Slot {
+fn slot(campaign_id: CampaignId) -> Slot {
     let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
     slots.entry(campaign_id).or_default().clone()
 }
@@ -56,7 +55,7 @@ fn slot(campaign_id: Uuid) -> Slot {
 /// The cached statistics and whether they are stale (see the module comment).
 async fn statistics(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     settings: JudgeSettings,
     fingerprint: Fingerprint,
 ) -> Result<(Arc<Statistics>, bool), AppError> {
@@ -98,7 +97,7 @@ async fn statistics(
 
 async fn fingerprint(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     workers: usize,
 ) -> Result<Fingerprint, AppError> {
     let progress = db::progress(pool, campaign_id).await?;
@@ -112,7 +111,7 @@ async fn fingerprint(
 /// Reads every trusted judgment and computes the statistics (off the async threads).
 async fn compute(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     settings: JudgeSettings,
 ) -> Result<Statistics, AppError> {
     let workers = db::list_workers(pool, campaign_id).await?;
@@ -121,7 +120,7 @@ async fn compute(
     let computed_at = time::OffsetDateTime::now_utc();
     tokio::task::spawn_blocking(move || {
         let started = std::time::Instant::now();
-        let worker_ids: Vec<Uuid> = workers.iter().map(|w| w.app_user_id).collect();
+        let worker_ids: Vec<UserId> = workers.iter().map(|w| w.app_user_id).collect();
         let (judgments, pairs) = super::quality::index_judgments(&rows, &worker_ids);
         let a = agreement(
             &judgments,
@@ -155,7 +154,7 @@ async fn compute(
 use super::rfc3339;
 
 /// The dashboard of judging campaign `id`.
-pub async fn report(pool: &PgPool, id: Uuid) -> Result<JudgeReportView, AppError> {
+pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, AppError> {
     let campaign = match campaigns::find(pool, id).await? {
         Some(c) if c.kind == CampaignKind::Judge => c,
         _ => return Err(AppError::NotFound),
@@ -178,11 +177,7 @@ pub async fn report(pool: &PgPool, id: Uuid) -> Result<JudgeReportView, AppError
                 status: w.status,
                 tests_answered: w.tests_answered,
                 test_accuracy: w.test_accuracy(),
-                judgments: s.map_or(0, |s| s.judgments),
-                kappa_vs_majority: s.and_then(|s| s.kappa_vs_majority),
-                sensitivity: s.and_then(|s| s.sensitivity),
-                specificity: s.and_then(|s| s.specificity),
-                median_seconds: s.and_then(|s| s.median_seconds),
+                agreement: s.cloned().unwrap_or_default(),
             }
         })
         .collect();

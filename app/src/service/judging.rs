@@ -1,9 +1,10 @@
 //! The MultiPIT judging round trip (MultiPIT §3): serve the next pair (one hidden test pair in
 //! every block of `test_every`, at a drawn position), store an answer, and run the quality gate
 //! on the server after every answer, in the same transaction.
-use crate::domain::{AssignmentStatus, CampaignKind, CampaignStatus, WorkerStatus};
+use crate::domain::{
+    AssignmentId, AssignmentStatus, CampaignId, CampaignKind, CampaignStatus, UserId, WorkerStatus,
+};
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::{campaigns, judge as db};
 use crate::domain::judge::gate::{self, GateDecision};
@@ -18,7 +19,7 @@ use crate::error::AppError;
 /// campaign), a conflict when it is not open.
 async fn open_campaign(
     pool: &PgPool,
-    id: Uuid,
+    id: CampaignId,
 ) -> Result<(campaigns::CampaignSettings, JudgeSettings), AppError> {
     let campaign = match campaigns::find(pool, id).await? {
         Some(c) if c.kind == CampaignKind::Judge && c.status == CampaignStatus::Open => c,
@@ -42,7 +43,7 @@ fn guide(c: &campaigns::CampaignSettings, s: &JudgeSettings) -> JudgeGuide {
 
 const STOPPED: &str = "Thank you for your work. Your answers did not meet this study's quality bar, so we cannot give you more pairs. Your judgments so far are kept.";
 
-async fn last_reason(pool: &PgPool, cid: Uuid, user: Uuid) -> Result<String, AppError> {
+async fn last_reason(pool: &PgPool, cid: CampaignId, user: UserId) -> Result<String, AppError> {
     let reason = db::last_reason(pool, cid, user).await?;
     Ok(match reason {
         Some(r) => format!("{STOPPED} {r}"),
@@ -55,8 +56,8 @@ async fn last_reason(pool: &PgPool, cid: Uuid, user: Uuid) -> Result<String, App
 pub async fn next(
     pool: &PgPool,
     draws: &Draws,
-    user: Uuid,
-    campaign_id: Uuid,
+    user: UserId,
+    campaign_id: CampaignId,
 ) -> Result<JudgeTask, AppError> {
     let (campaign, settings) = open_campaign(pool, campaign_id).await?;
     let cid = campaign.campaign_id;
@@ -93,7 +94,7 @@ pub async fn next(
     tx.commit().await?;
     Ok(match served {
         Some(p) => JudgeTask::Judge {
-            assignment_id: p.assignment_id.to_string(),
+            assignment_id: p.assignment_id,
             sentence1: p.sentence1,
             sentence2: p.sentence2,
             judged,
@@ -107,9 +108,9 @@ pub async fn next(
 /// the gate unless an admin overrode it. The time spent is measured on the server.
 pub async fn answer(
     pool: &PgPool,
-    user: Uuid,
-    campaign_id: Uuid,
-    assignment_id: Uuid,
+    user: UserId,
+    campaign_id: CampaignId,
+    assignment_id: AssignmentId,
     is_paraphrase: bool,
 ) -> Result<AnswerOutcome, AppError> {
     let (campaign, settings) = open_campaign(pool, campaign_id).await?;

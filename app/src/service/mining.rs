@@ -4,20 +4,20 @@
 use std::sync::Arc;
 
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::campaigns::{self, CampaignListRow};
-use crate::db::mining::{self as db, CandidateRow, CorpusRow, FollowUpRow, RunRow};
+use crate::db::mining::{self as db, RunRow};
 use crate::domain::mining::Method;
-use crate::domain::{CampaignKind, RunStatus};
+use crate::domain::{CampaignId, CampaignKind, CorpusId, RunId, RunStatus, UserId};
 use crate::dto::mining::SelectionForm;
+use crate::dto::mining::{CandidateView, CorpusView, FollowUpView};
 use crate::error::AppError;
 use crate::ml::SentenceEmbedder;
 use crate::service::mining_jobs;
 
 /// Everything the mining page lists: corpora, runs, and the judging campaigns to deploy to.
 pub struct Overview {
-    pub corpora: Vec<CorpusRow>,
+    pub corpora: Vec<CorpusView>,
     pub runs: Vec<RunRow>,
     pub judge_campaigns: Vec<CampaignListRow>,
 }
@@ -40,10 +40,10 @@ pub async fn overview(pool: &PgPool) -> Result<Overview, AppError> {
 pub async fn start(
     pool: PgPool,
     embedder: Arc<dyn SentenceEmbedder>,
-    started_by: Uuid,
-    corpus_id: Uuid,
+    started_by: UserId,
+    corpus_id: CorpusId,
     method: Method,
-) -> Result<Uuid, AppError> {
+) -> Result<RunId, AppError> {
     let mut params = method.params_json();
     if method.needs_embeddings() {
         let e = embedder.clone();
@@ -61,12 +61,12 @@ pub async fn start(
     Ok(run_id)
 }
 
-pub async fn find(pool: &PgPool, run_id: Uuid) -> Result<RunRow, AppError> {
+pub async fn find(pool: &PgPool, run_id: RunId) -> Result<RunRow, AppError> {
     db::find_run(pool, run_id).await?.ok_or(AppError::NotFound)
 }
 
 /// A run and, for group selection, the follow-up decisions taken so far.
-pub async fn run(pool: &PgPool, run_id: Uuid) -> Result<(RunRow, Vec<FollowUpRow>), AppError> {
+pub async fn run(pool: &PgPool, run_id: RunId) -> Result<(RunRow, Vec<FollowUpView>), AppError> {
     let run = find(pool, run_id).await?;
     let follow_ups = if run.method == "group" {
         db::follow_ups(pool, run_id).await?
@@ -77,7 +77,7 @@ pub async fn run(pool: &PgPool, run_id: Uuid) -> Result<(RunRow, Vec<FollowUpRow
 }
 
 /// Stops a queued or running run; it ends as cancelled, without candidates.
-pub async fn cancel(pool: &PgPool, run_id: Uuid) -> Result<(), AppError> {
+pub async fn cancel(pool: &PgPool, run_id: RunId) -> Result<(), AppError> {
     let run = find(pool, run_id).await?;
     if !run.status.is_live() {
         return Err(AppError::Conflict(format!(
@@ -96,7 +96,7 @@ pub async fn cancel(pool: &PgPool, run_id: Uuid) -> Result<(), AppError> {
 pub async fn restart(
     pool: PgPool,
     embedder: Arc<dyn SentenceEmbedder>,
-    run_id: Uuid,
+    run_id: RunId,
 ) -> Result<(), AppError> {
     let run = find(&pool, run_id).await?;
     let method = Method::from_row(&run.method, &run.params).ok_or(AppError::Internal)?;
@@ -156,9 +156,9 @@ fn selection(run: &RunRow, f: SelectionForm) -> Result<db::Selection, AppError> 
 /// A finished run's candidates as the form selects them.
 pub async fn candidates(
     pool: &PgPool,
-    run_id: Uuid,
+    run_id: RunId,
     form: SelectionForm,
-) -> Result<Vec<CandidateRow>, AppError> {
+) -> Result<Vec<CandidateView>, AppError> {
     let run = find(pool, run_id).await?;
     let s = selection(&run, form)?;
     db::select_candidates(pool, run.run_id, s).await
@@ -168,8 +168,8 @@ pub async fn candidates(
 /// (added, already in the campaign).
 pub async fn deploy(
     pool: &PgPool,
-    run_id: Uuid,
-    campaign_id: Uuid,
+    run_id: RunId,
+    campaign_id: CampaignId,
     form: SelectionForm,
 ) -> Result<(u64, u64), AppError> {
     let run = find(pool, run_id).await?;

@@ -4,14 +4,14 @@
 //! judgment is committed, off the annotator's request; the decision is recorded once per
 //! (campaign, run, group), so two judgments finishing a group at once deploy it once.
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::{judge as judge_db, mining as db};
 use crate::domain::mining::group_select::{follow_up_decision, GroupParams};
+use crate::domain::{CampaignId, PairId};
 use crate::error::AppError;
 
 /// After a judgment of `pair_id`: deploys its group's follow-up if the first batch is now done.
-pub fn after_judgment(pool: PgPool, campaign_id: Uuid, pair_id: Uuid) {
+pub fn after_judgment(pool: PgPool, campaign_id: CampaignId, pair_id: PairId) {
     tokio::spawn(async move {
         if let Err(e) = check(&pool, campaign_id, pair_id).await {
             tracing::warn!(%campaign_id, %pair_id, error = %e, "follow-up check failed");
@@ -22,8 +22,8 @@ pub fn after_judgment(pool: PgPool, campaign_id: Uuid, pair_id: Uuid) {
 /// The check itself: Some(pairs added) when this call deployed a follow-up.
 pub async fn check(
     pool: &PgPool,
-    campaign_id: Uuid,
-    pair_id: Uuid,
+    campaign_id: CampaignId,
+    pair_id: PairId,
 ) -> Result<Option<u64>, AppError> {
     let Some((run_id, group, params)) = db::first_batch_of_pair(pool, pair_id).await? else {
         return Ok(None);

@@ -9,27 +9,26 @@ use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::mining as db;
 use crate::domain::mining::progress::Progress;
 use crate::domain::mining::stats::{pair_stats, PairText};
 use crate::domain::mining::{Method, MineError};
-use crate::domain::RunStatus;
+use crate::domain::{CorpusId, RunId, RunStatus};
 use crate::error::AppError;
 use crate::ml::SentenceEmbedder;
 
 /// Most candidates one run may find: past it the run fails and says to tighten its parameters.
 pub const MAX_CANDIDATES: u64 = 1_000_000;
 
-static RUNNING: LazyLock<Mutex<HashMap<Uuid, Arc<Progress>>>> = LazyLock::new(Default::default);
+static RUNNING: LazyLock<Mutex<HashMap<RunId, Arc<Progress>>>> = LazyLock::new(Default::default);
 
-fn running() -> std::sync::MutexGuard<'static, HashMap<Uuid, Arc<Progress>>> {
+fn running() -> std::sync::MutexGuard<'static, HashMap<RunId, Arc<Progress>>> {
     RUNNING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Asks a run of this process to stop; false when it is not running here.
-pub fn cancel(run_id: Uuid) -> bool {
+pub fn cancel(run_id: RunId) -> bool {
     match running().get(&run_id) {
         Some(p) => {
             p.cancel();
@@ -51,9 +50,9 @@ pub async fn mark_interrupted(pool: &PgPool) -> Result<u64, AppError> {
 /// Starts a queued run in the background.
 pub fn spawn(
     pool: PgPool,
-    run_id: Uuid,
+    run_id: RunId,
     method: Method,
-    corpus_id: Uuid,
+    corpus_id: CorpusId,
     embedder: Arc<dyn SentenceEmbedder>,
 ) {
     let progress = Arc::new(Progress::default());
@@ -70,9 +69,9 @@ pub fn spawn(
 
 async fn run(
     pool: &PgPool,
-    run_id: Uuid,
+    run_id: RunId,
     method: Method,
-    corpus_id: Uuid,
+    corpus_id: CorpusId,
     embedder: Arc<dyn SentenceEmbedder>,
     progress: Arc<Progress>,
 ) -> Result<(), AppError> {

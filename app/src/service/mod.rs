@@ -29,7 +29,7 @@ pub fn rfc3339(t: time::OffsetDateTime) -> String {
 /// validation error on `campaign_id` saying `wrong_kind` when it is of the other kind.
 pub async fn campaign_of_kind(
     pool: &sqlx::PgPool,
-    id: uuid::Uuid,
+    id: crate::domain::CampaignId,
     kind: crate::domain::CampaignKind,
     wrong_kind: &str,
 ) -> Result<crate::db::campaigns::CampaignSettings, crate::error::AppError> {

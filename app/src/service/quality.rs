@@ -1,11 +1,10 @@
 //! The quality of a judging campaign's work beyond the gate (admins): stopping or reinstating a
 //! worker by hand, republishing low-agreement work (ParaSCI §5), and the indexing of trusted
 //! judgments that republishing shares with the researcher's statistics.
-use crate::domain::WorkerStatus;
+use crate::domain::{CampaignId, PairId, UserId, WorkerStatus};
 use std::collections::HashMap;
 
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::db::judge::{self as db, JudgmentRow};
 use crate::domain::judge::gate::GateNumbers;
@@ -16,10 +15,10 @@ use crate::error::AppError;
 /// Trusted judgments as the statistics take them: pairs numbered in order of first appearance,
 /// workers by their position in `workers`. Judgments of workers not in `workers` are left out
 /// (their pairs keep their numbers). Returns the judgments and the number of pairs.
-pub fn index_judgments(rows: &[JudgmentRow], workers: &[Uuid]) -> (Vec<Judgment>, usize) {
-    let worker_index: HashMap<Uuid, usize> =
+pub fn index_judgments(rows: &[JudgmentRow], workers: &[UserId]) -> (Vec<Judgment>, usize) {
+    let worker_index: HashMap<UserId, usize> =
         workers.iter().enumerate().map(|(i, w)| (*w, i)).collect();
-    let mut pair_index: HashMap<Uuid, usize> = HashMap::new();
+    let mut pair_index: HashMap<PairId, usize> = HashMap::new();
     let judgments = rows
         .iter()
         .filter_map(|r| {
@@ -41,9 +40,9 @@ pub fn index_judgments(rows: &[JudgmentRow], workers: &[Uuid]) -> (Vec<Judgment>
 /// republish at a time per campaign. `min_kappa` is -1 to 1.
 pub async fn republish(
     pool: &PgPool,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     min_kappa: f64,
-    by: Uuid,
+    by: UserId,
 ) -> Result<RepublishSummary, AppError> {
     super::judge_campaigns::settings(pool, campaign_id).await?;
     if !min_kappa.is_finite() || !(-1.0..=1.0).contains(&min_kappa) {
@@ -56,7 +55,7 @@ pub async fn republish(
     db::lock_settings(&mut tx, campaign_id).await?;
     let rows = db::trusted_judgments(&mut *tx, campaign_id).await?;
     let workers = db::list_workers(&mut *tx, campaign_id).await?;
-    let ids: Vec<Uuid> = workers.iter().map(|w| w.app_user_id).collect();
+    let ids: Vec<UserId> = workers.iter().map(|w| w.app_user_id).collect();
     let (judgments, pairs) = index_judgments(&rows, &ids);
     let kappas = worker_kappas(&judgments, pairs, workers.len());
     let low: Vec<usize> = kappas
@@ -65,7 +64,7 @@ pub async fn republish(
         .filter(|(_, k)| k.is_some_and(|k| k < min_kappa))
         .map(|(i, _)| i)
         .collect();
-    let low_ids: Vec<Uuid> = low.iter().map(|&i| workers[i].app_user_id).collect();
+    let low_ids: Vec<UserId> = low.iter().map(|&i| workers[i].app_user_id).collect();
     let (judgments_moved, pairs_moved) = db::republish(&mut tx, campaign_id, &low_ids).await?;
     for &i in &low {
         let w = &workers[i];
@@ -106,10 +105,10 @@ pub async fn republish(
 /// reinstated worker's judgments are trusted again and the gate no longer applies to them.
 pub async fn set_worker_status(
     pool: &PgPool,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
     reinstate: bool,
-    by: Uuid,
+    by: UserId,
 ) -> Result<(), AppError> {
     super::judge_campaigns::settings(pool, campaign_id).await?;
     let mut tx = pool.begin().await?;

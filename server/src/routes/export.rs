@@ -11,13 +11,13 @@
 //!   and the shares `train`, `dev`, `test`.
 //!
 //! The response carries `X-Paracrowd-Rows`: the rows the export reads, for a progress bar.
+use app::domain::CampaignId;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use sqlx::PgPool;
 use tower_sessions::Session;
-use uuid::Uuid;
 
 use app::domain::export::spec::ExportQuery;
 use app::domain::Role;
@@ -39,7 +39,7 @@ pub(crate) async fn caller_role(session: &Session, pool: &PgPool) -> Option<Role
         .ok()
         .flatten()?;
     let user = app::db::users::find_by_id(pool, id).await.ok().flatten()?;
-    (user.status() == app::domain::UserStatus::Active).then(|| user.role())
+    (user.status == app::domain::UserStatus::Active).then_some(user.role)
 }
 
 pub const ROWS_HEADER: HeaderName = HeaderName::from_static("x-paracrowd-rows");
@@ -77,7 +77,12 @@ async fn download(
         Some(_) => {}
     }
     // A file name after the id (`<id>.csv`) is allowed, so a saved link reads well.
-    let Ok(campaign_id) = Uuid::parse_str(campaign.split('.').next().unwrap_or("")) else {
+    let Ok(campaign_id) = campaign
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .parse::<CampaignId>()
+    else {
         return refuse(StatusCode::NOT_FOUND, "No such campaign.");
     };
     match app::db::campaigns::find(&pool, campaign_id).await {

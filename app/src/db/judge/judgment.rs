@@ -1,21 +1,20 @@
 //! Judgments: storing one, counting them, the gate's evidence, the trusted ones for the
 //! statistics, and republishing.
-use sqlx::{PgConnection, PgExecutor};
-use uuid::Uuid;
-
 use crate::domain::judge::gate::Comparison;
+use crate::domain::{AssignmentId, CampaignId, PairId, UserId};
 use crate::error::AppError;
+use sqlx::{PgConnection, PgExecutor};
 
 use super::AssignmentRow;
 
 /// The answer stored for an assignment already judged.
 pub async fn find_judgment(
     db: impl PgExecutor<'_>,
-    assignment_id: Uuid,
+    assignment_id: AssignmentId,
 ) -> Result<Option<(bool, Option<bool>)>, AppError> {
     Ok(sqlx::query!(
         "select is_paraphrase, is_correct from judge_judgment where assignment_id = $1",
-        assignment_id
+        assignment_id as AssignmentId
     )
     .fetch_optional(db)
     .await?
@@ -26,9 +25,9 @@ pub async fn find_judgment(
 #[allow(clippy::too_many_arguments)]
 pub async fn insert_judgment(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
-    assignment_id: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
+    assignment_id: AssignmentId,
     a: &AssignmentRow,
     is_paraphrase: bool,
     is_correct: Option<bool>,
@@ -38,10 +37,10 @@ pub async fn insert_judgment(
         r#"insert into judge_judgment (assignment_id, campaign_id, pair_id, app_user_id,
                is_paraphrase, is_test, is_correct, seconds)
            values ($1, $2, $3, $4, $5, $6, $7, $8)"#,
-        assignment_id,
-        campaign_id,
-        a.pair_id,
-        user,
+        assignment_id as AssignmentId,
+        campaign_id as CampaignId,
+        a.pair_id as PairId,
+        user as UserId,
         is_paraphrase,
         a.is_test,
         is_correct,
@@ -51,7 +50,7 @@ pub async fn insert_judgment(
     .await?;
     sqlx::query!(
         "update judge_assignment set status = 'judged' where assignment_id = $1",
-        assignment_id
+        assignment_id as AssignmentId
     )
     .execute(&mut *conn)
     .await?;
@@ -59,7 +58,7 @@ pub async fn insert_judgment(
         r#"update judge_pair set n_judgments = n_judgments + 1,
                n_paraphrase = n_paraphrase + $2::int
            where pair_id = $1"#,
-        a.pair_id,
+        a.pair_id as PairId,
         is_paraphrase as i32
     )
     .execute(&mut *conn)
@@ -68,8 +67,8 @@ pub async fn insert_judgment(
         r#"update judge_worker set judgments = judgments + 1,
                tests_answered = tests_answered + $3::int, tests_correct = tests_correct + $4::int
            where campaign_id = $1 and app_user_id = $2"#,
-        campaign_id,
-        user,
+        campaign_id as CampaignId,
+        user as UserId,
         a.is_test as i32,
         (is_correct == Some(true)) as i32
     )
@@ -81,13 +80,13 @@ pub async fn insert_judgment(
 /// How many judgments the worker has in the campaign.
 pub async fn count_judgments(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
 ) -> Result<i64, AppError> {
     Ok(sqlx::query_scalar!(
         r#"select count(*) as "n!" from judge_judgment where campaign_id = $1 and app_user_id = $2"#,
-        campaign_id,
-        user
+        campaign_id as CampaignId,
+        user as UserId
     )
     .fetch_one(db)
     .await?)
@@ -97,14 +96,14 @@ pub async fn count_judgments(
 /// other workers' trusted votes (the pair's counts minus the worker's own trusted vote).
 pub async fn gate_evidence(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
 ) -> Result<(Vec<bool>, Vec<Comparison>), AppError> {
     let tests: Vec<bool> = sqlx::query_scalar!(
         r#"select is_correct as "is_correct!" from judge_judgment
            where campaign_id = $1 and app_user_id = $2 and is_test and is_correct is not null"#,
-        campaign_id,
-        user
+        campaign_id as CampaignId,
+        user as UserId
     )
     .fetch_all(&mut *conn)
     .await?;
@@ -115,8 +114,8 @@ pub async fn gate_evidence(
                       as "others_not!"
            from judge_judgment j join judge_pair p using (pair_id)
            where j.campaign_id = $1 and j.app_user_id = $2 and not j.is_test"#,
-        campaign_id,
-        user
+        campaign_id as CampaignId,
+        user as UserId
     )
     .fetch_all(&mut *conn)
     .await?;
@@ -135,9 +134,9 @@ pub async fn gate_evidence(
 #[derive(Debug, Clone)]
 pub struct JudgmentRow {
     /// The pair judged.
-    pub pair_id: Uuid,
+    pub pair_id: PairId,
     /// The worker.
-    pub app_user_id: Uuid,
+    pub app_user_id: UserId,
     /// Their answer.
     pub is_paraphrase: bool,
     /// Seconds from serving to answering.
@@ -147,13 +146,14 @@ pub struct JudgmentRow {
 /// The campaign's trusted judgments of ordinary pairs, oldest first.
 pub async fn trusted_judgments(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<Vec<JudgmentRow>, AppError> {
     Ok(sqlx::query_as!(
         JudgmentRow,
-        r#"select pair_id, app_user_id, is_paraphrase, seconds from judge_judgment
+        r#"select pair_id as "pair_id: _", app_user_id as "app_user_id: _", is_paraphrase, seconds
+           from judge_judgment
            where campaign_id = $1 and trusted and not is_test order by created_at, judgment_id"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_all(db)
     .await?)
@@ -163,8 +163,8 @@ pub async fn trusted_judgments(
 /// gives their slots back, so trusted workers replace them. Returns (judgments, pairs).
 pub async fn republish(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    workers: &[Uuid],
+    campaign_id: CampaignId,
+    workers: &[UserId],
 ) -> Result<(i64, i64), AppError> {
     let moved = sqlx::query!(
         r#"with flipped as (
@@ -181,8 +181,8 @@ pub async fn republish(
                from per_pair f where p.pair_id = f.pair_id
                returning f.n)
            select sum(n)::int8 as judgments, count(*) as "pairs!" from moved"#,
-        campaign_id,
-        workers
+        campaign_id as CampaignId,
+        workers as &[UserId]
     )
     .fetch_one(&mut *conn)
     .await?;
@@ -192,13 +192,13 @@ pub async fn republish(
 /// Pairs with republished judgments that still wait for replacements.
 pub async fn pending_republished(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<i64, AppError> {
     Ok(sqlx::query_scalar!(
         r#"select count(*) as "n!" from judge_pair p join judge_settings s using (campaign_id)
            where p.campaign_id = $1 and p.n_judgments < s.judgments_per_pair
              and exists (select 1 from judge_judgment j where j.pair_id = p.pair_id and j.republished)"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_one(db)
     .await?)

@@ -1,15 +1,13 @@
 //! Serving pairs: leases on assignments, their expiry, and the open slots they take and give back.
-use sqlx::PgConnection;
-use uuid::Uuid;
-
-use crate::domain::AssignmentStatus;
+use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, PairId, UserId};
 use crate::error::AppError;
+use sqlx::PgConnection;
 
 /// A pair as served: the same shape for test and ordinary pairs.
 #[derive(Debug, Clone)]
 pub struct ServedPair {
     /// The assignment the answer will name.
-    pub assignment_id: Uuid,
+    pub assignment_id: AssignmentId,
     /// The first sentence.
     pub sentence1: String,
     /// The second sentence.
@@ -19,8 +17,8 @@ pub struct ServedPair {
 /// The worker's live assignment, its lease renewed.
 pub async fn renew_current(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
     lease_seconds: u32,
 ) -> Result<Option<ServedPair>, AppError> {
     Ok(sqlx::query_as!(
@@ -30,10 +28,10 @@ pub async fn renew_current(
                set lease_expires_at = now() + make_interval(secs => $3)
                where campaign_id = $1 and app_user_id = $2 and status = 'leased'
                returning assignment_id, pair_id)
-           select a.assignment_id as "assignment_id!", p.sentence1, p.sentence2
+           select a.assignment_id as "assignment_id!: _", p.sentence1, p.sentence2
            from a join judge_pair p using (pair_id)"#,
-        campaign_id,
-        user,
+        campaign_id as CampaignId,
+        user as UserId,
         f64::from(lease_seconds)
     )
     .fetch_optional(&mut *conn)
@@ -41,7 +39,10 @@ pub async fn renew_current(
 }
 
 /// Ends the leases that ran out in a campaign and gives their slots back; returns how many.
-pub async fn expire_leases(conn: &mut PgConnection, campaign_id: Uuid) -> Result<u64, AppError> {
+pub async fn expire_leases(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+) -> Result<u64, AppError> {
     let n: i64 = sqlx::query_scalar!(
         r#"with expired as (
                update judge_assignment set status = 'expired'
@@ -53,7 +54,7 @@ pub async fn expire_leases(conn: &mut PgConnection, campaign_id: Uuid) -> Result
                      group by pair_id) e
                where p.pair_id = e.pair_id)
            select count(*) as "n!" from expired"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_one(&mut *conn)
     .await?;
@@ -64,19 +65,19 @@ pub async fn expire_leases(conn: &mut PgConnection, campaign_id: Uuid) -> Result
 /// pairs have no slot limit.
 pub async fn lease_test_pair(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
     lease_seconds: u32,
     random_key: i64,
 ) -> Result<Option<ServedPair>, AppError> {
-    let pair: Option<Uuid> = sqlx::query_scalar!(
-        r#"select p.pair_id from judge_pair p
+    let pair: Option<PairId> = sqlx::query_scalar!(
+        r#"select p.pair_id as "pair_id: PairId" from judge_pair p
            where p.campaign_id = $1 and p.is_test
              and not exists (select 1 from judge_assignment a
                              where a.app_user_id = $2 and a.pair_id = p.pair_id)
            order by md5(p.sort_key::text || ($3::int8)::text), p.pair_id limit 1"#,
-        campaign_id,
-        user,
+        campaign_id as CampaignId,
+        user as UserId,
         random_key
     )
     .fetch_optional(&mut *conn)
@@ -93,11 +94,11 @@ pub async fn lease_test_pair(
 /// Rows another request holds are skipped, not waited for.
 pub async fn lease_pair(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
     lease_seconds: u32,
 ) -> Result<Option<ServedPair>, AppError> {
-    let pair: Option<Uuid> = sqlx::query_scalar!(
+    let pair: Option<PairId> = sqlx::query_scalar!(
         r#"with chosen as (
                select p.pair_id from judge_pair p
                where p.campaign_id = $1 and p.open_slots > 0 and not p.is_test
@@ -107,9 +108,9 @@ pub async fn lease_pair(
                for update skip locked)
            update judge_pair p set open_slots = p.open_slots - 1
            from chosen where p.pair_id = chosen.pair_id
-           returning p.pair_id"#,
-        campaign_id,
-        user
+           returning p.pair_id as "pair_id: PairId""#,
+        campaign_id as CampaignId,
+        user as UserId
     )
     .fetch_optional(&mut *conn)
     .await?;
@@ -123,9 +124,9 @@ pub async fn lease_pair(
 
 async fn insert_assignment(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
-    pair_id: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
+    pair_id: PairId,
     is_test: bool,
     lease_seconds: u32,
 ) -> Result<ServedPair, AppError> {
@@ -135,11 +136,11 @@ async fn insert_assignment(
                insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test, lease_expires_at)
                values ($1, $2, $3, $4, now() + make_interval(secs => $5))
                returning assignment_id, pair_id)
-           select a.assignment_id as "assignment_id!", p.sentence1, p.sentence2
+           select a.assignment_id as "assignment_id!: _", p.sentence1, p.sentence2
            from a join judge_pair p using (pair_id)"#,
-        campaign_id,
-        pair_id,
-        user,
+        campaign_id as CampaignId,
+        pair_id as PairId,
+        user as UserId,
         is_test,
         f64::from(lease_seconds)
     )
@@ -148,8 +149,8 @@ async fn insert_assignment(
     sqlx::query!(
         r#"update judge_worker set served_count = served_count + 1
            where campaign_id = $1 and app_user_id = $2"#,
-        campaign_id,
-        user
+        campaign_id as CampaignId,
+        user as UserId
     )
     .execute(&mut *conn)
     .await?;
@@ -160,7 +161,7 @@ async fn insert_assignment(
 #[derive(Debug, Clone)]
 pub struct AssignmentRow {
     /// The pair served.
-    pub pair_id: Uuid,
+    pub pair_id: PairId,
     /// A hidden test pair.
     pub is_test: bool,
     /// Leased, judged or expired.
@@ -176,31 +177,31 @@ pub struct AssignmentRow {
 /// The worker's assignment with this id, locked until the transaction ends.
 pub async fn lock_assignment(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
-    assignment_id: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
+    assignment_id: AssignmentId,
 ) -> Result<Option<AssignmentRow>, AppError> {
     Ok(sqlx::query_as!(
         AssignmentRow,
-        r#"select a.pair_id, a.is_test, a.status as "status: AssignmentStatus",
+        r#"select a.pair_id as "pair_id: _", a.is_test, a.status as "status: AssignmentStatus",
                   extract(epoch from now() - a.served_at)::float8 as "seconds_since_served!",
                   p.gold_label, p.gold_explanation
            from judge_assignment a join judge_pair p using (pair_id)
            where a.assignment_id = $1 and a.campaign_id = $2 and a.app_user_id = $3
            for update of a"#,
-        assignment_id,
-        campaign_id,
-        user
+        assignment_id as AssignmentId,
+        campaign_id as CampaignId,
+        user as UserId
     )
     .fetch_optional(&mut *conn)
     .await?)
 }
 
 /// Takes a slot again for an assignment whose lease ran out; `false` if none is free.
-pub async fn retake_slot(conn: &mut PgConnection, pair_id: Uuid) -> Result<bool, AppError> {
+pub async fn retake_slot(conn: &mut PgConnection, pair_id: PairId) -> Result<bool, AppError> {
     let done = sqlx::query!(
         "update judge_pair set open_slots = open_slots - 1 where pair_id = $1 and open_slots > 0",
-        pair_id
+        pair_id as PairId
     )
     .execute(&mut *conn)
     .await?;

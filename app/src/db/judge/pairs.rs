@@ -1,14 +1,14 @@
 //! A campaign's sentence pairs: importing them, listing them for admins, marking test pairs.
-use sqlx::{PgConnection, PgExecutor};
-use uuid::Uuid;
-
 use crate::domain::judge::pair_import::PairRow;
+use crate::domain::{CampaignId, PairId};
+use crate::dto::judge_admin::PairRecord;
 use crate::error::AppError;
+use sqlx::{PgConnection, PgExecutor};
 
 /// Inserts pairs, skipping those already in the campaign; returns (inserted, skipped).
 pub async fn insert_pairs(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     rows: &[PairRow],
     judgments_per_pair: u32,
 ) -> Result<(u64, u64), AppError> {
@@ -28,7 +28,7 @@ pub async fn insert_pairs(
                from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[],
                            $8::bool[]) as u(s1, s2, g, e, l, x, t)
                on conflict on constraint judge_pair_campaign_sentences_key do nothing"#,
-            campaign_id,
+            campaign_id as CampaignId,
             &s1 as &[&str],
             &s2 as &[&str],
             &group as &[Option<&str>],
@@ -45,44 +45,21 @@ pub async fn insert_pairs(
     Ok((inserted, rows.len() as u64 - inserted))
 }
 
-/// A pair as admins see it (gold fields included).
-#[derive(Debug, Clone)]
-pub struct AdminPairRow {
-    /// The pair's id.
-    pub pair_id: Uuid,
-    /// The first sentence.
-    pub sentence1: String,
-    /// The second sentence.
-    pub sentence2: String,
-    /// The group (topic, cluster) it came from, if any.
-    pub group_key: Option<String>,
-    /// A hidden test pair.
-    pub is_test: bool,
-    /// The test pair's right answer.
-    pub gold_label: Option<bool>,
-    /// Shown to a worker who misses the test pair.
-    pub gold_explanation: Option<String>,
-    /// Trusted judgments so far.
-    pub n_judgments: i32,
-    /// Trusted "paraphrase" votes so far.
-    pub n_paraphrase: i32,
-}
-
 /// One page of the campaign's pairs (or only its test pairs), in import order.
 pub async fn list_pairs(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     tests_only: bool,
     offset: i64,
     limit: i64,
-) -> Result<Vec<AdminPairRow>, AppError> {
+) -> Result<Vec<PairRecord>, AppError> {
     Ok(sqlx::query_as!(
-        AdminPairRow,
-        r#"select pair_id, sentence1, sentence2, group_key, is_test, gold_label, gold_explanation,
+        PairRecord,
+        r#"select pair_id as "pair_id: _", sentence1, sentence2, group_key, is_test, gold_label, gold_explanation,
                   n_judgments, n_paraphrase
            from judge_pair where campaign_id = $1 and (is_test or not $2)
            order by created_at, sentence1, sentence2 offset $3 limit $4"#,
-        campaign_id,
+        campaign_id as CampaignId,
         tests_only,
         offset,
         limit
@@ -94,16 +71,16 @@ pub async fn list_pairs(
 /// Makes a pair a test pair with a gold label and explanation, or an ordinary pair again.
 pub async fn set_test_pair(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
-    pair_id: Uuid,
+    campaign_id: CampaignId,
+    pair_id: PairId,
     gold: Option<(bool, &str)>,
 ) -> Result<(), AppError> {
     let done = sqlx::query!(
         r#"update judge_pair set is_test = $3, gold_label = coalesce($4, gold_label),
                gold_explanation = case when $3 then $5 else gold_explanation end
            where pair_id = $1 and campaign_id = $2"#,
-        pair_id,
-        campaign_id,
+        pair_id as PairId,
+        campaign_id as CampaignId,
         gold.is_some(),
         gold.map(|g| g.0),
         gold.map(|g| g.1).filter(|e| !e.trim().is_empty())

@@ -1,9 +1,7 @@
 //! A campaign's progress and its workers' status history, for admins and researchers.
-use sqlx::PgExecutor;
-use uuid::Uuid;
-
-use crate::domain::WorkerStatus;
+use crate::domain::{CampaignId, UserId, WorkerStatus};
 use crate::error::AppError;
+use sqlx::PgExecutor;
 
 /// A campaign's progress for its workers and admins.
 #[derive(Debug, Clone)]
@@ -24,7 +22,10 @@ pub struct Progress {
 }
 
 /// The campaign's progress (zeros for a judging campaign without pairs).
-pub async fn progress(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<Progress, AppError> {
+pub async fn progress(
+    db: impl PgExecutor<'_>,
+    campaign_id: CampaignId,
+) -> Result<Progress, AppError> {
     Ok(sqlx::query_as!(
         Progress,
         r#"select count(*) filter (where not p.is_test) as "pairs!",
@@ -37,7 +38,7 @@ pub async fn progress(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<Prog
                   count(*) filter (where p.is_test and p.gold_label) as "gold_paraphrase!"
            from judge_settings s left join judge_pair p using (campaign_id)
            where s.campaign_id = $1"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_one(db)
     .await?)
@@ -47,7 +48,7 @@ pub async fn progress(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<Prog
 #[derive(Debug, Clone)]
 pub struct EventRow {
     /// The worker.
-    pub app_user_id: Uuid,
+    pub app_user_id: UserId,
     /// The status they were given.
     pub status: WorkerStatus,
     /// Why, in words.
@@ -67,15 +68,15 @@ pub struct EventRow {
 /// The latest 500 status changes in the campaign.
 pub async fn list_events(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<Vec<EventRow>, AppError> {
     Ok(sqlx::query_as!(
         EventRow,
-        r#"select app_user_id, status as "status: WorkerStatus", reason, judgments, test_accuracy,
+        r#"select app_user_id as "app_user_id: _", status as "status: WorkerStatus", reason, judgments, test_accuracy,
                   kappa, changed_by is not null as "by_admin!", created_at
            from judge_worker_event where campaign_id = $1
            order by created_at desc, event_id desc limit 500"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_all(db)
     .await?)

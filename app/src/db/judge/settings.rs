@@ -1,21 +1,21 @@
 //! A judging campaign's settings row (definition, judgments per pair, gate, thresholds, lease).
 use sqlx::{PgConnection, PgExecutor};
-use uuid::Uuid;
 
 use crate::domain::judge::labels::Thresholds;
 use crate::domain::judge::settings::GateRule;
 use crate::domain::judge::settings::{Definition, JudgeSettings};
+use crate::domain::CampaignId;
 use crate::error::AppError;
 
 #[derive(Debug, Clone)]
 struct SettingsRow {
-    definition: String,
+    definition: Definition,
     judgments_per_pair: i32,
     test_every: i32,
     min_test_accuracy: f64,
     min_kappa: f64,
     gate_min_judgments: i32,
-    gate_rule: String,
+    gate_rule: GateRule,
     paraphrase_min_votes: i32,
     non_paraphrase_max_votes: i32,
     lease_seconds: i32,
@@ -24,13 +24,13 @@ struct SettingsRow {
 impl From<SettingsRow> for JudgeSettings {
     fn from(r: SettingsRow) -> Self {
         JudgeSettings {
-            definition: Definition::parse(&r.definition).unwrap_or(Definition::Loose),
+            definition: r.definition,
             judgments_per_pair: r.judgments_per_pair as u32,
             test_every: r.test_every as u32,
             min_test_accuracy: r.min_test_accuracy,
             min_kappa: r.min_kappa,
             gate_min_judgments: r.gate_min_judgments as u32,
-            gate_rule: GateRule::parse(&r.gate_rule).unwrap_or(GateRule::Evidence),
+            gate_rule: r.gate_rule,
             thresholds: Thresholds {
                 paraphrase_min: r.paraphrase_min_votes as u32,
                 not_max: r.non_paraphrase_max_votes as u32,
@@ -43,7 +43,7 @@ impl From<SettingsRow> for JudgeSettings {
 /// Stores a new judging campaign's settings.
 pub async fn insert_settings(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     s: &JudgeSettings,
 ) -> Result<(), AppError> {
     sqlx::query!(
@@ -51,8 +51,8 @@ pub async fn insert_settings(
                min_test_accuracy, min_kappa, gate_min_judgments, paraphrase_min_votes,
                non_paraphrase_max_votes, lease_seconds, gate_rule)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#,
-        campaign_id,
-        s.definition.as_str(),
+        campaign_id as CampaignId,
+        s.definition as Definition,
         s.judgments_per_pair as i32,
         s.test_every as i32,
         s.min_test_accuracy,
@@ -61,7 +61,7 @@ pub async fn insert_settings(
         s.thresholds.paraphrase_min as i32,
         s.thresholds.not_max as i32,
         s.lease_seconds as i32,
-        s.gate_rule.as_str()
+        s.gate_rule as GateRule
     )
     .execute(db)
     .await?;
@@ -71,15 +71,15 @@ pub async fn insert_settings(
 /// A judging campaign's settings; `None` for a campaign that is not a judging campaign.
 pub async fn settings(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<Option<JudgeSettings>, AppError> {
     Ok(sqlx::query_as!(
         SettingsRow,
-        r#"select definition, judgments_per_pair, test_every, min_test_accuracy, min_kappa,
-                  gate_min_judgments, gate_rule, paraphrase_min_votes, non_paraphrase_max_votes,
+        r#"select definition as "definition: Definition", judgments_per_pair, test_every,
+                  min_test_accuracy, min_kappa, gate_min_judgments, gate_rule as "gate_rule: GateRule", paraphrase_min_votes, non_paraphrase_max_votes,
                   lease_seconds
            from judge_settings where campaign_id = $1"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_optional(db)
     .await?
@@ -88,10 +88,13 @@ pub async fn settings(
 
 /// Locks a campaign's judging settings row until the transaction ends (serialises
 /// republishing with itself).
-pub async fn lock_settings(conn: &mut PgConnection, campaign_id: Uuid) -> Result<(), AppError> {
+pub async fn lock_settings(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+) -> Result<(), AppError> {
     sqlx::query!(
         "select 1 as locked from judge_settings where campaign_id = $1 for update",
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_optional(&mut *conn)
     .await?;

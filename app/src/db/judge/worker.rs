@@ -1,11 +1,9 @@
 //! A worker's standing in a campaign: their row (locked per request), status changes with the
 //! numbers behind them, the admin's list.
-use sqlx::{PgConnection, PgExecutor};
-use uuid::Uuid;
-
 use crate::domain::judge::gate::GateNumbers;
-use crate::domain::WorkerStatus;
+use crate::domain::{CampaignId, UserId, WorkerStatus};
 use crate::error::AppError;
+use sqlx::{PgConnection, PgExecutor};
 
 /// A worker's standing, locked for the rest of the transaction (created on first use).
 #[derive(Debug, Clone)]
@@ -23,14 +21,14 @@ pub struct WorkerRow {
 /// Creates the worker's row if needed and locks it until the transaction ends.
 pub async fn lock_worker(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
 ) -> Result<WorkerRow, AppError> {
     sqlx::query!(
         r#"insert into judge_worker (campaign_id, app_user_id) values ($1, $2)
            on conflict (campaign_id, app_user_id) do nothing"#,
-        campaign_id,
-        user
+        campaign_id as CampaignId,
+        user as UserId
     )
     .execute(&mut *conn)
     .await?;
@@ -38,8 +36,8 @@ pub async fn lock_worker(
         WorkerRow,
         r#"select status as "status: WorkerStatus", gate_overridden, served_count, test_position
            from judge_worker where campaign_id = $1 and app_user_id = $2 for update"#,
-        campaign_id,
-        user
+        campaign_id as CampaignId,
+        user as UserId
     )
     .fetch_one(&mut *conn)
     .await?)
@@ -48,14 +46,14 @@ pub async fn lock_worker(
 /// Starts a new block of test positions for the worker.
 pub async fn set_test_position(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
     position: u32,
 ) -> Result<(), AppError> {
     sqlx::query!(
         "update judge_worker set test_position = $3 where campaign_id = $1 and app_user_id = $2",
-        campaign_id,
-        user,
+        campaign_id as CampaignId,
+        user as UserId,
         position as i32
     )
     .execute(&mut *conn)
@@ -67,19 +65,19 @@ pub async fn set_test_position(
 /// trusted again (reinstated), keeping the pairs' vote counts in step.
 pub async fn set_worker_status(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
     status: WorkerStatus,
     reason: &str,
     numbers: &GateNumbers,
-    changed_by: Option<Uuid>,
+    changed_by: Option<UserId>,
 ) -> Result<(), AppError> {
     let trusted = status == WorkerStatus::Active;
     sqlx::query!(
         r#"update judge_worker set status = $3, gate_overridden = gate_overridden or $4
            where campaign_id = $1 and app_user_id = $2"#,
-        campaign_id,
-        user,
+        campaign_id as CampaignId,
+        user as UserId,
         status as WorkerStatus,
         trusted && changed_by.is_some()
     )
@@ -89,15 +87,15 @@ pub async fn set_worker_status(
         r#"insert into judge_worker_event (campaign_id, app_user_id, status, reason, judgments,
                tests_answered, test_accuracy, kappa, changed_by)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9)"#,
-        campaign_id,
-        user,
+        campaign_id as CampaignId,
+        user as UserId,
         status as WorkerStatus,
         reason,
         numbers.judgments as i32,
         numbers.tests_answered as i32,
         numbers.test_accuracy,
         numbers.kappa,
-        changed_by
+        changed_by as Option<UserId>
     )
     .execute(&mut *conn)
     .await?;
@@ -113,8 +111,8 @@ pub async fn set_worker_status(
            from (select pair_id, count(*)::int as n, count(*) filter (where is_paraphrase)::int as np
                  from flipped group by pair_id) f
            where p.pair_id = f.pair_id"#,
-        campaign_id,
-        user,
+        campaign_id as CampaignId,
+        user as UserId,
         trusted,
         sign
     )
@@ -127,7 +125,7 @@ pub async fn set_worker_status(
 #[derive(Debug, Clone)]
 pub struct WorkerSummary {
     /// The worker's account.
-    pub app_user_id: Uuid,
+    pub app_user_id: UserId,
     /// Their username.
     pub username: String,
     /// Active or stopped.
@@ -154,11 +152,11 @@ impl WorkerSummary {
 /// The campaign's workers, by username.
 pub async fn list_workers(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<Vec<WorkerSummary>, AppError> {
     Ok(sqlx::query_as!(
         WorkerSummary,
-        r#"select w.app_user_id, u.username, w.status as "status: WorkerStatus", w.gate_overridden,
+        r#"select w.app_user_id as "app_user_id: _", u.username, w.status as "status: WorkerStatus", w.gate_overridden,
                   w.judgments::int8 as "judgments!", w.tests_answered::int8 as "tests_answered!",
                   w.tests_correct::int8 as "tests_correct!",
                   (select e.reason from judge_worker_event e
@@ -167,7 +165,7 @@ pub async fn list_workers(
            from judge_worker w join app_user u using (app_user_id)
            where w.campaign_id = $1
            order by u.username"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_all(db)
     .await?)
@@ -176,13 +174,13 @@ pub async fn list_workers(
 /// Locks a worker's row if they have one in the campaign.
 pub async fn lock_existing_worker(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
 ) -> Result<bool, AppError> {
     let found = sqlx::query_scalar!(
         "select 1 from judge_worker where campaign_id = $1 and app_user_id = $2 for update",
-        campaign_id,
-        user
+        campaign_id as CampaignId,
+        user as UserId
     )
     .fetch_optional(&mut *conn)
     .await?;
@@ -192,14 +190,14 @@ pub async fn lock_existing_worker(
 /// The reason of the worker's latest status change.
 pub async fn last_reason(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
-    user: Uuid,
+    campaign_id: CampaignId,
+    user: UserId,
 ) -> Result<Option<String>, AppError> {
     Ok(sqlx::query_scalar!(
         r#"select reason from judge_worker_event where campaign_id = $1 and app_user_id = $2
            order by created_at desc, event_id desc limit 1"#,
-        campaign_id,
-        user
+        campaign_id as CampaignId,
+        user as UserId
     )
     .fetch_optional(db)
     .await?)

@@ -1,32 +1,9 @@
 //! A run's candidate pairs: selecting them, deploying them to a judging campaign, and the group
 //! follow-ups (MultiPIT §2.3) that deploy more pairs after a first batch is judged.
-use sqlx::{PgConnection, PgExecutor};
-use uuid::Uuid;
-
+use crate::domain::{CampaignId, PairId, RunId};
+use crate::dto::mining::{CandidateView, FollowUpView};
 use crate::error::AppError;
-
-/// A candidate with its texts.
-#[derive(Debug, Clone)]
-pub struct CandidateRow {
-    /// The candidate's database id.
-    pub candidate_id: i64,
-    /// The sentence that comes first in the corpus.
-    pub sentence1: String,
-    /// The other sentence.
-    pub sentence2: String,
-    /// The cluster both sentences belong to (the pair's group when deployed).
-    pub cluster: String,
-    /// Word-level Levenshtein distance between the two.
-    pub edit_distance: i32,
-    /// Distinct words of 4+ characters the two share.
-    pub shared_long_words: i32,
-    /// Shorter over longer length in words.
-    pub length_ratio: f64,
-    /// The miner's own score (cosine similarity, seed rank); 0 for L12 and F2.
-    pub score: f64,
-    /// 0 ordinary; group selection's first batch (1) or follow-up reserve (2).
-    pub batch: i16,
-}
+use sqlx::{PgConnection, PgExecutor};
 
 /// Which candidates: edit distance and score within [min, max], and at most `limit` of them,
 /// either the first in corpus order or a fixed pseudo-random sample.
@@ -49,11 +26,11 @@ pub struct Selection {
 /// The run's candidates matching `s`, follow-up reserves left out.
 pub async fn select_candidates(
     db: impl PgExecutor<'_>,
-    run_id: Uuid,
+    run_id: RunId,
     s: Selection,
-) -> Result<Vec<CandidateRow>, AppError> {
+) -> Result<Vec<CandidateView>, AppError> {
     Ok(sqlx::query_as!(
-        CandidateRow,
+        CandidateView,
         r#"select m.candidate_id, a.text as sentence1, b.text as sentence2, a.cluster,
                   m.edit_distance, m.shared_long_words, m.length_ratio, m.score, m.batch
            from mining_candidate m
@@ -64,7 +41,7 @@ pub async fn select_candidates(
              and m.score between $6 and $7
            order by case when $5 then md5(m.candidate_id::text) else '' end, m.candidate_id
            limit $4"#,
-        run_id,
+        run_id as RunId,
         s.min_edit_distance,
         s.max_edit_distance,
         s.limit,
@@ -80,8 +57,8 @@ pub async fn select_candidates(
 /// already has, in either order, is skipped. Returns (added, skipped).
 pub async fn deploy(
     conn: &mut PgConnection,
-    run_id: Uuid,
-    campaign_id: Uuid,
+    run_id: RunId,
+    campaign_id: CampaignId,
     s: Selection,
     judgments_per_pair: u32,
 ) -> Result<(u64, u64), AppError> {
@@ -93,9 +70,9 @@ pub async fn deploy(
 /// Inserts candidates as judging pairs (group = cluster), skipping pairs the campaign has.
 async fn insert_pairs(
     conn: &mut PgConnection,
-    run_id: Uuid,
-    campaign_id: Uuid,
-    chosen: &[CandidateRow],
+    run_id: RunId,
+    campaign_id: CampaignId,
+    chosen: &[CandidateView],
     judgments_per_pair: u32,
 ) -> Result<u64, AppError> {
     let s1: Vec<&str> = chosen.iter().map(|c| c.sentence1.as_str()).collect();
@@ -111,13 +88,13 @@ async fn insert_pairs(
                              and p.sentence1 = u.s2 and p.sentence2 = u.s1)
            order by n
            on conflict on constraint judge_pair_campaign_sentences_key do nothing"#,
-        campaign_id,
+        campaign_id as CampaignId,
         &s1 as &[&str],
         &s2 as &[&str],
         &group as &[&str],
         &ids,
         judgments_per_pair as i32,
-        run_id
+        run_id as RunId
     )
     .execute(&mut *conn)
     .await?
@@ -127,15 +104,15 @@ async fn insert_pairs(
 /// The group-selection first batch a judging pair belongs to: (run, group, run parameters).
 pub async fn first_batch_of_pair(
     db: impl PgExecutor<'_>,
-    pair_id: Uuid,
-) -> Result<Option<(Uuid, String, serde_json::Value)>, AppError> {
+    pair_id: PairId,
+) -> Result<Option<(RunId, String, serde_json::Value)>, AppError> {
     Ok(sqlx::query!(
-        r#"select m.run_id, p.group_key as "group_key!", r.params
+        r#"select m.run_id as "run_id: RunId", p.group_key as "group_key!", r.params
            from judge_pair p
            join mining_candidate m on m.candidate_id = p.mining_candidate_id
            join mining_run r on r.run_id = m.run_id
            where p.pair_id = $1 and m.batch = 1 and r.method = 'group' and p.group_key is not null"#,
-        pair_id
+        pair_id as PairId
     )
     .fetch_optional(db)
     .await?
@@ -145,8 +122,8 @@ pub async fn first_batch_of_pair(
 /// (trusted judgments, "paraphrase" votes) of each first-batch pair of a group in a campaign.
 pub async fn first_batch_votes(
     db: impl PgExecutor<'_>,
-    campaign_id: Uuid,
-    run_id: Uuid,
+    campaign_id: CampaignId,
+    run_id: RunId,
     group: &str,
 ) -> Result<Vec<(i32, i32)>, AppError> {
     Ok(sqlx::query!(
@@ -154,8 +131,8 @@ pub async fn first_batch_votes(
            from judge_pair p
            join mining_candidate m on m.candidate_id = p.mining_candidate_id
            where p.campaign_id = $1 and m.run_id = $2 and m.batch = 1 and p.group_key = $3"#,
-        campaign_id,
-        run_id,
+        campaign_id as CampaignId,
+        run_id as RunId,
         group
     )
     .fetch_all(db)
@@ -170,8 +147,8 @@ pub async fn first_batch_votes(
 #[allow(clippy::too_many_arguments)]
 pub async fn deploy_follow_up(
     conn: &mut PgConnection,
-    campaign_id: Uuid,
-    run_id: Uuid,
+    campaign_id: CampaignId,
+    run_id: RunId,
     group: &str,
     paraphrases: u32,
     pairs: u32,
@@ -180,8 +157,8 @@ pub async fn deploy_follow_up(
     let claimed = sqlx::query!(
         r#"insert into mining_follow_up (campaign_id, run_id, group_key, paraphrases, pairs, deployed)
            values ($1, $2, $3, $4, $5, 0) on conflict do nothing"#,
-        campaign_id,
-        run_id,
+        campaign_id as CampaignId,
+        run_id as RunId,
         group,
         paraphrases as i32,
         pairs as i32
@@ -192,8 +169,8 @@ pub async fn deploy_follow_up(
     if claimed == 0 {
         return Ok(None);
     }
-    let chosen: Vec<CandidateRow> = sqlx::query_as!(
-        CandidateRow,
+    let chosen: Vec<CandidateView> = sqlx::query_as!(
+        CandidateView,
         r#"select m.candidate_id, a.text as sentence1, b.text as sentence2, a.cluster,
                   m.edit_distance, m.shared_long_words, m.length_ratio, m.score, m.batch
            from mining_candidate m
@@ -202,7 +179,7 @@ pub async fn deploy_follow_up(
            where m.run_id = $1 and m.batch = 2 and a.cluster = $2
            order by m.candidate_id
            limit $3"#,
-        run_id,
+        run_id as RunId,
         group,
         pairs as i64
     )
@@ -211,8 +188,8 @@ pub async fn deploy_follow_up(
     let added = insert_pairs(conn, run_id, campaign_id, &chosen, judgments_per_pair).await?;
     sqlx::query!(
         "update mining_follow_up set deployed = $4 where campaign_id = $1 and run_id = $2 and group_key = $3",
-        campaign_id,
-        run_id,
+        campaign_id as CampaignId,
+        run_id as RunId,
         group,
         added as i32
     )
@@ -221,40 +198,30 @@ pub async fn deploy_follow_up(
     Ok(Some(added))
 }
 
-/// A follow-up decision as recorded.
-#[derive(Debug, Clone)]
-pub struct FollowUpRow {
-    /// The group (cluster) decided on.
-    pub group_key: String,
-    /// Paraphrases found among its judged first batch.
-    pub paraphrases: i32,
-    /// Follow-up pairs the step asked for.
-    pub pairs: i32,
-    /// Follow-up pairs actually added to the campaign.
-    pub deployed: i32,
-}
-
 /// The follow-up decisions taken for a run's groups (all campaigns), by group.
 pub async fn follow_ups(
     db: impl PgExecutor<'_>,
-    run_id: Uuid,
-) -> Result<Vec<FollowUpRow>, AppError> {
+    run_id: RunId,
+) -> Result<Vec<FollowUpView>, AppError> {
     Ok(sqlx::query_as!(
-        FollowUpRow,
-        r#"select group_key, paraphrases, pairs, deployed from mining_follow_up
+        FollowUpView,
+        r#"select group_key as "group", paraphrases, pairs, deployed from mining_follow_up
            where run_id = $1 order by group_key, campaign_id"#,
-        run_id
+        run_id as RunId
     )
     .fetch_all(db)
     .await?)
 }
 
 /// Pairs of a judging campaign that came from a mining run.
-pub async fn deployed_count(db: impl PgExecutor<'_>, campaign_id: Uuid) -> Result<i64, AppError> {
+pub async fn deployed_count(
+    db: impl PgExecutor<'_>,
+    campaign_id: CampaignId,
+) -> Result<i64, AppError> {
     Ok(sqlx::query_scalar!(
         r#"select count(*) as "n!" from judge_pair
            where campaign_id = $1 and mining_run_id is not null"#,
-        campaign_id
+        campaign_id as CampaignId
     )
     .fetch_one(db)
     .await?)

@@ -1,10 +1,10 @@
 //! Corpora: importing one with its documents and sentences, listing them, loading clusters to mine.
-use sqlx::{PgConnection, PgExecutor};
-use uuid::Uuid;
-
 use crate::domain::mining::corpus::{CorpusShape, Document};
 use crate::domain::mining::{Cluster, Sentence};
+use crate::domain::{CorpusId, UserId};
+use crate::dto::mining::CorpusView;
 use crate::error::AppError;
+use sqlx::{PgConnection, PgExecutor};
 
 /// Counts of an imported corpus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,8 +24,8 @@ pub async fn insert_corpus(
     shape: CorpusShape,
     filename: &str,
     docs: &[Document],
-    created_by: Option<Uuid>,
-) -> Result<(Uuid, CorpusCounts), AppError> {
+    created_by: Option<UserId>,
+) -> Result<(CorpusId, CorpusCounts), AppError> {
     let clusters: std::collections::HashSet<&str> =
         docs.iter().map(|d| d.cluster.as_str()).collect();
     let counts = CorpusCounts {
@@ -33,16 +33,17 @@ pub async fn insert_corpus(
         documents: docs.len() as i32,
         sentences: docs.iter().map(|d| d.sentences.len() as i32).sum(),
     };
-    let corpus_id: Uuid = sqlx::query_scalar!(
+    let corpus_id: CorpusId = sqlx::query_scalar!(
         r#"insert into corpus (name, shape, filename, clusters, documents, sentences, created_by)
-           values ($1, $2, $3, $4, $5, $6, $7) returning corpus_id"#,
+           values ($1, $2, $3, $4, $5, $6, $7)
+           returning corpus_id as "corpus_id: CorpusId""#,
         name,
         shape.as_str(),
         filename,
         counts.clusters,
         counts.documents,
         counts.sentences,
-        created_by
+        created_by as Option<UserId>
     )
     .fetch_one(&mut *conn)
     .await?;
@@ -63,7 +64,7 @@ pub async fn insert_corpus(
                select id, $2, c, e, t, s
                from unnest($1::int8[], $3::text[], $4::text[], $5::text[], $6::text[]) as u(id, c, e, t, s)"#,
             chunk_ids,
-            corpus_id,
+            corpus_id as CorpusId,
             &cluster as &[&str],
             &ext as &[&str],
             &time as &[Option<&str>],
@@ -92,7 +93,7 @@ pub async fn insert_corpus(
                select $1, d, c, p, t
                from unnest($2::int8[], $3::text[], $4::int4[], $5::text[]) with ordinality as u(d, c, p, t, n)
                order by n"#,
-            corpus_id,
+            corpus_id as CorpusId,
             &doc,
             &cluster as &[&str],
             &position,
@@ -104,32 +105,11 @@ pub async fn insert_corpus(
     Ok((corpus_id, counts))
 }
 
-/// An imported corpus as listed for admins.
-#[derive(Debug, Clone)]
-pub struct CorpusRow {
-    /// The corpus's database id.
-    pub corpus_id: Uuid,
-    /// The name the admin gave it.
-    pub name: String,
-    /// Its shape: `documents`, `grouped` or `sentences`.
-    pub shape: String,
-    /// The uploaded file's name.
-    pub filename: String,
-    /// Distinct clusters in the corpus.
-    pub clusters: i32,
-    /// Documents in the corpus.
-    pub documents: i32,
-    /// Sentences, over all documents.
-    pub sentences: i32,
-    /// When it was imported.
-    pub created_at: time::OffsetDateTime,
-}
-
 /// Every corpus, newest first.
-pub async fn list_corpora(db: impl PgExecutor<'_>) -> Result<Vec<CorpusRow>, AppError> {
+pub async fn list_corpora(db: impl PgExecutor<'_>) -> Result<Vec<CorpusView>, AppError> {
     Ok(sqlx::query_as!(
-        CorpusRow,
-        r#"select corpus_id, name, shape, filename, clusters, documents, sentences, created_at
+        CorpusView,
+        r#"select corpus_id as "corpus_id: _", name, shape, filename, clusters, documents, sentences
            from corpus order by created_at desc"#
     )
     .fetch_all(db)
@@ -137,12 +117,15 @@ pub async fn list_corpora(db: impl PgExecutor<'_>) -> Result<Vec<CorpusRow>, App
 }
 
 /// The corpus with id `id`, if any.
-pub async fn find_corpus(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<CorpusRow>, AppError> {
+pub async fn find_corpus(
+    db: impl PgExecutor<'_>,
+    id: CorpusId,
+) -> Result<Option<CorpusView>, AppError> {
     Ok(sqlx::query_as!(
-        CorpusRow,
-        r#"select corpus_id, name, shape, filename, clusters, documents, sentences, created_at
+        CorpusView,
+        r#"select corpus_id as "corpus_id: _", name, shape, filename, clusters, documents, sentences
            from corpus where corpus_id = $1"#,
-        id
+        id as CorpusId
     )
     .fetch_optional(db)
     .await?)
@@ -151,12 +134,12 @@ pub async fn find_corpus(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<Cor
 /// The corpus's sentences by cluster, in corpus order (documents as imported, then position).
 pub async fn load_clusters(
     db: impl PgExecutor<'_>,
-    corpus_id: Uuid,
+    corpus_id: CorpusId,
 ) -> Result<Vec<Cluster>, AppError> {
     let rows = sqlx::query!(
         r#"select sentence_id, document_id, cluster, position, text from corpus_sentence
            where corpus_id = $1 order by cluster, sentence_id"#,
-        corpus_id
+        corpus_id as CorpusId
     )
     .fetch_all(db)
     .await?;

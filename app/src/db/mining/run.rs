@@ -1,20 +1,18 @@
 //! Mining runs: created queued, run, their progress, and how they end (finished, cancelled,
 //! failed, interrupted), and restarting one.
-use sqlx::{PgConnection, PgExecutor};
-use uuid::Uuid;
-
 use crate::domain::mining::stats::PairStats;
 use crate::domain::mining::Candidate;
-use crate::domain::RunStatus;
+use crate::domain::{CorpusId, RunId, RunStatus, UserId};
 use crate::error::AppError;
+use sqlx::{PgConnection, PgExecutor};
 
 /// A mining run with its corpus's name.
 #[derive(Debug, Clone)]
 pub struct RunRow {
     /// The run's id.
-    pub run_id: Uuid,
+    pub run_id: RunId,
     /// The corpus mined.
-    pub corpus_id: Uuid,
+    pub corpus_id: CorpusId,
     /// The corpus's name.
     pub corpus_name: String,
     /// The miner (`l12`, `f2`, `group`, `embedding`).
@@ -46,18 +44,18 @@ pub struct RunRow {
 /// Queues a run; returns its id.
 pub async fn create_run(
     db: impl PgExecutor<'_>,
-    corpus_id: Uuid,
+    corpus_id: CorpusId,
     method: &str,
     params: &serde_json::Value,
-    created_by: Uuid,
-) -> Result<Uuid, AppError> {
+    created_by: UserId,
+) -> Result<RunId, AppError> {
     Ok(sqlx::query_scalar!(
         r#"insert into mining_run (corpus_id, method, params, created_by) values ($1, $2, $3, $4)
-           returning run_id"#,
-        corpus_id,
+           returning run_id as "run_id: RunId""#,
+        corpus_id as CorpusId,
         method,
         params,
-        created_by
+        created_by as UserId
     )
     .fetch_one(db)
     .await?)
@@ -67,7 +65,7 @@ pub async fn create_run(
 pub async fn list_runs(db: impl PgExecutor<'_>) -> Result<Vec<RunRow>, AppError> {
     Ok(sqlx::query_as!(
         RunRow,
-        r#"select r.run_id, r.corpus_id, c.name as corpus_name, r.method, r.params,
+        r#"select r.run_id as "run_id: _", r.corpus_id as "corpus_id: _", c.name as corpus_name, r.method, r.params,
                   r.status as "status: RunStatus", r.done, r.total, r.candidates, r.stats, r.error,
                   r.created_at, r.started_at, r.finished_at, r.mining_seconds
            from mining_run r join corpus c using (corpus_id)
@@ -78,24 +76,24 @@ pub async fn list_runs(db: impl PgExecutor<'_>) -> Result<Vec<RunRow>, AppError>
 }
 
 /// One run.
-pub async fn find_run(db: impl PgExecutor<'_>, run_id: Uuid) -> Result<Option<RunRow>, AppError> {
+pub async fn find_run(db: impl PgExecutor<'_>, run_id: RunId) -> Result<Option<RunRow>, AppError> {
     Ok(sqlx::query_as!(
         RunRow,
-        r#"select r.run_id, r.corpus_id, c.name as corpus_name, r.method, r.params,
+        r#"select r.run_id as "run_id: _", r.corpus_id as "corpus_id: _", c.name as corpus_name, r.method, r.params,
                   r.status as "status: RunStatus", r.done, r.total, r.candidates, r.stats, r.error,
                   r.created_at, r.started_at, r.finished_at, r.mining_seconds
            from mining_run r join corpus c using (corpus_id) where r.run_id = $1"#,
-        run_id
+        run_id as RunId
     )
     .fetch_optional(db)
     .await?)
 }
 
 /// Moves a queued run to running. False when it is not queued (cancelled meanwhile).
-pub async fn set_running(db: impl PgExecutor<'_>, run_id: Uuid) -> Result<bool, AppError> {
+pub async fn set_running(db: impl PgExecutor<'_>, run_id: RunId) -> Result<bool, AppError> {
     Ok(sqlx::query!(
         "update mining_run set status = 'running', started_at = now() where run_id = $1 and status = 'queued'",
-        run_id
+        run_id as RunId
     )
     .execute(db)
     .await?
@@ -106,13 +104,13 @@ pub async fn set_running(db: impl PgExecutor<'_>, run_id: Uuid) -> Result<bool, 
 /// Records a running run's progress.
 pub async fn set_progress(
     db: impl PgExecutor<'_>,
-    run_id: Uuid,
+    run_id: RunId,
     done: u64,
     total: u64,
 ) -> Result<(), AppError> {
     sqlx::query!(
         "update mining_run set done = $2, total = $3 where run_id = $1 and status = 'running'",
-        run_id,
+        run_id as RunId,
         done as i64,
         total as i64
     )
@@ -124,14 +122,14 @@ pub async fn set_progress(
 /// Ends a run that is not finished: cancelled, failed or interrupted.
 pub async fn end_run(
     db: impl PgExecutor<'_>,
-    run_id: Uuid,
+    run_id: RunId,
     status: RunStatus,
     error: Option<&str>,
 ) -> Result<(), AppError> {
     sqlx::query!(
         r#"update mining_run set status = $2, error = $3, finished_at = now()
            where run_id = $1 and status in ('queued', 'running')"#,
-        run_id,
+        run_id as RunId,
         status as RunStatus,
         error
     )
@@ -143,7 +141,7 @@ pub async fn end_run(
 /// Writes the candidates and marks the run finished, in one transaction (by the caller).
 pub async fn finish_run(
     conn: &mut PgConnection,
-    run_id: Uuid,
+    run_id: RunId,
     candidates: &[Candidate],
     stats: &PairStats,
     done: u64,
@@ -164,7 +162,7 @@ pub async fn finish_run(
                from unnest($2::int8[], $3::int8[], $4::int4[], $5::int4[], $6::float8[],
                            $7::float8[], $8::int2[]) with ordinality as u(a, b, d, w, r, s, k, n)
                order by n"#,
-            run_id,
+            run_id as RunId,
             &a,
             &b,
             &d,
@@ -180,7 +178,7 @@ pub async fn finish_run(
         r#"update mining_run set status = 'finished', done = $2, total = $2, candidates = $3,
                stats = $4, mining_seconds = $5, finished_at = now()
            where run_id = $1"#,
-        run_id,
+        run_id as RunId,
         done as i64,
         candidates.len() as i32,
         serde_json::to_value(stats).unwrap_or_default(),
@@ -204,20 +202,23 @@ pub async fn mark_interrupted(db: impl PgExecutor<'_>) -> Result<u64, AppError> 
 }
 
 /// Puts an interrupted, cancelled or failed run back in the queue, without its candidates.
-pub async fn requeue(conn: &mut PgConnection, run_id: Uuid) -> Result<bool, AppError> {
+pub async fn requeue(conn: &mut PgConnection, run_id: RunId) -> Result<bool, AppError> {
     let moved = sqlx::query!(
         r#"update mining_run set status = 'queued', done = 0, total = 0, candidates = 0, stats = null,
                error = null, started_at = null, finished_at = null, mining_seconds = null
            where run_id = $1 and status in ('interrupted', 'cancelled', 'failed')"#,
-        run_id
+        run_id as RunId
     )
     .execute(&mut *conn)
     .await?
     .rows_affected();
     if moved == 1 {
-        sqlx::query!("delete from mining_candidate where run_id = $1", run_id)
-            .execute(&mut *conn)
-            .await?;
+        sqlx::query!(
+            "delete from mining_candidate where run_id = $1",
+            run_id as RunId
+        )
+        .execute(&mut *conn)
+        .await?;
     }
     Ok(moved == 1)
 }

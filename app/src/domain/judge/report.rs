@@ -22,8 +22,8 @@ pub struct Judgment {
     pub seconds: f64,
 }
 
-/// A worker's agreement numbers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A worker's agreement numbers (all empty for a worker without trusted judgments).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkerAgreement {
     /// The worker's trusted judgments of ordinary pairs.
     pub judgments: u64,

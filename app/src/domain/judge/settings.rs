@@ -7,6 +7,8 @@ use super::labels::{check_thresholds, default_thresholds, Thresholds};
 
 /// Which paraphrase definition workers judge by (MultiPIT Figure 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::Type))]
+#[cfg_attr(feature = "ssr", sqlx(type_name = "text", rename_all = "snake_case"))]
 pub enum Definition {
     /// MultiPIT-crowd: sentence 2 may add relevant information (for tracking information).
     Loose,
@@ -175,6 +177,8 @@ impl JudgeSettings {
 
 /// Which rule the gate applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::Type))]
+#[cfg_attr(feature = "ssr", sqlx(type_name = "text", rename_all = "snake_case"))]
 pub enum GateRule {
     /// MultiPIT as written: test accuracy > minimum and kappa > minimum.
     Paper,

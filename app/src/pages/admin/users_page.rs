@@ -67,7 +67,7 @@ fn UserRow(
     let since = user.created_at.get(..10).unwrap_or_default().to_owned();
     let label = format!("Role of {}", user.username);
     let you = user.is_you.then_some(" (you)");
-    let (role_form_id, block_form_id) = (user.user_id.clone(), user.user_id);
+    let (role_form_id, block_form_id) = (user.user_id.to_string(), user.user_id.to_string());
     let name = user.username;
     view! {
         <tr data-username=name.clone()>

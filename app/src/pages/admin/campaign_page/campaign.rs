@@ -9,7 +9,7 @@ pub(super) fn Campaign(
     message: RwSignal<Option<Result<String, AppError>>>,
 ) -> impl IntoView {
     let is_apt = c.kind == CampaignKind::Apt;
-    let id = c.campaign_id.clone();
+    let id = c.campaign_id.to_string();
     let status_button = |to: &'static str, label: &'static str| {
         let id = id.clone();
         view! {
@@ -66,8 +66,8 @@ pub(super) fn Campaign(
         </section>
         <section class="card wide">
             <h2>{if is_apt { "Import source sentences" } else { "Import sentence pairs" }}</h2>
-            <Upload campaign_id=c.campaign_id.clone() is_apt imported message />
+            <Upload campaign_id=c.campaign_id.to_string() is_apt imported message />
         </section>
-        {(!is_apt).then(|| view! { <JudgeAdmin campaign_id=c.campaign_id.clone() imported /> })}
+        {(!is_apt).then(|| view! { <JudgeAdmin campaign_id=c.campaign_id.to_string() imported /> })}
     }
 }

@@ -19,7 +19,7 @@ pub(super) fn PairTable(
             <tbody>
                 {list
                     .into_iter()
-                    .map(|p| {
+                    .map(|AdminPair { pair: p, label }| {
                         let campaign_id = campaign_id.clone();
                         let gold = match (p.is_test, p.gold_label) {
                             (true, Some(true)) => "paraphrase",
@@ -32,7 +32,7 @@ pub(super) fn PairTable(
                                 <td>{p.sentence2}</td>
                                 <td>
                                     {format!("{} / {}", p.n_paraphrase, p.n_judgments)}
-                                    {p.label.map(|l| match l {
+                                    {label.map(|l| match l {
                                         VoteLabel::Paraphrase => " · paraphrase",
                                         VoteLabel::NotParaphrase => " · not paraphrase",
                                         VoteLabel::Unresolved => " · unresolved",
@@ -41,7 +41,7 @@ pub(super) fn PairTable(
                                 <td>
                                     <ActionForm action=set_test attr:class="gold">
                                         <input type="hidden" name="campaign_id" value=campaign_id />
-                                        <input type="hidden" name="pair_id" value=p.pair_id />
+                                        <input type="hidden" name="pair_id" value=p.pair_id.to_string() />
                                         <select name="gold" aria-label="Gold label">
                                             <option value="none" selected=gold == "none">"not a test pair"</option>
                                             <option value="paraphrase" selected=gold == "paraphrase">"paraphrase"</option>

@@ -23,7 +23,7 @@ pub(super) fn WorkerRow(
             <td>
                 <ActionForm action=set_worker attr:class="inline">
                     <input type="hidden" name="campaign_id" value=campaign_id />
-                    <input type="hidden" name="user_id" value=w.user_id.clone() />
+                    <input type="hidden" name="user_id" value=w.user_id.to_string() />
                     <input type="hidden" name="status" value=if stopped { "active" } else { "stopped" } />
                     <button type="submit" class="small">{if stopped { "Reinstate" } else { "Stop" }}</button>
                 </ActionForm>

@@ -15,11 +15,17 @@ pub(super) fn Compare(
     }
     let (left, right) = compare;
     // The choice survives the table's refreshes; the newest two at first.
-    if !finished.iter().any(|r| r.run_id == left.get_untracked()) {
-        left.set(finished[1].run_id.clone());
+    if !finished
+        .iter()
+        .any(|r| r.run_id.to_string() == left.get_untracked())
+    {
+        left.set(finished[1].run_id.to_string());
     }
-    if !finished.iter().any(|r| r.run_id == right.get_untracked()) {
-        right.set(finished[0].run_id.clone());
+    if !finished
+        .iter()
+        .any(|r| r.run_id.to_string() == right.get_untracked())
+    {
+        right.set(finished[0].run_id.to_string());
     }
     let runs = StoredValue::new(finished.clone());
     let label = |r: &RunView| {
@@ -33,11 +39,13 @@ pub(super) fn Compare(
     let options = move || {
         runs.with_value(|rs| {
             rs.iter()
-                .map(|r| view! { <option value=r.run_id.clone()>{label(r)}</option> })
+                .map(|r| view! { <option value=r.run_id.to_string()>{label(r)}</option> })
                 .collect_view()
         })
     };
-    let pick = move |id: String| runs.with_value(|rs| rs.iter().find(|r| r.run_id == id).cloned());
+    let pick = move |id: String| {
+        runs.with_value(|rs| rs.iter().find(|r| r.run_id.to_string() == id).cloned())
+    };
     let row = move |name: &'static str, f: fn(&RunView) -> String| {
         view! { <tr><th scope="row">{name}</th>
         <td>{move || pick(left.get()).map(|r| f(&r))}</td>

@@ -14,7 +14,7 @@ pub(super) fn NewRun(
             <div class="fields">
                 <label>"Corpus"
                     <select name="corpus_id">
-                        {corpora.iter().map(|c| view! { <option value=c.corpus_id.clone()>{format!("{} ({} sentences)", c.name, c.sentences)}</option> }).collect_view()}
+                        {corpora.iter().map(|c| view! { <option value=c.corpus_id.to_string()>{format!("{} ({} sentences)", c.name, c.sentences)}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Method"

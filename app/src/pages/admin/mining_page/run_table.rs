@@ -22,7 +22,7 @@ pub(super) fn RunTable(
                         _ => format!("{} / {} pairs", r.done, r.total),
                     };
                     let stats = r.stats.clone().unwrap_or_default();
-                    let id = r.run_id.clone();
+                    let id = r.run_id.to_string();
                     let action = if r.is_active() {
                         let id = id.clone();
                         view! { <ActionForm action=cancel attr:class="inline"><input type="hidden" name="run_id" value=id /><button type="submit" class="small">"Cancel"</button></ActionForm> }.into_any()
