@@ -4,6 +4,10 @@
 # same PostgreSQL. Prints p50/p95/p99 per endpoint, judgments/s, errors, the server's memory, and
 # checks in the database that every acknowledged judgment and attempt is there exactly once.
 # Usage: scripts/bench-load.sh [SECONDS] [JUDGES] [WRITERS]     (default 60 200 20)
+#   THINK_MS=3000   each worker pauses an exponentially distributed time of this mean between
+#                   tasks (default 0: saturation); starts are spread over max(THINK_MS, 1 s)
+#   RATE=60         open loop: judgments start at this rate on whichever judge is free, latency
+#                   counted from each judgment's intended start (JUDGES is the pool)
 source "$(dirname "$0")/lib.sh"
 SECONDS_RUN="${1:-60}"
 JUDGES="${2:-200}"
@@ -31,7 +35,8 @@ curl -fs "$BASE/health" >/dev/null || { cat "$WORK/server.log"; exit 1; }
 kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER/status"; }
 echo "server RSS before: $(($(kb VmRSS) / 1024)) MiB"
 PG_BIN_DIR="$(pg_bin_dir)" DATABASE_URL="$URL" "$CARGO_TARGET_DIR/release/paracrowd-load" --url "$BASE" \
-  --judges "$JUDGES" --writers "$WRITERS" --seconds "$SECONDS_RUN"
+  --judges "$JUDGES" --writers "$WRITERS" --seconds "$SECONDS_RUN" --think-ms "${THINK_MS:-0}" \
+  ${RATE:+--rate "$RATE"}
 STATUS=$?
 echo "server RSS after: $(($(kb VmRSS) / 1024)) MiB, peak $(($(kb VmHWM) / 1024)) MiB"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

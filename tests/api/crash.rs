@@ -147,6 +147,7 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
         base_url: base.clone(),
         duration: Duration::from_secs(12),
         think: Duration::ZERO,
+        rate: None,
     };
     let load = {
         let prepared = prepared.clone();

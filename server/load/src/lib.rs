@@ -3,6 +3,7 @@
 //! (twice, sometimes) → Submit. Every acknowledged judgment, attempt and submission is kept, so
 //! [`verify`] can check afterwards in the database that each is there exactly once.
 //! Workers ride out a dropped connection or a restarting server by retrying the same request.
+pub mod pacing;
 pub mod report;
 pub mod setup;
 
@@ -18,13 +19,18 @@ use uuid::Uuid;
 pub use report::{percentile, render};
 pub use setup::{prepare, Prepared};
 
-/// What the workers do and for how long.
-#[derive(Debug, Clone)]
+/// What the workers do, for how long, and how they pace themselves (see [`pacing`]).
+#[derive(Debug, Clone, Default)]
 pub struct LoadConfig {
     pub base_url: String,
     pub duration: Duration,
-    /// Pause between a worker's tasks (0: as fast as the server answers).
+    /// The mean of a worker's exponentially distributed pause between tasks (0: back to back,
+    /// as fast as the server answers). Workers also start at random offsets within
+    /// `max(think, 1 s)`.
     pub think: Duration,
+    /// Open loop: judgments started per second, whatever the server does, on whichever judge
+    /// is free (`None`: each judge loops on its own). Writers stay closed-loop.
+    pub rate: Option<f64>,
 }
 
 /// Everything the server acknowledged, and how long each call took.
@@ -42,6 +48,10 @@ pub struct Outcome {
     pub errors: BTreeMap<(String, String), u64>,
     /// Checks answered "busy" (503 Overloaded): the queue bound at work, not an error.
     pub busy: u64,
+    /// Open loop: arrivals that were due, and those that found every judge busy and waited.
+    pub open_loop: Option<(u64, u64)>,
+    /// How the workers paced themselves, in words (for the printout).
+    pub pacing: String,
     pub elapsed: Duration,
 }
 
@@ -148,9 +158,20 @@ pub async fn run(prepared: &Prepared, config: &LoadConfig) -> anyhow::Result<Out
     let started = Instant::now();
     let deadline = started + config.duration;
     let total = Arc::new(Mutex::new(Outcome::default()));
-    let workers = prepared
-        .judges
-        .iter()
+    let spread = config.think.max(Duration::from_secs(1));
+    let worker = |client: &reqwest::Client| Worker {
+        client: client.clone(),
+        base: config.base_url.clone(),
+        out: Outcome::default(),
+        deadline,
+    };
+    let closed_judges = if config.rate.is_some() {
+        Vec::new()
+    } else {
+        prepared.judges.iter().collect()
+    };
+    let workers = closed_judges
+        .into_iter()
         .map(|c| (c, Role::Judge, &prepared.judge_campaign))
         .chain(
             prepared
@@ -160,29 +181,81 @@ pub async fn run(prepared: &Prepared, config: &LoadConfig) -> anyhow::Result<Out
         );
     let mut tasks = Vec::new();
     for (i, (client, role, campaign)) in workers.enumerate() {
-        let mut w = Worker {
-            client: client.clone(),
-            base: config.base_url.clone(),
-            out: Outcome::default(),
-            deadline,
-        };
+        let mut w = worker(client);
         let campaign = campaign.clone();
         let think = config.think;
         let total = total.clone();
         tasks.push(tokio::spawn(async move {
+            let mut rng = (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x5DEE_CE66;
+            tokio::time::sleep(pacing::start_offset(&mut rng, spread)).await;
             match role {
-                Role::Judge => judge_loop(&mut w, &campaign, think, i as u64).await,
-                Role::Writer => write_loop(&mut w, &campaign, think, i as u64).await,
+                Role::Judge => judge_loop(&mut w, &campaign, think, rng).await,
+                Role::Writer => write_loop(&mut w, &campaign, think, rng).await,
             }
             total.lock().await.merge(w.out);
         }));
+    }
+    if let Some(rate) = config.rate {
+        let judges = prepared
+            .judges
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (worker(c), i as u64))
+            .collect();
+        let campaign: Arc<str> = prepared.judge_campaign.as_str().into();
+        let start = tokio::time::Instant::from_std(started);
+        let end = tokio::time::Instant::from_std(deadline);
+        let run = pacing::open_loop(judges, rate, start, end, move |(mut w, mut rng)| {
+            let campaign = campaign.clone();
+            async move {
+                let turn = match judge_once(&mut w, &campaign, &mut rng).await {
+                    Some(_) => pacing::Turn::Done,
+                    None => pacing::Turn::Finished,
+                };
+                ((w, rng), turn)
+            }
+        })
+        .await;
+        let mut total = total.lock().await;
+        for (w, _) in run.workers {
+            total.merge(w.out);
+        }
+        total
+            .latencies
+            .entry("judgment".into())
+            .or_default()
+            .extend(run.latencies);
+        total.open_loop = Some((run.intended, run.waited));
     }
     for t in tasks {
         t.await?;
     }
     let mut out = std::mem::take(&mut *total.lock().await);
     out.elapsed = started.elapsed();
+    out.pacing = config.describe();
     Ok(out)
+}
+
+impl LoadConfig {
+    /// The pacing in words, as the printout gives it.
+    pub fn describe(&self) -> String {
+        let think = if self.think.is_zero() {
+            "no pause between tasks".to_owned()
+        } else {
+            format!("exponential pauses, mean {} ms", self.think.as_millis())
+        };
+        let starts = format!(
+            "starts spread uniformly over {:.1} s",
+            self.think.max(Duration::from_secs(1)).as_secs_f64()
+        );
+        match self.rate {
+            Some(rate) => format!(
+                "open loop: {rate} judgments/s started on a schedule, the judgment's latency \
+                 counted from its intended start; writers closed-loop ({think}, {starts})"
+            ),
+            None => format!("closed loop: {think}, {starts}"),
+        }
+    }
 }
 
 /// A small deterministic generator per worker (answers and rewrites need no quality here).
@@ -194,32 +267,45 @@ fn next_u64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// One judgment: next, then an answer. `None` when there is nothing left, the worker was
+/// stopped, or the deadline came first.
+async fn judge_once(w: &mut Worker, campaign: &str, rng: &mut u64) -> Option<()> {
+    let Some((200, task)) = w.call("judge/next", &[("campaign_id", campaign)]).await else {
+        return None;
+    };
+    // No assignment: nothing left, or stopped.
+    let assignment = task["Judge"]["assignment_id"].as_str()?;
+    let answer = next_u64(rng).is_multiple_of(2);
+    let form = [
+        ("campaign_id", campaign),
+        ("assignment_id", assignment),
+        ("is_paraphrase", if answer { "true" } else { "false" }),
+    ];
+    let (status, outcome) = w.call("judge/answer", &form).await?;
+    if status == 200 && outcome["was_already_answered"] == false {
+        if let Ok(id) = assignment.parse() {
+            w.out.judgments.push((id, answer));
+        }
+    }
+    Some(())
+}
+
+/// A closed-loop judge: judgments back to back, with an exponential pause of mean `think`
+/// between them. Each judgment's time (next + answer) is kept as `judgment`.
 async fn judge_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) {
     let mut rng = seed;
     loop {
-        let Some((200, task)) = w.call("judge/next", &[("campaign_id", campaign)]).await else {
+        let started = Instant::now();
+        if judge_once(w, campaign, &mut rng).await.is_none() {
             return;
-        };
-        let Some(assignment) = task["Judge"]["assignment_id"].as_str() else {
-            return; // nothing left, or stopped
-        };
-        let answer = next_u64(&mut rng).is_multiple_of(2);
-        let form = [
-            ("campaign_id", campaign),
-            ("assignment_id", assignment),
-            ("is_paraphrase", if answer { "true" } else { "false" }),
-        ];
-        let Some((status, outcome)) = w.call("judge/answer", &form).await else {
-            return;
-        };
-        if status == 200 && outcome["was_already_answered"] == false {
-            if let Ok(id) = assignment.parse() {
-                w.out.judgments.push((id, answer));
-            }
         }
-        if !think.is_zero() {
-            tokio::time::sleep(think).await;
-        }
+        let seconds = started.elapsed().as_secs_f64();
+        w.out
+            .latencies
+            .entry("judgment".into())
+            .or_default()
+            .push(seconds);
+        tokio::time::sleep(pacing::think_time(&mut rng, think)).await;
     }
 }
 
@@ -289,9 +375,7 @@ async fn write_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) 
                 }
             }
         }
-        if !think.is_zero() {
-            tokio::time::sleep(think).await;
-        }
+        tokio::time::sleep(pacing::think_time(&mut rng, think)).await;
     }
 }
 

@@ -11,8 +11,12 @@ use paracrowd_load::{self as load, report::Pgbench, setup::Plan, LoadConfig};
 
 const USAGE: &str =
     "usage: paracrowd-load --url http://127.0.0.1:3000 [--judges 200] [--writers 20]
-       [--seconds 60] [--think-ms 0] [--pairs 20000] [--sources 2000]
+       [--seconds 60] [--think-ms 0] [--rate JUDGMENTS_PER_S] [--pairs 20000] [--sources 2000]
        [--pgbench-seconds 20] [--pgbench-clients 16] [--burst 500]
+--think-ms: the mean of each worker's exponentially distributed pause between tasks (0: none);
+  workers start at random offsets within max(think, 1 s).
+--rate: open loop: judgments start at this rate on whichever judge is free, and each judgment's
+  latency counts from its intended start (the --judges accounts are the pool).
 DATABASE_URL: the server's database (campaigns are added to it; verification reads it).
 PG_BIN_DIR: where psql and pgbench are (else they are looked up on the PATH).";
 
@@ -56,6 +60,13 @@ fn main() -> anyhow::Result<()> {
         base_url: url.clone(),
         duration: Duration::from_secs(num("seconds", 60)?),
         think: Duration::from_millis(num("think-ms", 0)?),
+        rate: match opt.get("rate") {
+            None => None,
+            Some(v) => match v.parse::<f64>() {
+                Ok(r) if r > 0.0 && r.is_finite() => Some(r),
+                _ => bail!("--rate {v}: a positive number of judgments per second"),
+            },
+        },
     };
     let pg_seconds = num("pgbench-seconds", 20)? as u32;
     let pg_clients = num("pgbench-clients", 16)? as u32;

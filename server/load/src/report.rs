@@ -32,13 +32,22 @@ pub fn render(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "load: {judges} judging + {writers} APT workers for {secs:.1} s"
+        "load: {judges} judging + {writers} APT workers for {secs:.1} s; {}",
+        out.pacing
     );
+    if let Some((intended, waited)) = out.open_loop {
+        let _ = writeln!(
+            s,
+            "open loop: {intended} judgments due ({:.1}/s), {waited} found every judge busy and waited",
+            intended as f64 / secs
+        );
+    }
     let _ = writeln!(
         s,
         "{:<16} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8}",
         "endpoint", "calls", "calls/s", "p50 ms", "p95 ms", "p99 ms", "max ms"
     );
+    // `judgment` is next + answer (open loop: from the judgment's intended start).
     for (endpoint, times) in &out.latencies {
         let mut t = times.clone();
         t.sort_by(f64::total_cmp);
