@@ -8,6 +8,9 @@
 #                   tasks (default 0: saturation); starts are spread over max(THINK_MS, 1 s)
 #   RATE=60         open loop: judgments start at this rate on whichever judge is free, latency
 #                   counted from each judgment's intended start (JUDGES is the pool)
+#   HISTORY=2000    instead: JUDGES judges (say 6) each make this many judgments side by side,
+#                   and an answer at the worker's 10th judgment is compared with one at the last
+#                   (scripts/bench-load.sh 0 6 0 with HISTORY=2000)
 source "$(dirname "$0")/lib.sh"
 SECONDS_RUN="${1:-60}"
 JUDGES="${2:-200}"
@@ -36,7 +39,7 @@ kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER/status"; }
 echo "server RSS before: $(($(kb VmRSS) / 1024)) MiB"
 PG_BIN_DIR="$(pg_bin_dir)" DATABASE_URL="$URL" "$CARGO_TARGET_DIR/release/paracrowd-load" --url "$BASE" \
   --judges "$JUDGES" --writers "$WRITERS" --seconds "$SECONDS_RUN" --think-ms "${THINK_MS:-0}" \
-  ${RATE:+--rate "$RATE"}
+  ${RATE:+--rate "$RATE"} ${HISTORY:+--history "$HISTORY"}
 STATUS=$?
 echo "server RSS after: $(($(kb VmRSS) / 1024)) MiB, peak $(($(kb VmHWM) / 1024)) MiB"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

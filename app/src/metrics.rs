@@ -40,6 +40,8 @@ pub struct Snapshot {
     pub judgments: u64,
     pub attempts: u64,
     pub submissions: u64,
+    /// SQL statements sent (BEGIN and COMMIT included), from sqlx's log events.
+    pub sql_statements: u64,
     pub scoring: Option<crate::ml::ScorerLoad>,
 }
 
@@ -47,6 +49,7 @@ static REQUESTS: LazyLock<Mutex<BTreeMap<RequestKey, Histogram>>> = LazyLock::ne
 static JUDGMENTS: AtomicU64 = AtomicU64::new(0);
 static ATTEMPTS: AtomicU64 = AtomicU64::new(0);
 static SUBMISSIONS: AtomicU64 = AtomicU64::new(0);
+static SQL_STATEMENTS: AtomicU64 = AtomicU64::new(0);
 
 pub fn observe_request(route: &str, method: &str, status: u16, seconds: f64) {
     let key = (
@@ -73,12 +76,18 @@ pub fn submission_recorded() {
     SUBMISSIONS.fetch_add(1, Ordering::Relaxed);
 }
 
+/// The process sent one SQL statement (counted from sqlx's per-statement log event).
+pub fn sql_statement_sent() {
+    SQL_STATEMENTS.fetch_add(1, Ordering::Relaxed);
+}
+
 pub fn snapshot(scoring: Option<crate::ml::ScorerLoad>) -> Snapshot {
     Snapshot {
         requests: REQUESTS.lock().unwrap_or_else(|e| e.into_inner()).clone(),
         judgments: JUDGMENTS.load(Ordering::Relaxed),
         attempts: ATTEMPTS.load(Ordering::Relaxed),
         submissions: SUBMISSIONS.load(Ordering::Relaxed),
+        sql_statements: SQL_STATEMENTS.load(Ordering::Relaxed),
         scoring,
     }
 }
@@ -143,6 +152,11 @@ pub fn render(s: &Snapshot) -> String {
             "paracrowd_submissions_total",
             "APT submissions stored by this process.",
             s.submissions,
+        ),
+        (
+            "paracrowd_sql_statements_total",
+            "SQL statements this process sent to PostgreSQL (BEGIN and COMMIT included).",
+            s.sql_statements,
         ),
     ];
     for (name, help, v) in counters {
@@ -217,6 +231,7 @@ mod tests {
             judgments: 7,
             attempts: 3,
             submissions: 1,
+            sql_statements: 42,
             scoring: Some(crate::ml::ScorerLoad {
                 queue_depth: 2,
                 batches: 10,
@@ -244,6 +259,7 @@ mod tests {
             "30 s is only in +Inf"
         );
         assert!(text.contains("route=\"/x\\\"y\""));
+        assert_eq!(line("paracrowd_sql_statements_total "), "42");
         assert_eq!(line("paracrowd_judgments_total "), "7");
         assert_eq!(line("paracrowd_scoring_queue_depth "), "2");
         assert_eq!(line("paracrowd_scoring_batched_pairs_total "), "25");

@@ -110,6 +110,55 @@ pub(crate) fn truth(task: &Value) -> bool {
     task["Judge"]["sentence2"].as_str().unwrap().contains("[P]")
 }
 
+/// Every worker's gate counts as kept on their row (plus the changes not yet folded in) equal
+/// the same counts taken from their whole history, the way the gate read them before issue #20:
+/// judgments, test answers, and the (label, majority of the others' trusted votes) table.
+pub(crate) async fn assert_gate_counts_match_history(pool: &PgPool, campaign: &str) {
+    type Counts = (String, i64, i64, i64, i64, i64, i64, i64);
+    let id: uuid::Uuid = campaign.parse().unwrap();
+    let kept: Vec<Counts> = sqlx::query_as(
+        r#"select w.app_user_id::text, w.judgments::int8, w.tests_answered::int8,
+                  w.tests_correct::int8,
+                  w.kappa_pp + coalesce(sum(c.pp), 0), w.kappa_pn + coalesce(sum(c.pn), 0),
+                  w.kappa_np + coalesce(sum(c.np), 0), w.kappa_nn + coalesce(sum(c.nn), 0)
+           from judge_worker w left join judge_gate_change c using (campaign_id, app_user_id)
+           where w.campaign_id = $1 group by w.campaign_id, w.app_user_id order by 1"#,
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let full: Vec<Counts> = sqlx::query_as(
+        r#"select w.app_user_id::text,
+                  (select count(*) from judge_judgment j where j.campaign_id = w.campaign_id
+                     and j.app_user_id = w.app_user_id),
+                  (select count(*) from judge_judgment j where j.campaign_id = w.campaign_id
+                     and j.app_user_id = w.app_user_id and j.is_test),
+                  (select count(*) from judge_judgment j where j.campaign_id = w.campaign_id
+                     and j.app_user_id = w.app_user_id and j.is_test and j.is_correct),
+                  count(*) filter (where c.label and c.m > 0), count(*) filter (where c.label and c.m < 0),
+                  count(*) filter (where not c.label and c.m > 0),
+                  count(*) filter (where not c.label and c.m < 0)
+           from judge_worker w left join (
+               select j.app_user_id, j.is_paraphrase as label,
+                      sign((p.n_paraphrase - (j.trusted and j.is_paraphrase)::int)
+                           - (p.n_judgments - p.n_paraphrase
+                              - (j.trusted and not j.is_paraphrase)::int)) as m
+               from judge_judgment j join judge_pair p using (pair_id)
+               where j.campaign_id = $1 and not j.is_test) c using (app_user_id)
+           where w.campaign_id = $1 group by w.campaign_id, w.app_user_id order by 1"#,
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert!(!kept.is_empty());
+    assert_eq!(
+        kept, full,
+        "the gate's running counts drifted from the history"
+    );
+}
+
 /// The single number a counting query returns.
 async fn count(pool: &PgPool, sql: &str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(pool).await.unwrap()
@@ -148,8 +197,17 @@ pub(crate) async fn work(
     mut choose: impl FnMut(&Value) -> bool,
 ) -> (Vec<String>, Value) {
     let mut seen = Vec::new();
+    // The pair the last answer brought: `judge/next` must give the same (its lease renewed).
+    // ("Nothing left" may change: a pair can come free, or a test slot come up, in between.)
+    let mut carried: Option<Value> = None;
     loop {
         let task = next(app, c, id).await;
+        if let Some(carried) = carried.take().filter(|t| t.get("Judge").is_some()) {
+            assert_eq!(
+                carried, task,
+                "the answer's next pair is the one the worker holds"
+            );
+        }
         if task.get("Judge").is_none() || seen.len() >= limit {
             return (seen, task);
         }
@@ -157,8 +215,10 @@ pub(crate) async fn work(
         let outcome = json(answer(app, c, id, &a, choose(&task)).await).await;
         seen.push(a);
         if outcome["stopped"].is_string() {
+            assert!(outcome["next"].get("Stopped").is_some(), "{outcome}");
             return (seen, next(app, c, id).await);
         }
+        carried = Some(outcome["next"].clone());
     }
 }
 
@@ -286,6 +346,7 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
             "{served} served, {tests} tests"
         );
     }
+    assert_gate_counts_match_history(&pool, &id).await;
     app.stop().await;
 }
 
@@ -478,6 +539,7 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
         )
         .await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    assert_gate_counts_match_history(&pool, &id).await;
     app.stop().await;
 }
 
@@ -632,6 +694,7 @@ async fn honest_workers_are_kept_and_bad_ones_stopped_within_30_judgments(pool: 
     )
     .await;
     assert_eq!(drift, 0);
+    assert_gate_counts_match_history(&pool, &id).await;
     app.stop().await;
 }
 
@@ -1054,6 +1117,7 @@ async fn republishing_sets_aside_low_kappa_work_and_trusted_workers_replace_it(p
     )
     .await;
     assert_eq!(overview["pending_republished"], 30);
+    assert_gate_counts_match_history(&pool, &id).await;
     // The contrarian is stopped; a new honest worker gets exactly those 30 pairs back.
     assert!(next(&app, &contrarian, &id).await.get("Stopped").is_some());
     let (fresh, _) = app.annotator().await;
@@ -1106,6 +1170,7 @@ async fn republishing_sets_aside_low_kappa_work_and_trusted_workers_replace_it(p
         .as_str()
         .unwrap()
         .starts_with("Republished"));
+    assert_gate_counts_match_history(&pool, &id).await;
     app.stop().await;
 }
 
@@ -1180,6 +1245,7 @@ async fn the_evidence_gate_keeps_a_worker_with_one_missed_test(pool: PgPool) {
     assert!(missed);
     assert_eq!(seen.len(), 12);
     assert!(last.get("Judge").is_some(), "{last}");
+    assert_gate_counts_match_history(&pool, &id).await;
     app.stop().await;
 }
 

@@ -14,7 +14,7 @@ pub async fn judge_next(campaign_id: String) -> Result<JudgeTask, AppError> {
 }
 
 /// Answers an assignment: `is_paraphrase` true for "Paraphrase". The time spent is measured on
-/// the server, from when the pair was served.
+/// the server, from when the pair was served. The outcome carries the next task.
 #[server(endpoint = "judge/answer")]
 pub async fn judge_answer(
     campaign_id: String,
@@ -42,6 +42,14 @@ mod ssr {
     ) -> Result<AnswerOutcome, AppError> {
         let (state, user, campaign) = worker(&campaign_id).await?;
         let assignment_id = parse_id(&assignment_id, "assignment_id")?;
-        service::answer(&state.pool, user, campaign, assignment_id, is_paraphrase).await
+        service::answer(
+            &state.pool,
+            &state.draws,
+            user,
+            campaign,
+            assignment_id,
+            is_paraphrase,
+        )
+        .await
     }
 }

@@ -9,13 +9,25 @@
 /// everything: agreement is perfect but carries no information). As scikit-learn's
 /// `cohen_kappa_score`, one constant rater against a varying one gives 0.
 pub fn cohen_kappa(pairs: &[(bool, bool)]) -> Option<f64> {
-    if pairs.is_empty() {
+    let mut table = [[0u64; 2]; 2];
+    for &(a, b) in pairs {
+        table[usize::from(a)][usize::from(b)] += 1;
+    }
+    cohen_kappa_2x2(table)
+}
+
+/// [`cohen_kappa`] from the 2×2 table of the two raters' labels: `table[a][b]` counts the items
+/// rater one labelled `a` and rater two `b` (index 1 is `true`). The same arithmetic, so the
+/// same value to the last bit; what a running count of the table (the quality gate's) needs.
+pub fn cohen_kappa_2x2(table: [[u64; 2]; 2]) -> Option<f64> {
+    let total = table[0][0] + table[0][1] + table[1][0] + table[1][1];
+    if total == 0 {
         return None;
     }
-    let n = pairs.len() as f64;
-    let agree = pairs.iter().filter(|(a, b)| a == b).count() as f64;
-    let a1 = pairs.iter().filter(|(a, _)| *a).count() as f64 / n;
-    let b1 = pairs.iter().filter(|(_, b)| *b).count() as f64 / n;
+    let n = total as f64;
+    let agree = (table[0][0] + table[1][1]) as f64;
+    let a1 = (table[1][0] + table[1][1]) as f64 / n;
+    let b1 = (table[0][1] + table[1][1]) as f64 / n;
     let p_o = agree / n;
     let p_e = a1 * b1 + (1.0 - a1) * (1.0 - b1);
     if (1.0 - p_e).abs() < 1e-12 {

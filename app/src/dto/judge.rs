@@ -48,6 +48,10 @@ pub struct AnswerOutcome {
     pub stopped: Option<String>,
     /// A repeated answer (double press, second tab, retry): nothing new was stored.
     pub was_already_answered: bool,
+    /// What to show next, leased in the same transaction, so a judgment is one round trip
+    /// (`None` for a repeated answer: the page asks `judge/next`).
+    #[serde(default)]
+    pub next: Option<JudgeTask>,
 }
 
 /// The gate's reason in the words the worker reads (and the admin sees in the history).

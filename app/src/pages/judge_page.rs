@@ -14,11 +14,24 @@ pub fn JudgePage() -> impl IntoView {
     let params = use_params_map();
     let campaign_id = move || params.read().get("id").unwrap_or_default();
     let round = RwSignal::new(0u32);
+    // The next task as the answer brought it (one round trip per judgment); else asked for.
+    let ahead: StoredValue<Option<JudgeTask>> = StoredValue::new(None);
     let task = Resource::new(
         move || (campaign_id(), round.get()),
-        |(id, _)| judge_next(id),
+        move |(id, _)| {
+            let given = ahead.try_update_value(Option::take).flatten();
+            async move {
+                match given {
+                    Some(task) => Ok(task),
+                    None => judge_next(id).await,
+                }
+            }
+        },
     );
-    let next = Callback::new(move |()| round.update(|r| *r += 1));
+    let next = Callback::new(move |given: Option<JudgeTask>| {
+        ahead.set_value(given);
+        round.update(|r| *r += 1);
+    });
     // What happened to the last answer when the page moved on regardless (e.g. a timed-out pair).
     let notice: RwSignal<Option<String>> = RwSignal::new(None);
     view! {
@@ -89,7 +102,7 @@ fn Judge(
     sentence2: String,
     judged: i64,
     guide: JudgeGuide,
-    next: Callback<()>,
+    next: Callback<Option<JudgeTask>>,
     notice: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let (cid, aid) = (
@@ -103,21 +116,26 @@ fn Judge(
         let p = *p;
         async move { judge_answer(cid.get_value(), aid.get_value(), p).await }
     });
+    // The task the answer brought, shown after a missed test pair's feedback is dismissed.
+    let coming: StoredValue<Option<JudgeTask>> = StoredValue::new(None);
     Effect::new(move || match answer.value().get() {
         Some(Ok(AnswerOutcome {
-            feedback: Some(f), ..
+            feedback: Some(f),
+            next: given,
+            ..
         })) => {
             notice.set(None);
+            coming.set_value(given);
             feedback.set(Some(f));
         }
-        Some(Ok(_)) => {
+        Some(Ok(AnswerOutcome { next: given, .. })) => {
             notice.set(None);
-            next.run(());
+            next.run(given);
         }
         Some(Err(AppError::Conflict(m))) => {
             // The pair went to someone else while this page was away: say so, then move on.
             notice.set(Some(m));
-            next.run(());
+            next.run(None);
         }
         Some(Err(e)) => error.set(Some(e)),
         None => {}
@@ -130,7 +148,7 @@ fn Judge(
     let done = move || answer.pending().get() || answer.value().get().is_some_and(|r| r.is_ok());
     let dismiss = move || {
         feedback.set(None);
-        next.run(());
+        next.run(coming.try_update_value(Option::take).flatten());
     };
 
     #[cfg(feature = "hydrate")]

@@ -4,16 +4,18 @@
 use crate::domain::{
     AssignmentId, AssignmentStatus, CampaignId, CampaignKind, CampaignStatus, UserId, WorkerStatus,
 };
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 
 use crate::db::{campaigns, judge as db};
 use crate::domain::judge::gate::{self, GateDecision};
+use crate::domain::judge::gate_table::{GateCounts, KappaTable};
 use crate::domain::judge::schedule;
 use crate::domain::judge::settings::JudgeSettings;
 use crate::draws::Draws;
 use crate::dto::judge::stop_message;
 use crate::dto::judge::{AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
 use crate::error::AppError;
+use crate::service::gate_table;
 
 /// The open judging campaign and its settings: not found when there is none (or it is an APT
 /// campaign), a conflict when it is not open.
@@ -64,7 +66,7 @@ pub async fn next(
     let mut tx = pool.begin().await?;
     // The worker's row lock serialises two tabs of the same worker.
     let worker = db::lock_worker(&mut tx, cid, user).await?;
-    let judged = db::count_judgments(&mut *tx, cid, user).await?;
+    let judged = i64::from(worker.judgments);
     if worker.status == WorkerStatus::Stopped {
         tx.commit().await?;
         let message = last_reason(pool, cid, user).await?;
@@ -72,42 +74,63 @@ pub async fn next(
     }
     let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
         Some(current) => Some(current),
-        None => {
-            db::expire_leases(&mut tx, cid).await?;
-            let n = worker.served_count as u32;
-            let mut position = worker.test_position as u32;
-            if schedule::starts_block(n, settings.test_every) {
-                position = schedule::test_position(settings.test_every, draws.unit());
-                db::set_test_position(&mut tx, cid, user, position).await?;
-            }
-            let mut pair = None;
-            if schedule::is_test_slot(n, settings.test_every, position) {
-                pair = db::lease_test_pair(&mut tx, cid, user, settings.lease_seconds, draws.key())
-                    .await?;
-            }
-            if pair.is_none() {
-                pair = db::lease_pair(&mut tx, cid, user, settings.lease_seconds).await?;
-            }
-            pair
-        }
+        None => lease_next(&mut tx, draws, cid, user, &worker, &settings).await?,
     };
     tx.commit().await?;
-    Ok(match served {
+    Ok(task(served, judged, &campaign, &settings))
+}
+
+/// A newly leased pair: a test pair in the block's test slot, else the ordinary pair that most
+/// needs judgments; `None` when there is none for this worker.
+async fn lease_next(
+    tx: &mut PgConnection,
+    draws: &Draws,
+    cid: CampaignId,
+    user: UserId,
+    worker: &db::WorkerRow,
+    settings: &JudgeSettings,
+) -> Result<Option<db::ServedPair>, AppError> {
+    db::expire_leases(tx, cid).await?;
+    let n = worker.served_count as u32;
+    let mut position = worker.test_position as u32;
+    if schedule::starts_block(n, settings.test_every) {
+        position = schedule::test_position(settings.test_every, draws.unit());
+        db::set_test_position(tx, cid, user, position).await?;
+    }
+    let mut pair = None;
+    if schedule::is_test_slot(n, settings.test_every, position) {
+        pair = db::lease_test_pair(tx, cid, user, settings.lease_seconds, draws.key()).await?;
+    }
+    if pair.is_none() {
+        pair = db::lease_pair(tx, cid, user, settings.lease_seconds).await?;
+    }
+    Ok(pair)
+}
+
+fn task(
+    served: Option<db::ServedPair>,
+    judged: i64,
+    campaign: &campaigns::CampaignSettings,
+    settings: &JudgeSettings,
+) -> JudgeTask {
+    match served {
         Some(p) => JudgeTask::Judge {
             assignment_id: p.assignment_id,
             sentence1: p.sentence1,
             sentence2: p.sentence2,
             judged,
-            guide: guide(&campaign, &settings),
+            guide: guide(campaign, settings),
         },
         None => JudgeTask::NothingLeft { judged },
-    })
+    }
 }
 
-/// Stores `user`'s answer to an assignment (once: a repeat answers as the first did), then runs
-/// the gate unless an admin overrode it. The time spent is measured on the server.
+/// Stores `user`'s answer to an assignment (once: a repeat answers as the first did), runs the
+/// gate unless an admin overrode it, and leases the next pair, all in one transaction. The time
+/// spent is measured on the server.
 pub async fn answer(
     pool: &PgPool,
+    draws: &Draws,
     user: UserId,
     campaign_id: CampaignId,
     assignment_id: AssignmentId,
@@ -129,14 +152,15 @@ pub async fn answer(
     if a.status == AssignmentStatus::Judged {
         // The same answer again (a double press, a retry): answer as the first time.
         let stored = db::find_judgment(&mut *tx, assignment_id).await?;
-        let judged = db::count_judgments(&mut *tx, cid, user).await?;
         tx.commit().await?;
+        let judged = i64::from(worker.judgments);
         let first = stored.map(|(p, _)| p).unwrap_or(is_paraphrase);
         return Ok(AnswerOutcome {
             judged,
             feedback: feedback_for(first),
             stopped: None,
             was_already_answered: true,
+            next: None,
         });
     }
     if worker.status == WorkerStatus::Stopped {
@@ -151,7 +175,7 @@ pub async fn answer(
         ));
     }
     let is_correct = a.is_test.then(|| a.gold_label == Some(is_paraphrase));
-    db::insert_judgment(
+    let votes = db::insert_judgment(
         &mut tx,
         cid,
         user,
@@ -162,14 +186,27 @@ pub async fn answer(
         a.seconds_since_served.max(0.0),
     )
     .await?;
-    let judged = db::count_judgments(&mut *tx, cid, user).await?;
+    // The gate's inputs as running counts (domain/judge/gate_table.rs): this judgment's own
+    // cell, the other workers' changes, then the worker's totals.
+    let table = if a.is_test {
+        KappaTable::default()
+    } else {
+        gate_table::after_vote(&mut tx, cid, user, a.pair_id, is_paraphrase, votes).await?
+    };
+    let own = GateCounts {
+        judgments: 1,
+        tests_answered: u32::from(a.is_test),
+        tests_correct: u32::from(is_correct == Some(true)),
+        table,
+    };
+    let counts = db::fold_gate_counts(&mut tx, cid, user, &own).await?;
+    let judged = i64::from(counts.judgments);
     let mut stopped = None;
     if !worker.gate_overridden {
-        let (tests, comparisons) = db::gate_evidence(&mut tx, cid, user).await?;
-        let numbers = gate::numbers(judged as u32, &tests, &comparisons);
+        let numbers = counts.numbers();
         if let GateDecision::Stop(why) = gate::decide(&settings, &numbers) {
             let reason = stop_message(&why);
-            db::set_worker_status(
+            let flips = db::set_worker_status(
                 &mut tx,
                 cid,
                 user,
@@ -179,9 +216,25 @@ pub async fn answer(
                 None,
             )
             .await?;
+            gate_table::after_flips(&mut tx, cid, &flips).await?;
             stopped = Some(format!("{STOPPED} {reason}"));
         }
     }
+    let next = match &stopped {
+        Some(message) => JudgeTask::Stopped {
+            judged,
+            message: message.clone(),
+        },
+        None => {
+            // Another tab may have leased a pair while this one was answered late.
+            let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await?
+            {
+                Some(current) => Some(current),
+                None => lease_next(&mut tx, draws, cid, user, &worker, &settings).await?,
+            };
+            task(served, judged, &campaign, &settings)
+        }
+    };
     tx.commit().await?;
     crate::metrics::judgment_recorded();
     if !a.is_test {
@@ -192,5 +245,6 @@ pub async fn answer(
         feedback: feedback_for(is_paraphrase),
         stopped,
         was_already_answered: false,
+        next: Some(next),
     })
 }

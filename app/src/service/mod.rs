@@ -10,6 +10,7 @@ pub mod apt;
 pub mod apt_report;
 pub mod campaigns;
 pub mod export;
+pub mod gate_table;
 pub mod imports;
 pub mod judge_campaigns;
 pub mod judge_report;

@@ -8,9 +8,11 @@ use sqlx::PgPool;
 
 use crate::db::judge::{self as db, JudgmentRow};
 use crate::domain::judge::gate::GateNumbers;
+use crate::domain::judge::gate_table::GateCounts;
 use crate::domain::judge::report::{worker_kappas, Judgment};
 use crate::dto::judge_admin::RepublishSummary;
 use crate::error::AppError;
+use crate::service::gate_table;
 
 /// Trusted judgments as the statistics take them: pairs numbered in order of first appearance,
 /// workers by their position in `workers`. Judgments of workers not in `workers` are left out
@@ -65,7 +67,14 @@ pub async fn republish(
         .map(|(i, _)| i)
         .collect();
     let low_ids: Vec<UserId> = low.iter().map(|&i| workers[i].app_user_id).collect();
-    let (judgments_moved, pairs_moved) = db::republish(&mut tx, campaign_id, &low_ids).await?;
+    let flips = db::republish(&mut tx, campaign_id, &low_ids).await?;
+    gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
+    let judgments_moved = flips.len() as i64;
+    let pairs_moved = flips
+        .iter()
+        .map(|f| f.pair_id)
+        .collect::<std::collections::HashSet<_>>()
+        .len() as i64;
     for &i in &low {
         let w = &workers[i];
         let kappa = kappas[i];
@@ -82,7 +91,7 @@ pub async fn republish(
             "Republished: kappa against the majority {:.2} is below {min_kappa:.2}; their pairs went back to the queue.",
             kappa.unwrap_or(f64::NAN)
         );
-        db::set_worker_status(
+        let flips = db::set_worker_status(
             &mut tx,
             campaign_id,
             w.app_user_id,
@@ -92,6 +101,7 @@ pub async fn republish(
             Some(by),
         )
         .await?;
+        gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
     }
     tx.commit().await?;
     Ok(RepublishSummary {
@@ -115,15 +125,15 @@ pub async fn set_worker_status(
     if !db::lock_existing_worker(&mut tx, campaign_id, user).await? {
         return Err(AppError::NotFound);
     }
-    let judgments = db::count_judgments(&mut *tx, campaign_id, user).await? as u32;
-    let (tests, comparisons) = db::gate_evidence(&mut tx, campaign_id, user).await?;
-    let numbers = crate::domain::judge::gate::numbers(judgments, &tests, &comparisons);
+    let numbers = db::fold_gate_counts(&mut tx, campaign_id, user, &GateCounts::default())
+        .await?
+        .numbers();
     let (status, reason) = if reinstate {
         (WorkerStatus::Active, "Reinstated by an admin.")
     } else {
         (WorkerStatus::Stopped, "Stopped by an admin.")
     };
-    db::set_worker_status(
+    let flips = db::set_worker_status(
         &mut tx,
         campaign_id,
         user,
@@ -133,6 +143,7 @@ pub async fn set_worker_status(
         Some(by),
     )
     .await?;
+    gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! The load tool's engine (`paracrowd-load`, and the crash test): simulated annotators over HTTP
-//! against a running server. Judging workers loop next → answer; APT workers loop next → Check
+//! against a running server. Judging workers answer, each answer bringing the next pair; APT workers loop next → Check
 //! (twice, sometimes) → Submit. Every acknowledged judgment, attempt and submission is kept, so
 //! [`verify`] can check afterwards in the database that each is there exactly once.
 //! Workers ride out a dropped connection or a restarting server by retrying the same request.
+pub mod history;
 pub mod pacing;
 pub mod report;
 pub mod setup;
@@ -76,6 +77,8 @@ struct Worker {
     base: String,
     out: Outcome,
     deadline: Instant,
+    /// The judging task the last answer brought.
+    ahead: Option<Value>,
 }
 
 /// The answer to one call: status and JSON body, or `None` when the deadline passed first.
@@ -164,6 +167,7 @@ pub async fn run(prepared: &Prepared, config: &LoadConfig) -> anyhow::Result<Out
         base: config.base_url.clone(),
         out: Outcome::default(),
         deadline,
+        ahead: None,
     };
     let closed_judges = if config.rate.is_some() {
         Vec::new()
@@ -259,7 +263,7 @@ impl LoadConfig {
 }
 
 /// A small deterministic generator per worker (answers and rewrites need no quality here).
-fn next_u64(state: &mut u64) -> u64 {
+pub(crate) fn next_u64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -267,11 +271,17 @@ fn next_u64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// One judgment: next, then an answer. `None` when there is nothing left, the worker was
-/// stopped, or the deadline came first.
+/// One judgment: an answer to the task the last answer brought (or, without one, to the task
+/// `judge/next` gives). `None` when there is nothing left, the worker was stopped, or the
+/// deadline came first.
 async fn judge_once(w: &mut Worker, campaign: &str, rng: &mut u64) -> Option<()> {
-    let Some((200, task)) = w.call("judge/next", &[("campaign_id", campaign)]).await else {
-        return None;
+    // The task the last answer brought (one round trip per judgment), else asked for.
+    let task = match w.ahead.take() {
+        Some(task) => task,
+        None => match w.call("judge/next", &[("campaign_id", campaign)]).await {
+            Some((200, task)) => task,
+            _ => return None,
+        },
     };
     // No assignment: nothing left, or stopped.
     let assignment = task["Judge"]["assignment_id"].as_str()?;
@@ -287,11 +297,15 @@ async fn judge_once(w: &mut Worker, campaign: &str, rng: &mut u64) -> Option<()>
             w.out.judgments.push((id, answer));
         }
     }
+    if status == 200 && outcome["next"].is_object() {
+        w.ahead = Some(outcome["next"].clone());
+    }
     Some(())
 }
 
 /// A closed-loop judge: judgments back to back, with an exponential pause of mean `think`
-/// between them. Each judgment's time (next + answer) is kept as `judgment`.
+/// between them. Each judgment's time (the answer, plus `judge/next` when it was needed) is kept
+/// as `judgment`.
 async fn judge_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) {
     let mut rng = seed;
     loop {
@@ -504,6 +518,14 @@ mod tests {
     }
 
     #[test]
+    fn statement_counts_are_read_from_the_servers_own_metrics() {
+        let text = "# TYPE paracrowd_judgments_total counter\nparacrowd_judgments_total 12\n\
+                    paracrowd_sql_statements_total 180\n";
+        assert_eq!(statement_counts(text), Some((12, 180)));
+        assert_eq!(statement_counts("paracrowd_judgments_total 1\n"), None);
+    }
+
+    #[test]
     fn the_health_timing_is_read_from_the_servers_own_metrics() {
         let mut snapshot = app::metrics::Snapshot::default();
         let key = ("/health".to_owned(), "GET".to_owned(), "2xx".to_owned());
@@ -558,6 +580,34 @@ pub fn health_timing(metrics: &str) -> Option<(u64, u64)> {
     let within = value(&format!("{series}_bucket{{{labels},le=\"0.05\"}}"))?;
     let count = value(&format!("{series}_count{{{labels}}}"))?;
     Some((within, count))
+}
+
+/// From a `/metrics` text: the judgments stored and the SQL statements sent so far.
+pub fn statement_counts(metrics: &str) -> Option<(u64, u64)> {
+    let value = |name: &str| {
+        metrics.lines().find_map(|l| {
+            l.strip_prefix(name)?
+                .strip_prefix(' ')?
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+    };
+    Some((
+        value("paracrowd_judgments_total")?,
+        value("paracrowd_sql_statements_total")?,
+    ))
+}
+
+/// The server's (judgments, SQL statements) counters now.
+pub async fn server_statement_counts(base: &str) -> Option<(u64, u64)> {
+    let text = reqwest::get(format!("{base}/metrics"))
+        .await
+        .ok()?
+        .text()
+        .await
+        .ok()?;
+    statement_counts(&text)
 }
 
 async fn server_health_timing(base: &str) -> Option<(u64, u64)> {

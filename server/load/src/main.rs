@@ -12,11 +12,13 @@ use paracrowd_load::{self as load, report::Pgbench, setup::Plan, LoadConfig};
 const USAGE: &str =
     "usage: paracrowd-load --url http://127.0.0.1:3000 [--judges 200] [--writers 20]
        [--seconds 60] [--think-ms 0] [--rate JUDGMENTS_PER_S] [--pairs 20000] [--sources 2000]
-       [--pgbench-seconds 20] [--pgbench-clients 16] [--burst 500]
+       [--pgbench-seconds 20] [--pgbench-clients 16] [--burst 500] [--history JUDGMENTS]
 --think-ms: the mean of each worker's exponentially distributed pause between tasks (0: none);
   workers start at random offsets within max(think, 1 s).
 --rate: open loop: judgments start at this rate on whichever judge is free, and each judgment's
   latency counts from its intended start (the --judges accounts are the pool).
+--history: instead of the timed run, each of --judges judges (say 6) makes this many judgments
+  side by side, and an answer's latency at the worker's 10th judgment is compared with the last.
 DATABASE_URL: the server's database (campaigns are added to it; verification reads it).
 PG_BIN_DIR: where psql and pgbench are (else they are looked up on the PATH).";
 
@@ -49,10 +51,16 @@ fn main() -> anyhow::Result<()> {
         .trim_end_matches('/')
         .to_owned();
     let database_url = std::env::var("DATABASE_URL").context("DATABASE_URL is not set")?;
+    let history = opt
+        .contains_key("history")
+        .then(|| num("history", 2_000))
+        .transpose()?
+        .map(|n| n as usize);
     let plan = Plan {
         judges: num("judges", 200)? as usize,
         writers: num("writers", 20)? as usize,
-        pairs: num("pairs", 20_000)? as usize,
+        // The history run needs a pair for every judgment of each judge (all judge all).
+        pairs: history.map_or(num("pairs", 20_000)?, |n| n as u64 + 10) as usize,
         sources: num("sources", 2_000)? as usize,
         lease_seconds: 900,
     };
@@ -70,7 +78,11 @@ fn main() -> anyhow::Result<()> {
     };
     let pg_seconds = num("pgbench-seconds", 20)? as u32;
     let pg_clients = num("pgbench-clients", 16)? as u32;
-    let burst = num("burst", 500)? as usize;
+    let burst = if history.is_some() {
+        0
+    } else {
+        num("burst", 500)? as usize
+    };
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -88,6 +100,12 @@ fn main() -> anyhow::Result<()> {
             plan.judges + plan.writers
         );
         let prepared = load::prepare(&url, &pool, &plan).await?;
+        if let Some(n) = history {
+            eprintln!("history: {} judges, {n} judgments each", plan.judges);
+            let h = load::history::run(&prepared, &url, n).await?;
+            print!("{}", load::history::render(&h));
+            return anyhow::Ok(());
+        }
         // The model queue first: simultaneous Checks past its bound answer "busy" at once.
         let burst_report = if burst > 0 {
             eprintln!("burst: {burst} simultaneous Checks");
@@ -97,7 +115,9 @@ fn main() -> anyhow::Result<()> {
             None
         };
         eprintln!("running for {:?}", config.duration);
+        let counted_before = load::server_statement_counts(&url).await;
         let out = load::run(&prepared, &config).await?;
+        let counted_after = load::server_statement_counts(&url).await;
         let check = load::verify(&pool, &prepared, &out).await?;
         let pg = if pg_seconds > 0 {
             eprintln!("pgbench: {pg_clients} clients for {pg_seconds} s");
@@ -110,6 +130,21 @@ fn main() -> anyhow::Result<()> {
             burst_report.unwrap_or_default(),
             load::render(plan.judges, plan.writers, &out, &check, pg.as_ref())
         );
+        if let (Some((j0, s0)), Some((j1, s1))) = (counted_before, counted_after) {
+            if j1 > j0 {
+                let what = if plan.writers > 0 {
+                    " (the writers' statements included)"
+                } else {
+                    ""
+                };
+                println!(
+                    "SQL statements per judgment: {:.1} ({} statements, {} judgments{what})",
+                    (s1 - s0) as f64 / (j1 - j0) as f64,
+                    s1 - s0,
+                    j1 - j0
+                );
+            }
+        }
         if !check.holds() {
             std::process::exit(1);
         }

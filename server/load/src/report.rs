@@ -47,7 +47,7 @@ pub fn render(
         "{:<16} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8}",
         "endpoint", "calls", "calls/s", "p50 ms", "p95 ms", "p99 ms", "max ms"
     );
-    // `judgment` is next + answer (open loop: from the judgment's intended start).
+    // `judgment` is the answer (+ next when none was carried) (open loop: from the judgment's intended start).
     for (endpoint, times) in &out.latencies {
         let mut t = times.clone();
         t.sort_by(f64::total_cmp);

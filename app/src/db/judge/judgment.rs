@@ -1,11 +1,10 @@
-//! Judgments: storing one, counting them, the gate's evidence, the trusted ones for the
-//! statistics, and republishing.
-use crate::domain::judge::gate::Comparison;
+//! Judgments: storing one, the trusted ones for the statistics, and republishing.
+use crate::domain::judge::gate_table::Votes;
 use crate::domain::{AssignmentId, CampaignId, PairId, UserId};
 use crate::error::AppError;
 use sqlx::{PgConnection, PgExecutor};
 
-use super::AssignmentRow;
+use super::{AssignmentRow, TrustFlip};
 
 /// The answer stored for an assignment already judged.
 pub async fn find_judgment(
@@ -21,7 +20,9 @@ pub async fn find_judgment(
     .map(|r| (r.is_paraphrase, r.is_correct)))
 }
 
-/// Stores a judgment, closes the assignment and counts the vote on the pair.
+/// Stores a judgment, closes the assignment and counts the vote on the pair, in one statement;
+/// returns the pair's trusted votes after. Taking the pair's row lock here is what lets
+/// [`super::judgments_on_pairs`] see every judgment on the pair next.
 #[allow(clippy::too_many_arguments)]
 pub async fn insert_judgment(
     conn: &mut PgConnection,
@@ -32,11 +33,18 @@ pub async fn insert_judgment(
     is_paraphrase: bool,
     is_correct: Option<bool>,
     seconds: f64,
-) -> Result<(), AppError> {
-    sqlx::query!(
-        r#"insert into judge_judgment (assignment_id, campaign_id, pair_id, app_user_id,
-               is_paraphrase, is_test, is_correct, seconds)
-           values ($1, $2, $3, $4, $5, $6, $7, $8)"#,
+) -> Result<Votes, AppError> {
+    let row = sqlx::query!(
+        r#"with judged as (
+               insert into judge_judgment (assignment_id, campaign_id, pair_id, app_user_id,
+                   is_paraphrase, is_test, is_correct, seconds)
+               values ($1, $2, $3, $4, $5, $6, $7, $8)),
+           closed as (
+               update judge_assignment set status = 'judged' where assignment_id = $1)
+           update judge_pair set n_judgments = n_judgments + 1,
+               n_paraphrase = n_paraphrase + ($5::bool)::int
+           where pair_id = $3
+           returning n_judgments, n_paraphrase"#,
         assignment_id as AssignmentId,
         campaign_id as CampaignId,
         a.pair_id as PairId,
@@ -46,88 +54,12 @@ pub async fn insert_judgment(
         is_correct,
         seconds
     )
-    .execute(&mut *conn)
+    .fetch_one(&mut *conn)
     .await?;
-    sqlx::query!(
-        "update judge_assignment set status = 'judged' where assignment_id = $1",
-        assignment_id as AssignmentId
-    )
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query!(
-        r#"update judge_pair set n_judgments = n_judgments + 1,
-               n_paraphrase = n_paraphrase + $2::int
-           where pair_id = $1"#,
-        a.pair_id as PairId,
-        is_paraphrase as i32
-    )
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query!(
-        r#"update judge_worker set judgments = judgments + 1,
-               tests_answered = tests_answered + $3::int, tests_correct = tests_correct + $4::int
-           where campaign_id = $1 and app_user_id = $2"#,
-        campaign_id as CampaignId,
-        user as UserId,
-        a.is_test as i32,
-        (is_correct == Some(true)) as i32
-    )
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
-/// How many judgments the worker has in the campaign.
-pub async fn count_judgments(
-    db: impl PgExecutor<'_>,
-    campaign_id: CampaignId,
-    user: UserId,
-) -> Result<i64, AppError> {
-    Ok(sqlx::query_scalar!(
-        r#"select count(*) as "n!" from judge_judgment where campaign_id = $1 and app_user_id = $2"#,
-        campaign_id as CampaignId,
-        user as UserId
-    )
-    .fetch_one(db)
-    .await?)
-}
-
-/// The worker's test answers (correct or not) and, for each ordinary pair they judged, the
-/// other workers' trusted votes (the pair's counts minus the worker's own trusted vote).
-pub async fn gate_evidence(
-    conn: &mut PgConnection,
-    campaign_id: CampaignId,
-    user: UserId,
-) -> Result<(Vec<bool>, Vec<Comparison>), AppError> {
-    let tests: Vec<bool> = sqlx::query_scalar!(
-        r#"select is_correct as "is_correct!" from judge_judgment
-           where campaign_id = $1 and app_user_id = $2 and is_test and is_correct is not null"#,
-        campaign_id as CampaignId,
-        user as UserId
-    )
-    .fetch_all(&mut *conn)
-    .await?;
-    let rows = sqlx::query!(
-        r#"select j.is_paraphrase,
-                  p.n_paraphrase - (j.trusted and j.is_paraphrase)::int as "others_paraphrase!",
-                  p.n_judgments - p.n_paraphrase - (j.trusted and not j.is_paraphrase)::int
-                      as "others_not!"
-           from judge_judgment j join judge_pair p using (pair_id)
-           where j.campaign_id = $1 and j.app_user_id = $2 and not j.is_test"#,
-        campaign_id as CampaignId,
-        user as UserId
-    )
-    .fetch_all(&mut *conn)
-    .await?;
-    let comparisons = rows
-        .into_iter()
-        .map(|r| Comparison {
-            label: r.is_paraphrase,
-            others_paraphrase: r.others_paraphrase.max(0) as u32,
-            others_not: r.others_not.max(0) as u32,
-        })
-        .collect();
-    Ok((tests, comparisons))
+    Ok(Votes {
+        paraphrase: i64::from(row.n_paraphrase),
+        not: i64::from(row.n_judgments - row.n_paraphrase),
+    })
 }
 
 /// A trusted judgment of an ordinary pair, for the agreement statistics (in time order).
@@ -160,17 +92,18 @@ pub async fn trusted_judgments(
 }
 
 /// Sets aside the trusted judgments of ordinary pairs by `workers` (untrusted, republished) and
-/// gives their slots back, so trusted workers replace them. Returns (judgments, pairs).
+/// gives their slots back, so trusted workers replace them. Returns the judgments it flipped.
 pub async fn republish(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     workers: &[UserId],
-) -> Result<(i64, i64), AppError> {
-    let moved = sqlx::query!(
+) -> Result<Vec<TrustFlip>, AppError> {
+    Ok(sqlx::query_as!(
+        TrustFlip,
         r#"with flipped as (
                update judge_judgment set trusted = false, republished = true
                where campaign_id = $1 and app_user_id = any($2) and trusted and not is_test
-               returning pair_id, is_paraphrase),
+               returning pair_id, app_user_id, is_paraphrase),
            per_pair as (
                select pair_id, count(*)::int as n, count(*) filter (where is_paraphrase)::int as np
                from flipped group by pair_id),
@@ -179,14 +112,17 @@ pub async fn republish(
                set n_judgments = p.n_judgments - f.n, n_paraphrase = p.n_paraphrase - f.np,
                    open_slots = p.open_slots + f.n
                from per_pair f where p.pair_id = f.pair_id
-               returning f.n)
-           select sum(n)::int8 as judgments, count(*) as "pairs!" from moved"#,
+               returning p.pair_id, p.n_judgments, p.n_paraphrase, -f.n as moved,
+                         -f.np as moved_paraphrase)
+           select f.pair_id as "pair_id: _", f.app_user_id as "app_user_id: _",
+                  false as "trusted!", m.n_judgments, m.n_paraphrase,
+                  m.moved as "moved!", m.moved_paraphrase as "moved_paraphrase!"
+           from flipped f join moved m using (pair_id)"#,
         campaign_id as CampaignId,
         workers as &[UserId]
     )
-    .fetch_one(&mut *conn)
-    .await?;
-    Ok((moved.judgments.unwrap_or(0), moved.pairs))
+    .fetch_all(&mut *conn)
+    .await?)
 }
 
 /// Pairs with republished judgments that still wait for replacements.

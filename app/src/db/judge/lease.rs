@@ -130,12 +130,15 @@ async fn insert_assignment(
     is_test: bool,
     lease_seconds: u32,
 ) -> Result<ServedPair, AppError> {
-    let served = sqlx::query_as!(
+    Ok(sqlx::query_as!(
         ServedPair,
         r#"with a as (
                insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test, lease_expires_at)
                values ($1, $2, $3, $4, now() + make_interval(secs => $5))
-               returning assignment_id, pair_id)
+               returning assignment_id, pair_id),
+           counted as (
+               update judge_worker set served_count = served_count + 1
+               where campaign_id = $1 and app_user_id = $3)
            select a.assignment_id as "assignment_id!: _", p.sentence1, p.sentence2
            from a join judge_pair p using (pair_id)"#,
         campaign_id as CampaignId,
@@ -145,16 +148,7 @@ async fn insert_assignment(
         f64::from(lease_seconds)
     )
     .fetch_one(&mut *conn)
-    .await?;
-    sqlx::query!(
-        r#"update judge_worker set served_count = served_count + 1
-           where campaign_id = $1 and app_user_id = $2"#,
-        campaign_id as CampaignId,
-        user as UserId
-    )
-    .execute(&mut *conn)
-    .await?;
-    Ok(served)
+    .await?)
 }
 
 /// An assignment being answered, locked.

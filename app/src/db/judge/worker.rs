@@ -3,6 +3,8 @@
 use crate::domain::judge::gate::GateNumbers;
 use crate::domain::{CampaignId, UserId, WorkerStatus};
 use crate::error::AppError;
+
+use super::TrustFlip;
 use sqlx::{PgConnection, PgExecutor};
 
 /// A worker's standing, locked for the rest of the transaction (created on first use).
@@ -16,31 +18,41 @@ pub struct WorkerRow {
     pub served_count: i32,
     /// Where the test pair falls in the current block of served pairs.
     pub test_position: i32,
+    /// Judgments so far (test pairs included).
+    pub judgments: i32,
 }
 
-/// Creates the worker's row if needed and locks it until the transaction ends.
+/// Creates the worker's row if needed and locks it until the transaction ends (one statement
+/// once the row exists).
 pub async fn lock_worker(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
 ) -> Result<WorkerRow, AppError> {
-    sqlx::query!(
-        r#"insert into judge_worker (campaign_id, app_user_id) values ($1, $2)
-           on conflict (campaign_id, app_user_id) do nothing"#,
-        campaign_id as CampaignId,
-        user as UserId
-    )
-    .execute(&mut *conn)
-    .await?;
-    Ok(sqlx::query_as!(
-        WorkerRow,
-        r#"select status as "status: WorkerStatus", gate_overridden, served_count, test_position
-           from judge_worker where campaign_id = $1 and app_user_id = $2 for update"#,
-        campaign_id as CampaignId,
-        user as UserId
-    )
-    .fetch_one(&mut *conn)
-    .await?)
+    loop {
+        let row = sqlx::query_as!(
+            WorkerRow,
+            r#"select status as "status: WorkerStatus", gate_overridden, served_count, test_position,
+                      judgments
+               from judge_worker where campaign_id = $1 and app_user_id = $2 for update"#,
+            campaign_id as CampaignId,
+            user as UserId
+        )
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(row) = row {
+            return Ok(row);
+        }
+        // First use: create the row (or find that another tab just did), then lock it.
+        sqlx::query!(
+            r#"insert into judge_worker (campaign_id, app_user_id) values ($1, $2)
+               on conflict (campaign_id, app_user_id) do nothing"#,
+            campaign_id as CampaignId,
+            user as UserId
+        )
+        .execute(&mut *conn)
+        .await?;
+    }
 }
 
 /// Starts a new block of test positions for the worker.
@@ -62,7 +74,8 @@ pub async fn set_test_position(
 }
 
 /// Sets a worker's status, records why, and marks their judgments untrusted (stopped) or
-/// trusted again (reinstated), keeping the pairs' vote counts in step.
+/// trusted again (reinstated), keeping the pairs' vote counts in step. Returns the ordinary
+/// judgments it flipped, for the gate's running counts.
 pub async fn set_worker_status(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -71,7 +84,7 @@ pub async fn set_worker_status(
     reason: &str,
     numbers: &GateNumbers,
     changed_by: Option<UserId>,
-) -> Result<(), AppError> {
+) -> Result<Vec<TrustFlip>, AppError> {
     let trusted = status == WorkerStatus::Active;
     sqlx::query!(
         r#"update judge_worker set status = $3, gate_overridden = gate_overridden or $4
@@ -101,24 +114,32 @@ pub async fn set_worker_status(
     .await?;
     // Flip the judgments whose trust changes, and move their votes on the pairs.
     let sign: i32 = if trusted { 1 } else { -1 };
-    sqlx::query!(
+    Ok(sqlx::query_as!(
+        TrustFlip,
         r#"with flipped as (
                update judge_judgment set trusted = $3
                where campaign_id = $1 and app_user_id = $2 and trusted <> $3 and not republished
-               returning pair_id, is_paraphrase)
-           update judge_pair p
-           set n_judgments = p.n_judgments + $4 * f.n, n_paraphrase = p.n_paraphrase + $4 * f.np
-           from (select pair_id, count(*)::int as n, count(*) filter (where is_paraphrase)::int as np
-                 from flipped group by pair_id) f
-           where p.pair_id = f.pair_id"#,
+               returning pair_id, app_user_id, is_paraphrase, is_test),
+           per_pair as (
+               select pair_id, count(*)::int as n, count(*) filter (where is_paraphrase)::int as np
+               from flipped group by pair_id),
+           moved as (
+               update judge_pair p
+               set n_judgments = p.n_judgments + $4 * f.n, n_paraphrase = p.n_paraphrase + $4 * f.np
+               from per_pair f where p.pair_id = f.pair_id
+               returning p.pair_id, p.n_judgments, p.n_paraphrase, $4 * f.n as moved,
+                         $4 * f.np as moved_paraphrase)
+           select f.pair_id as "pair_id: _", f.app_user_id as "app_user_id: _",
+                  $3 as "trusted!", m.n_judgments, m.n_paraphrase,
+                  m.moved as "moved!", m.moved_paraphrase as "moved_paraphrase!"
+           from flipped f join moved m using (pair_id) where not f.is_test"#,
         campaign_id as CampaignId,
         user as UserId,
         trusted,
         sign
     )
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
+    .fetch_all(&mut *conn)
+    .await?)
 }
 
 /// A worker's line in the admin's list.

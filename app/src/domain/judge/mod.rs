@@ -2,6 +2,7 @@
 //! where the hidden test pair goes in each block, the accuracy-and-kappa gate that keeps or stops
 //! a worker, and a pair's label from its votes. The database and pages build on these.
 pub mod gate;
+pub mod gate_table;
 pub mod labels;
 pub mod pair_import;
 pub mod report;

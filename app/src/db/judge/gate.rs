@@ -1,0 +1,136 @@
+//! The quality gate's running counts (`domain::judge::gate_table`): the judgments on pairs whose
+//! votes changed, the changes written for other workers, and the fold that reads a worker's
+//! counts.
+use crate::domain::judge::gate_table::{GateCounts, KappaTable};
+use crate::domain::{CampaignId, PairId, UserId};
+use crate::error::AppError;
+use sqlx::PgConnection;
+
+/// An ordinary judgment on a pair whose votes just changed.
+#[derive(Debug, Clone)]
+pub struct PairJudgment {
+    /// The pair.
+    pub pair_id: PairId,
+    /// The worker.
+    pub app_user_id: UserId,
+    /// Their answer.
+    pub is_paraphrase: bool,
+    /// Trusted now.
+    pub trusted: bool,
+}
+
+/// Every ordinary judgment on `pairs`. The caller holds the pairs' row locks (it has just
+/// changed their votes), so every judgment that counts in those votes is visible here.
+pub async fn judgments_on_pairs(
+    conn: &mut PgConnection,
+    pairs: &[PairId],
+) -> Result<Vec<PairJudgment>, AppError> {
+    Ok(sqlx::query_as!(
+        PairJudgment,
+        r#"select pair_id as "pair_id: _", app_user_id as "app_user_id: _", is_paraphrase, trusted
+           from judge_judgment where pair_id = any($1) and not is_test"#,
+        pairs as &[PairId]
+    )
+    .fetch_all(&mut *conn)
+    .await?)
+}
+
+/// Writes changes to other workers' tables, to be folded in when their gate next reads them.
+/// Their rows are not locked: two answers on different pairs never wait for each other here.
+pub async fn record_table_changes(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    changes: &[(UserId, KappaTable)],
+) -> Result<(), AppError> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let users: Vec<UserId> = changes.iter().map(|c| c.0).collect();
+    let cell = |f: fn(&KappaTable) -> i64| -> Vec<i32> {
+        changes.iter().map(|c| f(&c.1) as i32).collect()
+    };
+    sqlx::query!(
+        r#"insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
+           select $1, * from unnest($2::uuid[], $3::int4[], $4::int4[], $5::int4[], $6::int4[])"#,
+        campaign_id as CampaignId,
+        &users as &[UserId],
+        &cell(|t| t.pp),
+        &cell(|t| t.pn),
+        &cell(|t| t.np),
+        &cell(|t| t.nn)
+    )
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Adds `add` to the worker's counts (their own new judgment), folds in the changes others
+/// recorded for them, and returns the result. One statement, so the changes it deletes are
+/// exactly the ones it adds. The caller holds the worker's row lock.
+pub async fn fold_gate_counts(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    user: UserId,
+    add: &GateCounts,
+) -> Result<GateCounts, AppError> {
+    let row = sqlx::query!(
+        r#"with pending as (
+               delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
+               returning pp, pn, np, nn),
+           total as (
+               select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
+                      coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
+               from pending)
+           update judge_worker w
+           set judgments = judgments + $3, tests_answered = tests_answered + $4,
+               tests_correct = tests_correct + $5,
+               kappa_pp = kappa_pp + $6 + t.pp, kappa_pn = kappa_pn + $7 + t.pn,
+               kappa_np = kappa_np + $8 + t.np, kappa_nn = kappa_nn + $9 + t.nn
+           from total t
+           where w.campaign_id = $1 and w.app_user_id = $2
+           returning w.judgments, w.tests_answered, w.tests_correct,
+                     w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn"#,
+        campaign_id as CampaignId,
+        user as UserId,
+        add.judgments as i32,
+        add.tests_answered as i32,
+        add.tests_correct as i32,
+        add.table.pp as i32,
+        add.table.pn as i32,
+        add.table.np as i32,
+        add.table.nn as i32
+    )
+    .fetch_optional(&mut *conn)
+    .await?
+    .ok_or(AppError::NotFound)?;
+    Ok(GateCounts {
+        judgments: row.judgments.max(0) as u32,
+        tests_answered: row.tests_answered.max(0) as u32,
+        tests_correct: row.tests_correct.max(0) as u32,
+        table: KappaTable {
+            pp: i64::from(row.kappa_pp),
+            pn: i64::from(row.kappa_pn),
+            np: i64::from(row.kappa_np),
+            nn: i64::from(row.kappa_nn),
+        },
+    })
+}
+
+/// A judgment whose trust a status change or a republish flipped, with its pair's votes after.
+#[derive(Debug, Clone)]
+pub struct TrustFlip {
+    /// The pair.
+    pub pair_id: PairId,
+    /// The worker whose judgment flipped.
+    pub app_user_id: UserId,
+    /// Trusted after the flip.
+    pub trusted: bool,
+    /// The pair's trusted judgments after.
+    pub n_judgments: i32,
+    /// ... of which "paraphrase".
+    pub n_paraphrase: i32,
+    /// How many trusted judgments the pair gained (negative: lost) ...
+    pub moved: i32,
+    /// ... of which "paraphrase".
+    pub moved_paraphrase: i32,
+}
