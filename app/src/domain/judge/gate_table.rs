@@ -391,7 +391,7 @@ mod tests {
                 })
                 .collect();
             let tests: Vec<bool> = (0..rng.next_u64() % 6)
-                .map(|_| rng.next_u64() % 3 > 0)
+                .map(|_| !rng.next_u64().is_multiple_of(3))
                 .collect();
             let counts = GateCounts {
                 judgments: 40,
