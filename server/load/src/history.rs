@@ -4,37 +4,16 @@
 //! latency is kept by judgment number; [`render`] compares the worker's 10th with their last.
 use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use serde_json::Value;
 
 use crate::report::percentile;
-use crate::setup::Prepared;
+use crate::setup::{call, Prepared};
 
 /// Answer latencies in seconds: `answers[k]` holds every judge's (k+1)-th answer.
 #[derive(Debug, Default)]
 pub struct History {
     pub answers: Vec<Vec<f64>>,
-}
-
-async fn call(
-    c: &reqwest::Client,
-    base: &str,
-    name: &str,
-    form: &[(&str, &str)],
-) -> anyhow::Result<Value> {
-    let resp = c
-        .post(format!("{base}/api/{name}"))
-        .header("accept", "application/json")
-        .form(form)
-        .send()
-        .await
-        .with_context(|| format!("{name}: no answer"))?;
-    let status = resp.status();
-    let body = resp.text().await?;
-    if !status.is_success() {
-        bail!("{name}: {status} {body}");
-    }
-    Ok(serde_json::from_str(&body)?)
 }
 
 /// One judge's `judgments` answers, each timed (an answer also leases the next pair; a

@@ -601,23 +601,21 @@ pub fn statement_counts(metrics: &str) -> Option<(u64, u64)> {
 
 /// The server's (judgments, SQL statements) counters now.
 pub async fn server_statement_counts(base: &str) -> Option<(u64, u64)> {
-    let text = reqwest::get(format!("{base}/metrics"))
-        .await
-        .ok()?
-        .text()
-        .await
-        .ok()?;
-    statement_counts(&text)
+    statement_counts(&server_metrics(base).await?)
 }
 
 async fn server_health_timing(base: &str) -> Option<(u64, u64)> {
-    let text = reqwest::get(format!("{base}/metrics"))
+    health_timing(&server_metrics(base).await?)
+}
+
+/// The server's `/metrics` text.
+async fn server_metrics(base: &str) -> Option<String> {
+    reqwest::get(format!("{base}/metrics"))
         .await
         .ok()?
         .text()
         .await
-        .ok()?;
-    health_timing(&text)
+        .ok()
 }
 
 /// Sends `n` Checks at once, spread over the writers (each on its current sentence), while

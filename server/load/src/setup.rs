@@ -113,7 +113,7 @@ fn client() -> anyhow::Result<reqwest::Client> {
 }
 
 /// Posts a server function and returns its JSON answer, or the error it gave.
-async fn call(
+pub(crate) async fn call(
     c: &reqwest::Client,
     base: &str,
     name: &str,
