@@ -17,7 +17,6 @@ JUDGES="${2:-200}"
 WRITERS="${3:-20}"
 "$ROOT/scripts/setup.sh" >/dev/null
 source "$ROOT/scripts/build.sh" >/dev/null
-cargo build --release -p paracrowd-load 2>&1 | tail -1
 source "$ROOT/scripts/test-db.sh"
 PSQL="$(pg_bin_dir)/psql"
 DB=paracrowd_bench_load

@@ -20,6 +20,8 @@ cp style/main.css "$SITE/pkg/paracrowd.css"
 ls -l "$SITE/pkg"
 
 stage "server binary"
-cargo build --release -p server --bin paracrowd
+# With the load tool in the same build: its dependencies' features then agree with the server's,
+# so building one never rebuilds the other (the load benchmark needs both).
+cargo build --release -p server --bin paracrowd -p paracrowd-load
 # Run on its own (not sourced by run.sh or test.sh): say how long it took.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then print_timings; fi

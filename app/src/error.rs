@@ -18,12 +18,10 @@ pub enum AppError {
     NotFound,
     #[error("{0}")]
     Conflict(String),
-    #[error("Wrong username or password.")]
-    BadCredentials,
     #[error(
-        "This account is blocked. Contact the study's organisers if you think this is a mistake."
+        "Wrong username or password. If your account was blocked, contact the study's organisers."
     )]
-    Blocked,
+    BadCredentials,
     #[error("Too many attempts. Try again in {retry_after_secs} seconds.")]
     RateLimited { retry_after_secs: u64 },
     #[error("The server is busy. Try again in a moment.")]
@@ -53,7 +51,7 @@ impl AppError {
         match self {
             AppError::Validation { .. } => S::UNPROCESSABLE_ENTITY,
             AppError::Unauthenticated | AppError::BadCredentials => S::UNAUTHORIZED,
-            AppError::Forbidden | AppError::Blocked => S::FORBIDDEN,
+            AppError::Forbidden => S::FORBIDDEN,
             AppError::NotFound => S::NOT_FOUND,
             AppError::Conflict(_) => S::CONFLICT,
             AppError::RateLimited { .. } => S::TOO_MANY_REQUESTS,
@@ -119,7 +117,17 @@ impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
         match &e {
             sqlx::Error::PoolTimedOut => {
-                tracing::error!(error.message = %e, "no database connection in time");
+                // Expected back-pressure under load (answered 503 "busy"): a warning, at most
+                // one every 10 s.
+                static BUSY: crate::log_limit::Limited =
+                    crate::log_limit::Limited::new(std::time::Duration::from_secs(10));
+                if let Some(left_out) = BUSY.due() {
+                    tracing::warn!(
+                        error.message = %e,
+                        left_out,
+                        "no database connection in time: answered busy"
+                    );
+                }
                 AppError::Overloaded
             }
             sqlx::Error::Io(_) | sqlx::Error::PoolClosed => {

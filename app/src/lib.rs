@@ -24,6 +24,8 @@ pub mod db;
 #[cfg(feature = "ssr")]
 pub mod draws;
 #[cfg(feature = "ssr")]
+pub mod log_limit;
+#[cfg(feature = "ssr")]
 pub mod metrics;
 #[cfg(feature = "ssr")]
 pub mod ml;

@@ -9,6 +9,7 @@ use crate::auth::LoginThrottle;
 use crate::draws::Draws;
 use crate::error::AppError;
 use crate::ml::{PairScorer, SentenceEmbedder};
+use crate::service::judge_campaign_cache::JudgeCampaignCache;
 
 /// Shared server state, given to axum routes as `State` and to server functions as context.
 #[derive(FromRef, Clone)]
@@ -22,6 +23,8 @@ pub struct AppState {
     pub embedder: Arc<dyn SentenceEmbedder>,
     /// Random draws for serving judgments (seeded by `PARACROWD_RANDOM_SEED`).
     pub draws: Arc<Draws>,
+    /// Judging campaigns' settings, checked against their version on every request.
+    pub judge_campaigns: Arc<JudgeCampaignCache>,
 }
 
 /// The state inside a server function or a server-rendered component. Call it before the first

@@ -105,11 +105,12 @@ test('the first admin logs in with the printed password and blocks a user', asyn
   await row.getByRole('button', { name: 'Unblock' }).waitFor();
   await row.getByText('blocked').waitFor();
 
-  // The blocked worker's open session ends, and they cannot log in again.
+  // The blocked worker's open session ends, and they cannot log in again (the same answer as a
+  // wrong password: the form tells no one which accounts are blocked).
   await workerPage.reload();
   await workerPage.getByRole('link', { name: 'Log in' }).first().waitFor();
   await logIn(workerPage, worker);
-  await workerPage.getByRole('alert').getByText('This account is blocked').waitFor();
+  await workerPage.getByRole('alert').getByText('Wrong username or password.').waitFor();
 
   // Changing a role from the same page.
   await row.getByLabel(`Role of ${worker}`).selectOption('researcher');

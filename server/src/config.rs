@@ -24,6 +24,10 @@ pub struct Config {
     /// `PARACROWD_RANDOM_SEED`: fixes the server's random draws (test pair positions and order),
     /// so a run's schedule can be replayed. Unset: drawn from entropy.
     pub random_seed: Option<u64>,
+    /// `PARACROWD_ALLOWED_ORIGINS`: origins besides the request's own host from which forms may
+    /// be posted (comma-separated, e.g. `https://study.example.org`), for a proxy that rewrites
+    /// `Host` (see `csrf.rs`).
+    pub allowed_origins: Vec<String>,
 }
 
 impl Config {
@@ -56,6 +60,14 @@ impl Config {
                         .context("PARACROWD_RANDOM_SEED must be a whole number")
                 })
                 .transpose()?,
+            allowed_origins: var("PARACROWD_ALLOWED_ORIGINS")
+                .map(|v| {
+                    v.split(',')
+                        .map(|o| o.trim().trim_end_matches('/').to_owned())
+                        .filter(|o| !o.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
     }
 
@@ -69,6 +81,7 @@ impl Config {
             secure_cookies: false,
             max_db_connections: 5,
             random_seed: None,
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -82,6 +95,8 @@ Environment:
   LEPTOS_SITE_ROOT             built site with pkg/ (default target/site)
   PARACROWD_SECURE_COOKIES     true behind HTTPS
   PARACROWD_MAX_DB_CONNECTIONS database pool size (default 20)
+  PARACROWD_ALLOWED_ORIGINS    origins besides the request's host that may post forms
+                               (comma-separated), for a proxy that rewrites Host
   PARACROWD_RANDOM_SEED        fixes the draw of hidden test pairs (a replayable schedule);
                                unset = random
   PG_BIN_DIR                   PostgreSQL binaries for the embedded cluster (default: newest

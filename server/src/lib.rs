@@ -4,6 +4,7 @@
 pub mod admin_bootstrap;
 pub mod cli;
 pub mod config;
+pub mod csrf;
 pub mod db_watch;
 pub mod embedded_pg;
 pub mod export_cmd;

@@ -122,6 +122,7 @@ pub async fn build_router(
         scorer,
         embedder,
         draws: Arc::new(app::draws::Draws::new(config.random_seed)),
+        judge_campaigns: Arc::default(),
     };
     let routes = generate_route_list(App);
     let context = {
@@ -146,6 +147,11 @@ pub async fn build_router(
             context, shell,
         ))
         .layer(sessions)
+        // Before sessions: a forged request is refused before anything is read for it.
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(config.allowed_origins.clone()),
+            crate::csrf::guard,
+        ))
         // Before sessions (they live in the database): a fast 503 while it is down.
         .layer(axum::middleware::from_fn_with_state(
             crate::db_watch::watch(monitor),
@@ -164,7 +170,24 @@ pub async fn build_router(
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id)
         })
         // One line per request at `info` (status and latency), in the request's span.
-        .on_response(tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO)))
+        .on_response(tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO))
+        // A 5xx is an error, except 503: "busy" and "database down" are expected answers,
+        // logged where they arise (at most a warning, rate-limited).
+        .on_failure(
+            |class: tower_http::classify::ServerErrorsFailureClass,
+             latency: Duration,
+             _: &tracing::Span| {
+                use tower_http::classify::ServerErrorsFailureClass as C;
+                match class {
+                    C::StatusCode(axum::http::StatusCode::SERVICE_UNAVAILABLE) => {}
+                    class => tracing::error!(
+                        classification = %class,
+                        latency_ms = latency.as_millis() as u64,
+                        "response failed"
+                    ),
+                }
+            },
+        ))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state);
     Ok(router)

@@ -113,3 +113,107 @@ async fn campaigns_are_listed_only_for_logged_in_users(pool: PgPool) {
     assert_eq!(titles, ["Open study"]);
     app.stop().await;
 }
+
+/// Issue #21 item 3: a state-changing request with the admin's cookie is refused when it comes
+/// from another origin (another port of the same host, a sibling subdomain, `null`, a foreign
+/// `Referer`) or is not a form (`text/plain`, no `Content-Type`); nothing changes. The app's own
+/// origin and a program that sends neither header pass.
+#[sqlx::test(migrations = "../migrations")]
+async fn forged_posts_from_other_origins_and_bodies_that_are_not_forms_change_nothing(
+    pool: PgPool,
+) {
+    use reqwest::header::{CONTENT_TYPE, HOST, ORIGIN, REFERER};
+    let app = spawn_app(pool.clone()).await;
+    let (_, name) = app.annotator().await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = app.user_id(&name).await;
+    let role = || {
+        let pool = pool.clone();
+        let name = name.clone();
+        async move {
+            sqlx::query_scalar::<_, String>("select role from app_user where username = $1")
+                .bind(name)
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    let port = app.addr.port();
+    let own = format!("http://127.0.0.1:{port}");
+    let form = format!("user_id={id}&role=researcher");
+    let url = app.url("/api/admin/set_user_role");
+    let send = |headers: Vec<(reqwest::header::HeaderName, String)>| {
+        let mut req = admin
+            .post(&url)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .body(form.clone());
+        for (name, value) in headers {
+            req = req.header(name, value);
+        }
+        req.send()
+    };
+    let form_type = (CONTENT_TYPE, "application/x-www-form-urlencoded".to_owned());
+    let refused = [
+        (
+            vec![
+                form_type.clone(),
+                (ORIGIN, format!("http://127.0.0.1:{}", port + 1)),
+            ],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            vec![
+                form_type.clone(),
+                (HOST, format!("app.localhost:{port}")),
+                (ORIGIN, format!("http://evil.app.localhost:{port}")),
+            ],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            vec![form_type.clone(), (ORIGIN, "null".to_owned())],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            vec![
+                form_type.clone(),
+                (REFERER, "http://attacker.example/page".to_owned()),
+            ],
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            vec![
+                (CONTENT_TYPE, "text/plain".to_owned()),
+                (ORIGIN, own.clone()),
+            ],
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+        (
+            vec![(CONTENT_TYPE, "text/plain;charset=UTF-8".to_owned())],
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+        (vec![], StatusCode::UNSUPPORTED_MEDIA_TYPE),
+    ];
+    for (headers, status) in refused {
+        let shown = format!("{headers:?}");
+        let resp = send(headers).await.unwrap();
+        assert_eq!(resp.status(), status, "{shown}");
+        assert_eq!(role().await, "annotator", "nothing changed: {shown}");
+    }
+    // The app's own page (Origin, or only a Referer), then a program with neither header.
+    for headers in [
+        vec![form_type.clone(), (ORIGIN, own.clone())],
+        vec![form_type.clone(), (REFERER, format!("{own}/admin/users"))],
+        vec![form_type.clone()],
+    ] {
+        let shown = format!("{headers:?}");
+        let resp = send(headers).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK, "{shown}");
+        assert_eq!(role().await, "researcher", "{shown}");
+        sqlx::query("update app_user set role = 'annotator' where username = $1")
+            .bind(&name)
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    app.stop().await;
+}

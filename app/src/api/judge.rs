@@ -32,7 +32,14 @@ mod ssr {
 
     pub async fn next(campaign_id: String) -> Result<JudgeTask, AppError> {
         let (state, user, campaign) = worker(&campaign_id).await?;
-        service::next(&state.pool, &state.draws, user, campaign).await
+        service::next(
+            &state.pool,
+            &state.judge_campaigns,
+            &state.draws,
+            user,
+            campaign,
+        )
+        .await
     }
 
     pub async fn answer(
@@ -44,6 +51,7 @@ mod ssr {
         let assignment_id = parse_id(&assignment_id, "assignment_id")?;
         service::answer(
             &state.pool,
+            &state.judge_campaigns,
             &state.draws,
             user,
             campaign,

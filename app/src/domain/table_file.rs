@@ -142,6 +142,15 @@ fn read_delimited(text: &str, delimiter: u8, quoting: bool) -> Result<Table, Imp
         .iter()
         .map(|h| h.trim().to_lowercase())
         .collect();
+    // A repeated column would be resolved silently (one of the two values lost): refuse it.
+    for (i, name) in header.iter().enumerate() {
+        if !name.is_empty() && header[..i].contains(name) {
+            return Err(err(
+                1,
+                format!("the column \"{name}\" appears twice in the header"),
+            ));
+        }
+    }
     let mut records = Vec::new();
     for record in reader.records() {
         // Line numbers from byte offsets: the csv crate's own line count skips blank lines.
@@ -245,6 +254,19 @@ mod tests {
         assert_eq!(t.records[1].get(&["missing", "label"]), Some("0"));
         assert!(t.has_column(&["label"]));
         assert!(t.require_column(&["text"]).is_err());
+    }
+
+    #[test]
+    fn a_repeated_column_is_refused_with_its_name() {
+        for (text, format) in [
+            ("sentence1,sentence2,Sentence1\na,b,c\n", TableFormat::Csv),
+            ("text\torigin\t text \nx\ty\tz\n", TableFormat::Tsv),
+        ] {
+            let e = read(text, format, 10).unwrap_err();
+            assert_eq!(e.line, 1);
+            assert!(e.message.contains("appears twice"), "{}", e.message);
+        }
+        assert!(read("a,b,,\n1,2,3,4\n", TableFormat::Csv, 10).is_ok());
     }
 
     #[test]

@@ -24,6 +24,7 @@ fn query_from(map: &leptos_router::params::ParamsMap) -> ExportQuery {
         train: get("train"),
         dev: get("dev"),
         test: get("test"),
+        spreadsheet_safe: get("spreadsheet_safe"),
     }
 }
 
@@ -173,6 +174,7 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
                 <legend>"Rows and format"</legend>
                 {rows_choice}
                 {format_choice}
+                {select("spreadsheet_safe", "Cells starting with = + - @", q.spreadsheet_safe.clone(), &[("true", "made safe for spreadsheets (a leading ')"), ("false", "exact text")])}
                 {judge_options}
             </fieldset>
             <fieldset>

@@ -35,7 +35,8 @@ pub async fn register(
     Ok(user_id)
 }
 
-/// The account whose password this is. Unknown user and wrong password get the same answer;
+/// The account whose password this is. Unknown user, wrong password and blocked account get the
+/// same answer;
 /// failures are counted per account and per address, and too many refuse for a while.
 pub async fn authenticate(
     pool: &PgPool,
@@ -64,7 +65,10 @@ pub async fn authenticate(
         }
     };
     if user.status == UserStatus::Blocked {
-        return Err(AppError::Blocked);
+        // The same answer as a wrong password: the login form is no oracle for which accounts
+        // exist and which are blocked (issue #21 item 9).
+        tracing::info!(username = %username, "login to a blocked account");
+        return Err(AppError::BadCredentials);
     }
     throttle.record_success(username);
     Ok(user.app_user_id)

@@ -276,7 +276,7 @@ async fn judge_stream(
     let (ids, parts) = judge_parts(pool, campaign_id, spec).await?;
     let part_of = move |id: &PairId| parts.get(id).copied().unwrap_or(Part::Train);
     let want = spec.part;
-    let format = spec.format;
+    let (format, out) = (spec.format, spec.output());
     match spec.rows {
         Rows::Pairs => {
             let labeller = Labeller::load(pool, campaign_id, spec.labels, &ids).await?;
@@ -295,7 +295,7 @@ async fn judge_stream(
                 if label.is_none() && !keep_unresolved {
                     return None;
                 }
-                pair_line(format, &pair_row(p, label, part))
+                pair_line(out, &pair_row(p, label, part))
             };
             Ok(chunks(
                 header_for::<PairRow>(format),
@@ -316,7 +316,7 @@ async fn judge_stream(
                 if want.is_some_and(|w| w != part) {
                     return None;
                 }
-                judgment_line(format, &judgment_row(j, part))
+                judgment_line(out, &judgment_row(j, part))
             };
             Ok(chunks(
                 header_for::<JudgmentRow>(format),
@@ -384,7 +384,7 @@ async fn apt_stream(
     rows_read: Arc<AtomicU64>,
 ) -> Result<ChunkStream, AppError> {
     let parts = apt_parts(pool, campaign_id, spec).await?;
-    let (want, format) = (spec.part, spec.format);
+    let (want, format, out) = (spec.part, spec.format, spec.output());
     let submitted_only = spec.rows == Rows::Submissions;
     let pool = pool.clone();
     let (rx, failed) = spawn_source(move |tx| async move {
@@ -398,7 +398,7 @@ async fn apt_stream(
         if want.is_some_and(|w| w != part) {
             return None;
         }
-        attempt_line(format, &attempt_row(a, part))
+        attempt_line(out, &attempt_row(a, part))
     };
     Ok(chunks(
         header_for::<AttemptRow>(format),

@@ -1,12 +1,10 @@
 //! The MultiPIT judging round trip (MultiPIT §3): serve the next pair (one hidden test pair in
 //! every block of `test_every`, at a drawn position), store an answer, and run the quality gate
 //! on the server after every answer, in the same transaction.
-use crate::domain::{
-    AssignmentId, AssignmentStatus, CampaignId, CampaignKind, CampaignStatus, UserId, WorkerStatus,
-};
+use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, UserId, WorkerStatus};
 use sqlx::{PgConnection, PgPool};
 
-use crate::db::{campaigns, judge as db};
+use crate::db::judge::{self as db, JudgeCampaign};
 use crate::domain::judge::gate::{self, GateDecision};
 use crate::domain::judge::gate_table::{GateCounts, KappaTable};
 use crate::domain::judge::schedule;
@@ -16,29 +14,13 @@ use crate::dto::judge::stop_message;
 use crate::dto::judge::{AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
 use crate::error::AppError;
 use crate::service::gate_table;
+use crate::service::judge_campaign_cache::{self as campaigns, JudgeCampaignCache};
 
-/// The open judging campaign and its settings: not found when there is none (or it is an APT
-/// campaign), a conflict when it is not open.
-async fn open_campaign(
-    pool: &PgPool,
-    id: CampaignId,
-) -> Result<(campaigns::CampaignSettings, JudgeSettings), AppError> {
-    let campaign = match campaigns::find(pool, id).await? {
-        Some(c) if c.kind == CampaignKind::Judge && c.status == CampaignStatus::Open => c,
-        Some(c) if c.kind == CampaignKind::Judge => {
-            return Err(AppError::Conflict("This study is not open.".into()))
-        }
-        _ => return Err(AppError::NotFound),
-    };
-    let settings = db::settings(pool, id).await?.ok_or(AppError::NotFound)?;
-    Ok((campaign, settings))
-}
-
-fn guide(c: &campaigns::CampaignSettings, s: &JudgeSettings) -> JudgeGuide {
+fn guide(c: &JudgeCampaign) -> JudgeGuide {
     JudgeGuide {
         title: c.title.clone(),
-        definition: s.definition.as_str().to_owned(),
-        definition_text: s.definition.text().to_owned(),
+        definition: c.settings.definition.as_str().to_owned(),
+        definition_text: c.settings.definition.text().to_owned(),
         instructions: c.instructions.clone(),
     }
 }
@@ -57,15 +39,18 @@ async fn last_reason(pool: &PgPool, cid: CampaignId, user: UserId) -> Result<Str
 /// block's test slot, else the ordinary pair that most needs judgments.
 pub async fn next(
     pool: &PgPool,
+    cache: &JudgeCampaignCache,
     draws: &Draws,
     user: UserId,
     campaign_id: CampaignId,
 ) -> Result<JudgeTask, AppError> {
-    let (campaign, settings) = open_campaign(pool, campaign_id).await?;
+    let campaign = campaigns::open_campaign(pool, cache, campaign_id).await?;
     let cid = campaign.campaign_id;
     let mut tx = pool.begin().await?;
     // The worker's row lock serialises two tabs of the same worker.
     let worker = db::lock_worker(&mut tx, cid, user).await?;
+    let campaign = campaigns::current(&mut tx, cache, campaign, &worker).await?;
+    let settings = &campaign.settings;
     let judged = i64::from(worker.judgments);
     if worker.status == WorkerStatus::Stopped {
         tx.commit().await?;
@@ -74,10 +59,10 @@ pub async fn next(
     }
     let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
         Some(current) => Some(current),
-        None => lease_next(&mut tx, draws, cid, user, &worker, &settings).await?,
+        None => lease_next(&mut tx, draws, cid, user, &worker, settings).await?,
     };
     tx.commit().await?;
-    Ok(task(served, judged, &campaign, &settings))
+    Ok(task(served, judged, &campaign))
 }
 
 /// A newly leased pair: a test pair in the block's test slot, else the ordinary pair that most
@@ -107,19 +92,14 @@ async fn lease_next(
     Ok(pair)
 }
 
-fn task(
-    served: Option<db::ServedPair>,
-    judged: i64,
-    campaign: &campaigns::CampaignSettings,
-    settings: &JudgeSettings,
-) -> JudgeTask {
+fn task(served: Option<db::ServedPair>, judged: i64, campaign: &JudgeCampaign) -> JudgeTask {
     match served {
         Some(p) => JudgeTask::Judge {
             assignment_id: p.assignment_id,
             sentence1: p.sentence1,
             sentence2: p.sentence2,
             judged,
-            guide: guide(campaign, settings),
+            guide: guide(campaign),
         },
         None => JudgeTask::NothingLeft { judged },
     }
@@ -130,16 +110,19 @@ fn task(
 /// spent is measured on the server.
 pub async fn answer(
     pool: &PgPool,
+    cache: &JudgeCampaignCache,
     draws: &Draws,
     user: UserId,
     campaign_id: CampaignId,
     assignment_id: AssignmentId,
     is_paraphrase: bool,
 ) -> Result<AnswerOutcome, AppError> {
-    let (campaign, settings) = open_campaign(pool, campaign_id).await?;
+    let campaign = campaigns::open_campaign(pool, cache, campaign_id).await?;
     let cid = campaign.campaign_id;
     let mut tx = pool.begin().await?;
     let worker = db::lock_worker(&mut tx, cid, user).await?;
+    let campaign = campaigns::current(&mut tx, cache, campaign, &worker).await?;
+    let settings = &campaign.settings;
     let a = db::lock_assignment(&mut tx, cid, user, assignment_id)
         .await?
         .ok_or(AppError::NotFound)?;
@@ -204,7 +187,7 @@ pub async fn answer(
     let mut stopped = None;
     if !worker.gate_overridden {
         let numbers = counts.numbers();
-        if let GateDecision::Stop(why) = gate::decide(&settings, &numbers) {
+        if let GateDecision::Stop(why) = gate::decide(settings, &numbers) {
             let reason = stop_message(&why);
             let flips = db::set_worker_status(
                 &mut tx,
@@ -230,9 +213,9 @@ pub async fn answer(
             let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await?
             {
                 Some(current) => Some(current),
-                None => lease_next(&mut tx, draws, cid, user, &worker, &settings).await?,
+                None => lease_next(&mut tx, draws, cid, user, &worker, settings).await?,
             };
-            task(served, judged, &campaign, &settings)
+            task(served, judged, &campaign)
         }
     };
     tx.commit().await?;

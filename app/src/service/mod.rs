@@ -12,6 +12,7 @@ pub mod campaigns;
 pub mod export;
 pub mod gate_table;
 pub mod imports;
+pub mod judge_campaign_cache;
 pub mod judge_campaigns;
 pub mod judge_report;
 pub mod judging;

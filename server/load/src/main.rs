@@ -78,7 +78,8 @@ fn main() -> anyhow::Result<()> {
     };
     let pg_seconds = num("pgbench-seconds", 20)? as u32;
     let pg_clients = num("pgbench-clients", 16)? as u32;
-    let burst = if history.is_some() {
+    // The burst is of Checks: none without writers (the judging-only runs).
+    let burst = if history.is_some() || plan.writers == 0 {
         0
     } else {
         num("burst", 500)? as usize

@@ -4,7 +4,7 @@ use sqlx::{PgConnection, PgExecutor};
 use crate::domain::judge::labels::Thresholds;
 use crate::domain::judge::settings::GateRule;
 use crate::domain::judge::settings::{Definition, JudgeSettings};
-use crate::domain::CampaignId;
+use crate::domain::{CampaignId, CampaignStatus};
 use crate::error::AppError;
 
 #[derive(Debug, Clone)]
@@ -84,6 +84,65 @@ pub async fn settings(
     .fetch_optional(db)
     .await?
     .map(Into::into))
+}
+
+/// What a judging request needs of its campaign, as of `version` (bumped by the database on any
+/// change to the campaign or its settings).
+#[derive(Debug, Clone)]
+pub struct JudgeCampaign {
+    /// The campaign's id.
+    pub campaign_id: CampaignId,
+    /// The campaign's version when this was read.
+    pub version: i64,
+    /// Draft, open or closed, when this was read (requests check the current status).
+    pub status: CampaignStatus,
+    /// The title workers see.
+    pub title: String,
+    /// What workers read before they start.
+    pub instructions: String,
+    /// The judging settings.
+    pub settings: JudgeSettings,
+}
+
+/// A judging campaign with its settings, in one statement; `None` when there is no such judging
+/// campaign (an APT campaign included).
+pub async fn judge_campaign(
+    db: impl PgExecutor<'_>,
+    campaign_id: CampaignId,
+) -> Result<Option<JudgeCampaign>, AppError> {
+    let row = sqlx::query!(
+        r#"select c.campaign_id as "campaign_id: CampaignId", c.version,
+                  c.status as "status: CampaignStatus", c.title, c.instructions,
+                  s.definition as "definition: Definition", s.judgments_per_pair, s.test_every,
+                  s.min_test_accuracy, s.min_kappa, s.gate_min_judgments,
+                  s.gate_rule as "gate_rule: GateRule", s.paraphrase_min_votes,
+                  s.non_paraphrase_max_votes, s.lease_seconds
+           from campaign c join judge_settings s using (campaign_id)
+           where c.campaign_id = $1 and c.kind = 'judge'"#,
+        campaign_id as CampaignId
+    )
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|r| JudgeCampaign {
+        campaign_id: r.campaign_id,
+        version: r.version,
+        status: r.status,
+        title: r.title,
+        instructions: r.instructions,
+        settings: SettingsRow {
+            definition: r.definition,
+            judgments_per_pair: r.judgments_per_pair,
+            test_every: r.test_every,
+            min_test_accuracy: r.min_test_accuracy,
+            min_kappa: r.min_kappa,
+            gate_min_judgments: r.gate_min_judgments,
+            gate_rule: r.gate_rule,
+            paraphrase_min_votes: r.paraphrase_min_votes,
+            non_paraphrase_max_votes: r.non_paraphrase_max_votes,
+            lease_seconds: r.lease_seconds,
+        }
+        .into(),
+    }))
 }
 
 /// Locks a campaign's judging settings row until the transaction ends (serialises

@@ -1,7 +1,7 @@
 //! A worker's standing in a campaign: their row (locked per request), status changes with the
 //! numbers behind them, the admin's list.
 use crate::domain::judge::gate::GateNumbers;
-use crate::domain::{CampaignId, UserId, WorkerStatus};
+use crate::domain::{CampaignId, CampaignStatus, UserId, WorkerStatus};
 use crate::error::AppError;
 
 use super::TrustFlip;
@@ -20,10 +20,15 @@ pub struct WorkerRow {
     pub test_position: i32,
     /// Judgments so far (test pairs included).
     pub judgments: i32,
+    /// The campaign's status, read in the same statement.
+    pub campaign_status: CampaignStatus,
+    /// The campaign's version, read in the same statement (checks a cached copy of the campaign's
+    /// settings: `service::judge_campaign_cache`).
+    pub campaign_version: i64,
 }
 
 /// Creates the worker's row if needed and locks it until the transaction ends (one statement
-/// once the row exists).
+/// once the row exists), with the campaign's current status and version.
 pub async fn lock_worker(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -32,9 +37,11 @@ pub async fn lock_worker(
     loop {
         let row = sqlx::query_as!(
             WorkerRow,
-            r#"select status as "status: WorkerStatus", gate_overridden, served_count, test_position,
-                      judgments
-               from judge_worker where campaign_id = $1 and app_user_id = $2 for update"#,
+            r#"select w.status as "status: WorkerStatus", w.gate_overridden, w.served_count,
+                      w.test_position, w.judgments,
+                      c.status as "campaign_status: CampaignStatus", c.version as campaign_version
+               from judge_worker w join campaign c using (campaign_id)
+               where w.campaign_id = $1 and w.app_user_id = $2 for update of w"#,
             campaign_id as CampaignId,
             user as UserId
         )

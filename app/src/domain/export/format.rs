@@ -9,6 +9,14 @@
 //! The two TSV layouts have no quoting: tabs and line breaks inside a text become spaces, and
 //! MSRP leaves out a pair without a label. Each kind of row is a [`Record`]: its CSV columns and
 //! fields; JSON lines come from its `Serialize`.
+//!
+//! CSV and TSV files are opened in spreadsheets, which run a cell that starts with `=`, `+`, `-`,
+//! `@`, a tab or a carriage return as a formula (an annotator's text can start that way). By
+//! default such a cell gets a leading `'` (OWASP's rule for CSV injection), except a cell that is
+//! a plain number (`-0.25` is a score, not a formula); `spreadsheet_safe=false` writes the exact
+//! text. JSON lines are never altered.
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 /// The file format of an export.
@@ -60,6 +68,54 @@ impl Format {
             Format::MsrpTsv | Format::ApHTsv => "text/tab-separated-values; charset=utf-8",
         }
     }
+}
+
+/// How an export is written: its format, and whether CSV/TSV cells that a spreadsheet would run
+/// as formulas are neutralised (see the module's docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Output {
+    /// The file format.
+    pub format: Format,
+    /// Prefix formula-like text cells with `'` (CSV and TSV only).
+    pub spreadsheet_safe: bool,
+}
+
+impl From<Format> for Output {
+    /// The exact text, as a program reading the file wants it.
+    fn from(format: Format) -> Self {
+        Output {
+            format,
+            spreadsheet_safe: false,
+        }
+    }
+}
+
+/// The characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// `cell` as a spreadsheet shows it without running it: a leading `'` when it starts like a
+/// formula, unless it is a plain number.
+pub fn spreadsheet_safe(cell: &str) -> Cow<'_, str> {
+    let formula_like = cell.starts_with(FORMULA_STARTS);
+    let number = cell.trim().parse::<f64>().is_ok_and(f64::is_finite) && cell.trim() == cell;
+    if formula_like && !number {
+        Cow::Owned(format!("'{cell}"))
+    } else {
+        Cow::Borrowed(cell)
+    }
+}
+
+fn cells(fields: &[String], safe: bool) -> Vec<Cow<'_, str>> {
+    fields
+        .iter()
+        .map(|f| {
+            if safe {
+                spreadsheet_safe(f)
+            } else {
+                Cow::Borrowed(f.as_str())
+            }
+        })
+        .collect()
 }
 
 /// A kind of exported row: its CSV columns and the fields in that order.
@@ -264,7 +320,10 @@ const AP_H_COLUMNS: usize = 11;
 /// The file's first line for rows of type `R`, if the format has a header.
 pub fn header_for<R: Record>(format: Format) -> String {
     match format {
-        Format::Csv => csv_line(&R::COLUMNS.iter().map(|c| c.to_string()).collect::<Vec<_>>()),
+        Format::Csv => csv_line(
+            &R::COLUMNS.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            false,
+        ),
         Format::Jsonl => String::new(),
         Format::MsrpTsv => MSRP_HEADER.into(),
         Format::ApHTsv => tsv_line(
@@ -273,6 +332,7 @@ pub fn header_for<R: Record>(format: Format) -> String {
                 .chain(&["scorer"])
                 .map(|c| c.to_string())
                 .collect::<Vec<_>>(),
+            false,
         ),
     }
 }
@@ -282,11 +342,12 @@ pub fn header(format: Format) -> String {
     header_for::<PairRow>(format)
 }
 
-fn csv_line(fields: &[String]) -> String {
+fn csv_line(fields: &[String], safe: bool) -> String {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
-    w.write_record(fields).expect("writing to memory");
+    w.write_record(cells(fields, safe).iter().map(|c| c.as_bytes()))
+        .expect("writing to memory");
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("UTF-8 in, UTF-8 out")
 }
 
@@ -294,8 +355,10 @@ fn one_line(s: &str) -> String {
     s.split(['\t', '\n', '\r']).collect::<Vec<_>>().join(" ")
 }
 
-fn tsv_line(fields: &[String]) -> String {
-    let mut s = fields
+fn tsv_line(fields: &[String], safe: bool) -> String {
+    // Neutralised before tabs and line breaks become spaces: a cell starting with a tab is
+    // formula-like too.
+    let mut s = cells(fields, safe)
         .iter()
         .map(|f| one_line(f))
         .collect::<Vec<_>>()
@@ -306,9 +369,10 @@ fn tsv_line(fields: &[String]) -> String {
 
 /// A row as a CSV or JSON line (with its line end); `None` for the layouts of one kind of row
 /// (MSRP, AP_H), which [`pair_line`] and [`attempt_line`] write.
-pub fn record_line<R: Record>(format: Format, row: &R) -> Option<String> {
-    match format {
-        Format::Csv => Some(csv_line(&row.fields())),
+pub fn record_line<R: Record>(out: impl Into<Output>, row: &R) -> Option<String> {
+    let out = out.into();
+    match out.format {
+        Format::Csv => Some(csv_line(&row.fields(), out.spreadsheet_safe)),
         Format::Jsonl => {
             let mut s = serde_json::to_string(row).expect("a row serializes");
             s.push('\n');
@@ -320,35 +384,40 @@ pub fn record_line<R: Record>(format: Format, row: &R) -> Option<String> {
 
 /// One pair as a line (with its line end), or `None` when the format cannot hold it (MSRP has
 /// no unresolved label; AP_H is for attempts).
-pub fn pair_line(format: Format, row: &PairRow) -> Option<String> {
-    match format {
-        Format::MsrpTsv => Some(tsv_line(&[
-            row.label?.to_string(),
-            format!("{}a", row.id),
-            format!("{}b", row.id),
-            row.sentence1.clone(),
-            row.sentence2.clone(),
-        ])),
-        _ => record_line(format, row),
+pub fn pair_line(out: impl Into<Output>, row: &PairRow) -> Option<String> {
+    let out = out.into();
+    match out.format {
+        Format::MsrpTsv => Some(tsv_line(
+            &[
+                row.label?.to_string(),
+                format!("{}a", row.id),
+                format!("{}b", row.id),
+                row.sentence1.clone(),
+                row.sentence2.clone(),
+            ],
+            out.spreadsheet_safe,
+        )),
+        _ => record_line(out, row),
     }
 }
 
 /// One attempt as a line: AP_H's ten columns and the scorer in `aph`, every column in CSV and
 /// JSON lines.
-pub fn attempt_line(format: Format, row: &AttemptRow) -> Option<String> {
-    match format {
+pub fn attempt_line(out: impl Into<Output>, row: &AttemptRow) -> Option<String> {
+    let out = out.into();
+    match out.format {
         Format::ApHTsv => {
             let mut fields = row.ap_h_fields();
             fields.push(row.scorer.clone());
-            Some(tsv_line(&fields))
+            Some(tsv_line(&fields, out.spreadsheet_safe))
         }
-        _ => record_line(format, row),
+        _ => record_line(out, row),
     }
 }
 
 /// One judgment as a line (CSV or JSON lines only).
-pub fn judgment_line(format: Format, row: &JudgmentRow) -> Option<String> {
-    record_line(format, row)
+pub fn judgment_line(out: impl Into<Output>, row: &JudgmentRow) -> Option<String> {
+    record_line(out, row)
 }
 
 #[cfg(test)]
@@ -400,6 +469,78 @@ mod tests {
             assert_eq!(&b[2], r.sentence2);
             assert_eq!(b[5].parse::<u8>().ok(), r.label);
             assert_eq!(&b[6], r.group.as_deref().unwrap_or(""));
+        }
+    }
+
+    #[test]
+    fn formula_like_cells_get_a_quote_and_numbers_and_plain_text_do_not() {
+        for cell in [
+            "=HYPERLINK(\"http://x\",\"y\")",
+            "+1+2",
+            "-2+3",
+            "@SUM(A1)",
+            "\tindented",
+            "\rreturn",
+            "- a list item",
+            "-",
+        ] {
+            assert_eq!(spreadsheet_safe(cell), format!("'{cell}"), "{cell:?}");
+        }
+        for cell in [
+            "plain", "", "-0.25", "+3", "-1e-5", "12", "a=b", "x-y", " =1",
+        ] {
+            assert_eq!(spreadsheet_safe(cell), cell, "{cell:?}");
+        }
+    }
+
+    #[test]
+    fn safe_csv_and_tsv_neutralise_formulas_and_json_lines_never_change() {
+        let mut rows = hostile_rows();
+        for (i, start) in ["+", "-", "@", "\t", "\r", "="].iter().enumerate() {
+            rows[i].sentence2 = format!("{start}cmd|' /C calc'!A0");
+        }
+        let safe = |format| Output {
+            format,
+            spreadsheet_safe: true,
+        };
+        let mut file = header(Format::Csv);
+        for r in &rows {
+            file.push_str(&pair_line(safe(Format::Csv), r).unwrap());
+        }
+        let back: Vec<csv::StringRecord> = csv::Reader::from_reader(file.as_bytes())
+            .records()
+            .map(|r| r.unwrap())
+            .collect();
+        for (r, b) in rows.iter().zip(&back) {
+            for (text, cell) in [(&r.sentence1, &b[1]), (&r.sentence2, &b[2])] {
+                if text.starts_with(FORMULA_STARTS) {
+                    assert_eq!(cell, format!("'{text}"));
+                } else {
+                    assert_eq!(cell, text);
+                }
+                assert!(!cell.starts_with(FORMULA_STARTS), "{cell:?}");
+            }
+        }
+        for r in rows.iter().filter(|r| r.label.is_some()) {
+            let line = pair_line(safe(Format::MsrpTsv), r).unwrap();
+            for cell in line.trim_end_matches('\n').split('\t') {
+                assert!(!cell.starts_with(FORMULA_STARTS), "{line:?}");
+            }
+        }
+        for r in &rows {
+            assert_eq!(
+                pair_line(safe(Format::Jsonl), r),
+                pair_line(Format::Jsonl, r),
+                "JSON lines are never altered"
+            );
+            let exact = pair_line(Format::Csv, r).unwrap();
+            let back: Vec<csv::StringRecord> = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(exact.as_bytes())
+                .records()
+                .map(|r| r.unwrap())
+                .collect();
+            assert_eq!(&back[0][2], r.sentence2, "spreadsheet_safe=false is exact");
         }
     }
 

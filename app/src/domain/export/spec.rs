@@ -7,7 +7,7 @@
 //! AP_H's layout with a 3:1 train/test split by source sentence (the paper's AP_H split).
 use serde::{Deserialize, Serialize};
 
-use super::format::Format;
+use super::format::{Format, Output};
 use super::split::{Part, Shares, SplitBy};
 
 /// An export's options as they arrive: optional text, checked by [`ExportSpec::parse`].
@@ -35,6 +35,9 @@ pub struct ExportQuery {
     pub dev: Option<String>,
     /// Test share, 0 to 1.
     pub test: Option<String>,
+    /// `true` (the default) or `false`: neutralise CSV/TSV cells a spreadsheet would run as
+    /// formulas (`format::spreadsheet_safe`), or write the exact text.
+    pub spreadsheet_safe: Option<String>,
 }
 
 pub use crate::domain::status::CampaignKind;
@@ -94,6 +97,8 @@ pub struct ExportSpec {
     pub seed: u64,
     /// Train/dev/test shares.
     pub shares: Shares,
+    /// CSV/TSV cells that start like a formula get a leading `'` (JSON lines never change).
+    pub spreadsheet_safe: bool,
 }
 
 /// A field that could not be used, and why (the domain's one validation error).
@@ -258,6 +263,12 @@ impl ExportSpec {
             test: share("test", &q.test, d.test)?,
         };
         shares.check()?;
+        let spreadsheet_safe = choice(
+            "spreadsheet_safe",
+            &q.spreadsheet_safe,
+            true,
+            &[("true", true), ("false", false)],
+        )?;
         Ok(ExportSpec {
             rows,
             format,
@@ -268,7 +279,16 @@ impl ExportSpec {
             split_by,
             seed,
             shares,
+            spreadsheet_safe,
         })
+    }
+
+    /// How the rows are written.
+    pub fn output(&self) -> Output {
+        Output {
+            format: self.format,
+            spreadsheet_safe: self.spreadsheet_safe,
+        }
     }
 
     /// The download's file name, e.g. `judge-<id>-pairs-train.csv`.

@@ -130,6 +130,12 @@ fn optional(
 fn pair(r: &Record, labels_are_tests: bool) -> Result<PairRow, ImportError> {
     let sentence1 = sentence(r, S1, "sentence 1")?;
     let sentence2 = sentence(r, S2, "sentence 2")?;
+    if sentence1 == sentence2 {
+        return Err(err(
+            r.line,
+            "sentence 1 and sentence 2 are the same text: there is nothing to judge",
+        ));
+    }
     let label = match r.get(LABEL) {
         None => None,
         Some(raw) => Some(parse_label(raw).ok_or_else(|| {
@@ -262,6 +268,14 @@ mod tests {
         );
         assert_eq!(parse_pairs("p.tsv", &long, false).unwrap_err().line, 2);
         assert!(parse_pairs("p.csv", "sentence1,sentence2\n", false).is_err());
+        let e = parse_pairs(
+            "p.csv",
+            "sentence1,sentence2\na,b\nSame  text.,Same text.\n",
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.message.contains("the same text"), "{}", e.message);
     }
 
     #[test]

@@ -1,0 +1,248 @@
+//! Cross-site request forgery. SameSite=Lax keeps the session cookie off cross-site POSTs, but
+//! not off a page on another port of the same host or a sibling subdomain (same site, other
+//! origin). So a state-changing request (any method but GET, HEAD and OPTIONS) is refused
+//! unless both hold:
+//! - its body is a form (`application/x-www-form-urlencoded`), which is all the app's own
+//!   forms and its client send: a `text/plain` or typeless POST, which another page can make
+//!   without a CORS preflight, gets 415;
+//! - its `Origin` (or, without one, its `Referer`) is the app's own: the host it was sent to
+//!   (`Host`), or one of `PARACROWD_ALLOWED_ORIGINS`; anything else, `Origin: null` included,
+//!   gets 403. Browsers send `Origin` with every POST, so a request with neither header comes
+//!   from a program (a script, the load tool), where forgery does not arise, and passes.
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+
+/// Why a request was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The body is not a form.
+    NotAForm(String),
+    /// The request comes from another origin.
+    CrossOrigin(String),
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::NotAForm(got) => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "This address accepts forms (application/x-www-form-urlencoded), not {got}."
+                ),
+            ),
+            Refusal::CrossOrigin(from) => (
+                StatusCode::FORBIDDEN,
+                format!("Refused: this request was sent from another site ({from})."),
+            ),
+        }
+        .into_response()
+    }
+}
+
+/// `scheme://host:port` as (host lower-cased, port with the scheme's default).
+fn origin_of(text: &str) -> Option<(String, u16)> {
+    let uri: Uri = text.trim().parse().ok()?;
+    let default = match uri.scheme_str()? {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let authority = uri.authority()?;
+    Some((
+        authority.host().to_ascii_lowercase(),
+        authority.port_u16().unwrap_or(default),
+    ))
+}
+
+/// Whether `origin` (as [`origin_of`] gives it) is the host the request was sent to.
+fn is_host(origin: &(String, u16), host: Option<&str>) -> bool {
+    let Some(host) = host else {
+        return false;
+    };
+    let Ok(authority) = host.trim().parse::<axum::http::uri::Authority>() else {
+        return false;
+    };
+    // A Host without a port was sent to the scheme's default port.
+    authority.host().eq_ignore_ascii_case(&origin.0)
+        && authority
+            .port_u16()
+            .map_or(matches!(origin.1, 80 | 443), |p| p == origin.1)
+}
+
+/// The rule above, on a request's method and headers; `allowed` are extra origins
+/// (`https://study.example.org`) for a proxy that rewrites `Host`.
+pub fn check(method: &Method, headers: &HeaderMap, allowed: &[String]) -> Result<(), Refusal> {
+    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        return Ok(());
+    }
+    let text = |name: header::HeaderName| {
+        headers
+            .get(name)
+            .map(|v| v.to_str().unwrap_or("(unreadable)").to_owned())
+    };
+    let content_type = text(header::CONTENT_TYPE);
+    let essence = content_type
+        .as_deref()
+        .and_then(|c| c.split(';').next())
+        .map(|c| c.trim().to_ascii_lowercase());
+    if essence.as_deref() != Some("application/x-www-form-urlencoded") {
+        return Err(Refusal::NotAForm(
+            content_type.unwrap_or_else(|| "a body without a Content-Type".into()),
+        ));
+    }
+    let Some(from) = text(header::ORIGIN).or_else(|| text(header::REFERER)) else {
+        return Ok(());
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let own = origin_of(&from).is_some_and(|o| {
+        is_host(&o, host) || allowed.iter().any(|a| origin_of(a).as_ref() == Some(&o))
+    });
+    if own {
+        Ok(())
+    } else {
+        Err(Refusal::CrossOrigin(from))
+    }
+}
+
+/// The middleware: [`check`] with the configured extra origins.
+pub async fn guard(
+    axum::extract::State(allowed): axum::extract::State<std::sync::Arc<Vec<String>>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    match check(req.method(), req.headers(), &allowed) {
+        Ok(()) => next.run(req).await,
+        Err(refusal) => {
+            tracing::warn!(?refusal, path = %req.uri().path(), "refused a state-changing request");
+            refusal.into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FORM: &str = "application/x-www-form-urlencoded";
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (name, value) in pairs {
+            h.insert(*name, value.parse().unwrap());
+        }
+        h
+    }
+
+    fn post(pairs: &[(&'static str, &str)]) -> Result<(), Refusal> {
+        check(&Method::POST, &headers(pairs), &[])
+    }
+
+    #[test]
+    fn the_apps_own_forms_pass() {
+        let host = ("host", "app.example:3000");
+        assert_eq!(post(&[("content-type", FORM), host]), Ok(()));
+        assert_eq!(
+            post(&[
+                (
+                    "content-type",
+                    "application/x-www-form-urlencoded; charset=UTF-8"
+                ),
+                ("origin", "http://app.example:3000"),
+                host
+            ]),
+            Ok(())
+        );
+        assert_eq!(
+            post(&[
+                ("content-type", FORM),
+                ("referer", "http://APP.example:3000/admin?x=1"),
+                host
+            ]),
+            Ok(())
+        );
+        assert_eq!(
+            post(&[
+                ("content-type", FORM),
+                ("origin", "https://app.example"),
+                ("host", "app.example")
+            ]),
+            Ok(())
+        );
+        assert_eq!(
+            check(&Method::GET, &headers(&[("origin", "http://evil")]), &[]),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn other_origins_are_refused() {
+        let host = ("host", "app.example:3000");
+        for from in [
+            ("origin", "http://app.example:4000"),
+            ("origin", "http://sub.app.example:3000"),
+            ("origin", "http://app.example.evil:3000"),
+            ("origin", "null"),
+            ("origin", "https://app.example"),
+            ("referer", "http://app.example:4000/page"),
+        ] {
+            let got = post(&[("content-type", FORM), from, host]);
+            assert!(matches!(got, Err(Refusal::CrossOrigin(_))), "{from:?}");
+        }
+        // An Origin from elsewhere is not rescued by a Referer from here.
+        let got = post(&[
+            ("content-type", FORM),
+            ("origin", "http://app.example:4000"),
+            ("referer", "http://app.example:3000/"),
+            host,
+        ]);
+        assert!(matches!(got, Err(Refusal::CrossOrigin(_))));
+        // A Host without a port is the default port, not any port.
+        let got = post(&[
+            ("content-type", FORM),
+            ("origin", "http://app.example:4000"),
+            ("host", "app.example"),
+        ]);
+        assert!(matches!(got, Err(Refusal::CrossOrigin(_))));
+        // No Host to compare with: only the configured origins.
+        let got = post(&[
+            ("content-type", FORM),
+            ("origin", "http://app.example:3000"),
+        ]);
+        assert!(matches!(got, Err(Refusal::CrossOrigin(_))));
+    }
+
+    #[test]
+    fn configured_origins_pass_behind_a_proxy_that_rewrites_host() {
+        let allowed = vec!["https://study.example.org".to_owned()];
+        let h = headers(&[
+            ("content-type", FORM),
+            ("origin", "https://study.example.org"),
+            ("host", "10.0.0.5:3000"),
+        ]);
+        assert_eq!(check(&Method::POST, &h, &allowed), Ok(()));
+        assert!(check(&Method::POST, &h, &[]).is_err());
+    }
+
+    #[test]
+    fn bodies_that_are_not_forms_are_refused() {
+        for content_type in [
+            Some("text/plain"),
+            Some("text/plain;charset=UTF-8"),
+            Some("multipart/form-data; boundary=x"),
+            Some("application/json"),
+            None,
+        ] {
+            let mut pairs = vec![("host", "app.example:3000")];
+            if let Some(c) = content_type {
+                pairs.push(("content-type", c));
+            }
+            for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+                let got = check(&method, &headers(&pairs), &[]);
+                assert!(
+                    matches!(got, Err(Refusal::NotAForm(_))),
+                    "{method} {content_type:?}"
+                );
+            }
+        }
+    }
+}
