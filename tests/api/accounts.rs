@@ -171,6 +171,7 @@ async fn logging_in_and_out_works_and_logout_kills_the_session_on_the_server(poo
     // Replaying the old cookie from another client does not bring the session back.
     let replay = reqwest::Client::new()
         .post(app.url("/api/current_user"))
+        .header("content-type", "application/x-www-form-urlencoded")
         .header("cookie", cookie)
         .send()
         .await
@@ -191,6 +192,7 @@ async fn the_session_id_changes_at_login_and_the_old_one_stops_working(pool: PgP
     assert_ne!(first, second);
     let replay = reqwest::Client::new()
         .post(app.url("/api/current_user"))
+        .header("content-type", "application/x-www-form-urlencoded")
         .header("cookie", first)
         .send()
         .await

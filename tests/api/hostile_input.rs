@@ -461,7 +461,6 @@ async fn broken_files_are_refused_with_a_clear_message_and_store_nothing(pool: P
         ("header only", "p.csv", "sentence1,sentence2\n".into()),
         ("empty file", "p.csv", String::new()),
         ("empty sentence", "p.csv", "sentence1,sentence2\n,Two.\n".into()),
-        ("the same sentence twice", "p.csv", "sentence1,sentence2\nOne.,Two.\nSame text.,Same text.\n".into()),
         ("a column named twice", "p.csv", "sentence1,sentence2,Sentence1\nOne.,Two.,Three.\n".into()),
         ("JSON lines, one broken", "p.jsonl", "{\"sentence1\":\"One.\",\"sentence2\":\"Two.\"}\n{\"sentence1\":\"Three.\",\n{\"sentence1\":\"Five.\",\"sentence2\":\"Six.\"}\n".into()),
         ("JSON lines, wrong type", "p.jsonl", "{\"sentence1\":{\"text\":\"One.\"},\"sentence2\":\"Two.\"}\n".into()),

@@ -1010,6 +1010,14 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
             rows,
             "{s}"
         );
+        // The expert set has pairs with the same text twice: kept, and counted.
+        let same: i64 = count(
+            &pool,
+            "select count(*) from judge_pair where sentence1 = sentence2",
+        )
+        .await;
+        assert!(same > 0);
+        assert_eq!(s["identical"].as_i64().unwrap(), same, "{s}");
     }
     if let Some(votes) = shared_data("twitter_url/test_votes.tsv") {
         let s = json(import("test_votes.tsv", votes, false).await).await;

@@ -11,6 +11,9 @@ pub struct PairImportSummary {
     pub duplicates_in_file: u64,
     pub already_in_campaign: u64,
     pub tests_in_file: u64,
+    /// Imported pairs whose two sentences are the same text.
+    #[serde(default)]
+    pub identical: u64,
 }
 
 /// A pair with its gold fields, as stored (`db::judge` reads it straight from `judge_pair`).

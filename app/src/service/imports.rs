@@ -68,6 +68,7 @@ pub async fn judge_pairs(
         duplicates_in_file: parsed.duplicates_in_file as u64,
         already_in_campaign: skipped,
         tests_in_file: parsed.tests as u64,
+        identical: parsed.identical as u64,
     })
 }
 

@@ -74,6 +74,9 @@ pub struct ParsedPairs {
     pub duplicates_in_file: usize,
     /// How many of the rows are hidden test pairs.
     pub tests: usize,
+    /// Imported pairs whose two sentences are the same text (trivial paraphrases: published
+    /// corpora such as MultiPIT's have some, so they are kept and the admin is told).
+    pub identical: usize,
 }
 
 /// Parses a label cell.
@@ -130,12 +133,6 @@ fn optional(
 fn pair(r: &Record, labels_are_tests: bool) -> Result<PairRow, ImportError> {
     let sentence1 = sentence(r, S1, "sentence 1")?;
     let sentence2 = sentence(r, S2, "sentence 2")?;
-    if sentence1 == sentence2 {
-        return Err(err(
-            r.line,
-            "sentence 1 and sentence 2 are the same text: there is nothing to judge",
-        ));
-    }
     let label = match r.get(LABEL) {
         None => None,
         Some(raw) => Some(parse_label(raw).ok_or_else(|| {
@@ -175,6 +172,7 @@ pub fn parse_pairs(
         let row = pair(r, labels_are_tests)?;
         if seen.insert((row.sentence1.clone(), row.sentence2.clone())) {
             parsed.tests += row.is_test as usize;
+            parsed.identical += usize::from(row.sentence1 == row.sentence2);
             parsed.rows.push(row);
         } else {
             parsed.duplicates_in_file += 1;
@@ -268,14 +266,13 @@ mod tests {
         );
         assert_eq!(parse_pairs("p.tsv", &long, false).unwrap_err().line, 2);
         assert!(parse_pairs("p.csv", "sentence1,sentence2\n", false).is_err());
-        let e = parse_pairs(
+        let p = parse_pairs(
             "p.csv",
             "sentence1,sentence2\na,b\nSame  text.,Same text.\n",
             false,
         )
-        .unwrap_err();
-        assert_eq!(e.line, 3);
-        assert!(e.message.contains("the same text"), "{}", e.message);
+        .unwrap();
+        assert_eq!((p.rows.len(), p.identical), (2, 1), "kept, and counted");
     }
 
     #[test]

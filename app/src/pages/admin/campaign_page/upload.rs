@@ -30,8 +30,13 @@ pub(super) fn Upload(
             import_pairs(cid.get_value(), name.clone(), content, as_tests.get_untracked())
                 .await
                 .map(|s| {
+                    let identical = if s.identical > 0 {
+                        format!(" Note: {} pairs have the same text on both sides (kept; they can only be paraphrases).", s.identical)
+                    } else {
+                        String::new()
+                    };
                     format!(
-                        "{name}: imported {} pairs ({} test pairs in the file); skipped {} repeated in the file and {} already in the campaign.",
+                        "{name}: imported {} pairs ({} test pairs in the file); skipped {} repeated in the file and {} already in the campaign.{identical}",
                         s.imported, s.tests_in_file, s.duplicates_in_file, s.already_in_campaign
                     )
                 })
