@@ -12,5 +12,6 @@ pub mod ml;
 pub mod models_cmd;
 pub mod routes;
 pub mod score_cmd;
+pub mod security_headers;
 pub mod startup;
 pub mod telemetry;

@@ -160,6 +160,10 @@ pub async fn build_router(
         // Our own limits (below) replace axum's 2 MB default, which server functions also obey.
         .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(axum::middleware::from_fn(limit_body))
+        .layer(axum::middleware::from_fn_with_state(
+            config.secure_cookies,
+            crate::security_headers::add,
+        ))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {
             let request_id = req

@@ -331,3 +331,34 @@ async fn metrics_count_judgments_and_time_requests_by_route_template(pool: PgPoo
     }
     app.stop().await;
 }
+
+/// Issue #21 item 6 (in part): every response (a page, a static file, a server function, a
+/// refusal) says no sniffing, no referrer to other sites and no framing; no HSTS over plain HTTP.
+#[sqlx::test(migrations = "../migrations")]
+async fn every_response_carries_the_security_headers(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let c = client();
+    let responses = [
+        c.get(app.url("/")).send().await.unwrap(),
+        c.get(app.url("/login")).send().await.unwrap(),
+        c.get(app.url("/health")).send().await.unwrap(),
+        c.get(app.url("/no-such-page")).send().await.unwrap(),
+        app.call(&c, "judge/next", &[("campaign_id", "x")]).await,
+    ];
+    for resp in responses {
+        let h = resp.headers();
+        let shown = format!("{} {:?}", resp.url(), h);
+        assert_eq!(h["x-content-type-options"], "nosniff", "{shown}");
+        assert_eq!(h["referrer-policy"], "same-origin", "{shown}");
+        assert_eq!(h["x-frame-options"], "DENY", "{shown}");
+        assert!(
+            h["content-security-policy"]
+                .to_str()
+                .unwrap()
+                .contains("frame-ancestors 'none'"),
+            "{shown}"
+        );
+        assert!(h.get("strict-transport-security").is_none(), "{shown}");
+    }
+    app.stop().await;
+}

@@ -5,8 +5,12 @@
 //! or its settings (migration `20261125000011_campaign_version.sql`). So a request served from
 //! the cache sends no statement for its campaign, a change made through any server (or in SQL)
 //! is seen by the next request on every server, and no code path has to invalidate anything.
+//!
+//! It also keeps when this server last swept a campaign's expired leases, so a lease need not
+//! send that sweep every time (see `judging::lease_next`).
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use sqlx::{PgConnection, PgPool};
 
@@ -17,10 +21,15 @@ use crate::error::AppError;
 /// More campaigns than this and the cache starts over (a server sees a handful at a time).
 const MAX_ENTRIES: usize = 256;
 
+/// How often a server sweeps a campaign's expired leases before leasing (a lease that finds
+/// nothing sweeps at once).
+pub const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
 /// Judging campaigns as last read by this server, keyed by id.
 #[derive(Default)]
 pub struct JudgeCampaignCache {
     entries: RwLock<HashMap<CampaignId, Arc<JudgeCampaign>>>,
+    swept: Mutex<HashMap<CampaignId, Instant>>,
 }
 
 impl JudgeCampaignCache {
@@ -53,6 +62,26 @@ impl JudgeCampaignCache {
     /// Whether no campaign is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Whether this server should sweep `id`'s expired leases now (none in the last
+    /// [`SWEEP_EVERY`]); if so, the sweep is counted as done.
+    pub fn sweep_due(&self, id: CampaignId) -> bool {
+        self.sweep_due_at(id, Instant::now())
+    }
+
+    fn sweep_due_at(&self, id: CampaignId, now: Instant) -> bool {
+        let mut swept = self.swept.lock().unwrap_or_else(|e| e.into_inner());
+        match swept.get(&id) {
+            Some(last) if now.saturating_duration_since(*last) < SWEEP_EVERY => false,
+            _ => {
+                if swept.len() >= MAX_ENTRIES && !swept.contains_key(&id) {
+                    swept.clear();
+                }
+                swept.insert(id, now);
+                true
+            }
+        }
     }
 }
 
@@ -129,6 +158,21 @@ mod tests {
         assert_eq!(cache.put(campaign(id, 3, "three")).title, "three");
         assert_eq!(cache.get(id).unwrap().version, 3);
         assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn a_sweep_is_due_once_per_interval_per_campaign() {
+        let cache = JudgeCampaignCache::default();
+        let (a, b) = (
+            CampaignId(uuid::Uuid::from_u128(1)),
+            CampaignId(uuid::Uuid::from_u128(2)),
+        );
+        let t0 = Instant::now();
+        assert!(cache.sweep_due_at(a, t0));
+        assert!(!cache.sweep_due_at(a, t0 + SWEEP_EVERY / 2));
+        assert!(cache.sweep_due_at(b, t0 + SWEEP_EVERY / 2));
+        assert!(cache.sweep_due_at(a, t0 + SWEEP_EVERY));
+        assert!(!cache.sweep_due_at(a, t0 + SWEEP_EVERY));
     }
 
     #[test]

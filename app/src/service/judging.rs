@@ -59,37 +59,52 @@ pub async fn next(
     }
     let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
         Some(current) => Some(current),
-        None => lease_next(&mut tx, draws, cid, user, &worker, settings).await?,
+        None => lease_next(&mut tx, cache, draws, cid, user, &worker, settings).await?,
     };
     tx.commit().await?;
     Ok(task(served, judged, &campaign))
 }
 
 /// A newly leased pair: a test pair in the block's test slot, else the ordinary pair that most
-/// needs judgments; `None` when there is none for this worker.
+/// needs judgments; `None` when there is none for this worker. Expired leases give their slots
+/// back first: at most once a second per campaign on this server
+/// (`judge_campaign_cache::SWEEP_EVERY`), and always before answering that nothing is left, so
+/// no worker is told so while a slot could be freed.
 async fn lease_next(
     tx: &mut PgConnection,
+    cache: &JudgeCampaignCache,
     draws: &Draws,
     cid: CampaignId,
     user: UserId,
     worker: &db::WorkerRow,
     settings: &JudgeSettings,
 ) -> Result<Option<db::ServedPair>, AppError> {
-    db::expire_leases(tx, cid).await?;
+    let mut swept = cache.sweep_due(cid);
+    if swept {
+        db::expire_leases(tx, cid).await?;
+    }
     let n = worker.served_count as u32;
     let mut position = worker.test_position as u32;
     if schedule::starts_block(n, settings.test_every) {
         position = schedule::test_position(settings.test_every, draws.unit());
         db::set_test_position(tx, cid, user, position).await?;
     }
-    let mut pair = None;
-    if schedule::is_test_slot(n, settings.test_every, position) {
-        pair = db::lease_test_pair(tx, cid, user, settings.lease_seconds, draws.key()).await?;
+    // One draw per lease, as before the retry (a seeded run replays the same schedule).
+    let test_key = schedule::is_test_slot(n, settings.test_every, position).then(|| draws.key());
+    loop {
+        let mut pair = None;
+        if let Some(key) = test_key {
+            pair = db::lease_test_pair(tx, cid, user, settings.lease_seconds, key).await?;
+        }
+        if pair.is_none() {
+            pair = db::lease_pair(tx, cid, user, settings.lease_seconds).await?;
+        }
+        if pair.is_some() || swept {
+            return Ok(pair);
+        }
+        db::expire_leases(tx, cid).await?;
+        swept = true;
     }
-    if pair.is_none() {
-        pair = db::lease_pair(tx, cid, user, settings.lease_seconds).await?;
-    }
-    Ok(pair)
 }
 
 fn task(served: Option<db::ServedPair>, judged: i64, campaign: &JudgeCampaign) -> JudgeTask {
@@ -213,14 +228,16 @@ pub async fn answer(
             let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await?
             {
                 Some(current) => Some(current),
-                None => lease_next(&mut tx, draws, cid, user, &worker, settings).await?,
+                None => lease_next(&mut tx, cache, draws, cid, user, &worker, settings).await?,
             };
             task(served, judged, &campaign)
         }
     };
     tx.commit().await?;
     crate::metrics::judgment_recorded();
-    if !a.is_test {
+    // A mined group's follow-up is due only when its last first-batch pair gets its last
+    // judgment, so only a judgment that completes its pair can trigger it.
+    if !a.is_test && votes.total() >= i64::from(settings.judgments_per_pair) {
         crate::service::mining_follow_up::after_judgment(pool.clone(), cid, a.pair_id);
     }
     Ok(AnswerOutcome {

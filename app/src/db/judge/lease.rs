@@ -61,8 +61,49 @@ pub async fn expire_leases(
     Ok(n as u64)
 }
 
-/// Leases a test pair this worker has not seen, the first in the order `random_key` gives. Test
-/// pairs have no slot limit.
+/// Leases an ordinary pair with a free slot that this worker has not seen, taking the slot, in
+/// one statement (choose, take the slot, insert the assignment, count it as served). Rows
+/// another request holds are skipped, not waited for.
+pub async fn lease_pair(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    user: UserId,
+    lease_seconds: u32,
+) -> Result<Option<ServedPair>, AppError> {
+    Ok(sqlx::query_as!(
+        ServedPair,
+        r#"with chosen as (
+               select p.pair_id from judge_pair p
+               where p.campaign_id = $1 and p.open_slots > 0 and not p.is_test
+                 and not exists (select 1 from judge_assignment a
+                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
+               order by p.sort_key limit 1
+               for update skip locked),
+           taken as (
+               update judge_pair p set open_slots = p.open_slots - 1
+               from chosen where p.pair_id = chosen.pair_id
+               returning p.pair_id, p.sentence1, p.sentence2),
+           a as (
+               insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
+                   lease_expires_at)
+               select $1, pair_id, $2, false, now() + make_interval(secs => $3) from taken
+               returning assignment_id, pair_id),
+           counted as (
+               update judge_worker set served_count = served_count + 1
+               where campaign_id = $1 and app_user_id = $2 and exists (select 1 from a))
+           select a.assignment_id as "assignment_id!: _", t.sentence1 as "sentence1!",
+                  t.sentence2 as "sentence2!"
+           from a join taken t using (pair_id)"#,
+        campaign_id as CampaignId,
+        user as UserId,
+        f64::from(lease_seconds)
+    )
+    .fetch_optional(&mut *conn)
+    .await?)
+}
+
+/// Leases a test pair this worker has not seen, the first in the order `random_key` gives, in
+/// one statement. Test pairs have no slot limit.
 pub async fn lease_test_pair(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -70,84 +111,31 @@ pub async fn lease_test_pair(
     lease_seconds: u32,
     random_key: i64,
 ) -> Result<Option<ServedPair>, AppError> {
-    let pair: Option<PairId> = sqlx::query_scalar!(
-        r#"select p.pair_id as "pair_id: PairId" from judge_pair p
-           where p.campaign_id = $1 and p.is_test
-             and not exists (select 1 from judge_assignment a
-                             where a.app_user_id = $2 and a.pair_id = p.pair_id)
-           order by md5(p.sort_key::text || ($3::int8)::text), p.pair_id limit 1"#,
-        campaign_id as CampaignId,
-        user as UserId,
-        random_key
-    )
-    .fetch_optional(&mut *conn)
-    .await?;
-    match pair {
-        Some(pair) => insert_assignment(conn, campaign_id, user, pair, true, lease_seconds)
-            .await
-            .map(Some),
-        None => Ok(None),
-    }
-}
-
-/// Leases an ordinary pair with a free slot that this worker has not seen, taking the slot.
-/// Rows another request holds are skipped, not waited for.
-pub async fn lease_pair(
-    conn: &mut PgConnection,
-    campaign_id: CampaignId,
-    user: UserId,
-    lease_seconds: u32,
-) -> Result<Option<ServedPair>, AppError> {
-    let pair: Option<PairId> = sqlx::query_scalar!(
-        r#"with chosen as (
-               select p.pair_id from judge_pair p
-               where p.campaign_id = $1 and p.open_slots > 0 and not p.is_test
-                 and not exists (select 1 from judge_assignment a
-                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
-               order by p.sort_key limit 1
-               for update skip locked)
-           update judge_pair p set open_slots = p.open_slots - 1
-           from chosen where p.pair_id = chosen.pair_id
-           returning p.pair_id as "pair_id: PairId""#,
-        campaign_id as CampaignId,
-        user as UserId
-    )
-    .fetch_optional(&mut *conn)
-    .await?;
-    match pair {
-        Some(pair) => insert_assignment(conn, campaign_id, user, pair, false, lease_seconds)
-            .await
-            .map(Some),
-        None => Ok(None),
-    }
-}
-
-async fn insert_assignment(
-    conn: &mut PgConnection,
-    campaign_id: CampaignId,
-    user: UserId,
-    pair_id: PairId,
-    is_test: bool,
-    lease_seconds: u32,
-) -> Result<ServedPair, AppError> {
     Ok(sqlx::query_as!(
         ServedPair,
-        r#"with a as (
-               insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test, lease_expires_at)
-               values ($1, $2, $3, $4, now() + make_interval(secs => $5))
+        r#"with chosen as (
+               select p.pair_id, p.sentence1, p.sentence2 from judge_pair p
+               where p.campaign_id = $1 and p.is_test
+                 and not exists (select 1 from judge_assignment a
+                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
+               order by md5(p.sort_key::text || ($4::int8)::text), p.pair_id limit 1),
+           a as (
+               insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
+                   lease_expires_at)
+               select $1, pair_id, $2, true, now() + make_interval(secs => $3) from chosen
                returning assignment_id, pair_id),
            counted as (
                update judge_worker set served_count = served_count + 1
-               where campaign_id = $1 and app_user_id = $3)
-           select a.assignment_id as "assignment_id!: _", p.sentence1, p.sentence2
-           from a join judge_pair p using (pair_id)"#,
+               where campaign_id = $1 and app_user_id = $2 and exists (select 1 from a))
+           select a.assignment_id as "assignment_id!: _", c.sentence1 as "sentence1!",
+                  c.sentence2 as "sentence2!"
+           from a join chosen c using (pair_id)"#,
         campaign_id as CampaignId,
-        pair_id as PairId,
         user as UserId,
-        is_test,
-        f64::from(lease_seconds)
+        f64::from(lease_seconds),
+        random_key
     )
-    .fetch_one(&mut *conn)
+    .fetch_optional(&mut *conn)
     .await?)
 }
 

@@ -30,6 +30,11 @@ pub struct Votes {
 }
 
 impl Votes {
+    /// All the trusted votes.
+    pub fn total(self) -> i64 {
+        self.paraphrase + self.not
+    }
+
     /// The votes of everyone but a judgment whose own trusted vote is `own` (`None`: it does
     /// not count, being untrusted or not there).
     pub fn without(self, own: Option<bool>) -> Votes {
