@@ -22,6 +22,6 @@ ls -l "$SITE/pkg"
 stage "server binary"
 # With the load tool in the same build: its dependencies' features then agree with the server's,
 # so building one never rebuilds the other (the load benchmark needs both).
-cargo build --release -p server --bin paracrowd -p paracrowd-load
+cargo build --release -p server --bin paracrowd -p paracrowd-load --bin paracrowd-load
 # Run on its own (not sourced by run.sh or test.sh): say how long it took.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then print_timings; fi

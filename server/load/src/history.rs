@@ -110,6 +110,31 @@ pub fn render(h: &History) -> String {
         ms(&late, 0.9),
         ms(&late, 0.5) / ms(&early, 0.5),
         ms(&late, 0.9) / ms(&early, 0.9),
+    ) + &wide(h)
+}
+
+/// The same comparison over 100 judgments a side (judgments 6-105 against the last 100): ten
+/// times the answers, so run-to-run noise on a shared machine weighs less.
+fn wide(h: &History) -> String {
+    let n = h.answers.len();
+    if n < 210 {
+        return String::new();
+    }
+    let early = window(h, 6, 105);
+    let late = window(h, n - 99, n);
+    let ms = |v: &[f64], q: f64| percentile(v, q).unwrap_or(f64::NAN) * 1000.0;
+    format!(
+        "\x20 judgments 6-105:      p50 {:.1} ms   p90 {:.1} ms\n\
+         \x20 judgments {}-{}: p50 {:.1} ms   p90 {:.1} ms\n\
+         \x20 ratio over 100 a side: p50 {:.2}x   p90 {:.2}x\n",
+        ms(&early, 0.5),
+        ms(&early, 0.9),
+        n - 99,
+        n,
+        ms(&late, 0.5),
+        ms(&late, 0.9),
+        ms(&late, 0.5) / ms(&early, 0.5),
+        ms(&late, 0.9) / ms(&early, 0.9),
     )
 }
 
@@ -125,6 +150,16 @@ mod tests {
         };
         let text = render(&h);
         assert!(text.contains("judgments 91-100"), "{text}");
+        assert!(
+            !text.contains("100 a side"),
+            "too few for the wide windows: {text}"
+        );
+        let long = History {
+            answers: (0..300).map(|k| vec![0.001 * (k + 1) as f64; 3]).collect(),
+        };
+        let text = render(&long);
+        assert!(text.contains("judgments 201-300"), "{text}");
+        assert!(text.contains("judgments 6-105"), "{text}");
         // Median of 6..=15 ms is 10.5 (or 10/11 by the percentile's rule); late ~95.5.
         let early = percentile(&window(&h, 6, 15), 0.5).unwrap();
         let late = percentile(&window(&h, 91, 100), 0.5).unwrap();
