@@ -70,6 +70,13 @@ impl FromServerFnError for AppError {
             // Malformed arguments (a missing form field, a bad number) are the caller's fault.
             ServerFnErrorErr::Args(m) | ServerFnErrorErr::MissingArg(m) => AppError::Transport(m),
             ServerFnErrorErr::Request(m) => AppError::Transport(m),
+            // On the server this is the request's body that could not be decoded (not UTF-8,
+            // say); server_fn's own words ("error deserializing server function results")
+            // would blame the answer.
+            #[cfg(feature = "ssr")]
+            ServerFnErrorErr::Deserialization(m) => {
+                AppError::Transport(format!("the request's body is not a readable form ({m})"))
+            }
             other => AppError::Transport(other.to_string()),
         };
         // Arguments are decoded before the function body runs, so its status is set here.

@@ -180,6 +180,8 @@ async fn assert_clear_refusal(resp: reqwest::Response, what: &str) {
         .or_else(|| error.get("Conflict").and_then(Value::as_str))
         .unwrap_or_else(|| panic!("{what}: not a validation error: {body}"));
     assert!(!message.trim().is_empty(), "{what}: {body}");
+    // A refusal of the request speaks of the request, not of the server's answer.
+    assert!(!message.contains("results"), "{what}: {body}");
 }
 
 /// A running app, its admin, an open APT campaign and an open judging campaign.
@@ -588,4 +590,31 @@ async fn c_post_stream(
         .body(body)
         .send()
         .await
+}
+
+/// Issue #21 item 9: a body that is not UTF-8 at all (raw bytes, not percent-escapes) is
+/// refused with words about the request, and nothing is stored.
+#[sqlx::test(migrations = "../migrations")]
+async fn bodies_that_are_not_text_are_refused_with_words_about_the_request(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let c = client();
+    let bodies: [Vec<u8>; 3] = [
+        b"username=\xff\xfe&password=a+long+enough+password&password_confirmation=a+long+enough+password".to_vec(),
+        b"\xc0\xaf".to_vec(),
+        vec![0xed, 0xa0, 0x80],
+    ];
+    for body in bodies {
+        let what = format!("{body:?}");
+        let resp = raw_post(&app, &c, "register", body).await;
+        let status = resp.status();
+        let text = resp.text().await.unwrap();
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{what}: {text}");
+        assert!(text.contains("not a readable form"), "{what}: {text}");
+    }
+    let users: i64 = sqlx::query_scalar("select count(*) from app_user")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(users, 0);
+    app.stop().await;
 }
