@@ -113,7 +113,12 @@ pub async fn guard(
     match check(req.method(), req.headers(), &allowed) {
         Ok(()) => next.run(req).await,
         Err(refusal) => {
-            tracing::warn!(?refusal, path = %req.uri().path(), "refused a state-changing request");
+            // At most one line every 10 s: a flood of forged posts must not flood the log.
+            static LOGGED: app::log_limit::Limited =
+                app::log_limit::Limited::new(std::time::Duration::from_secs(10));
+            if let Some(left_out) = LOGGED.due() {
+                tracing::warn!(?refusal, path = %req.uri().path(), left_out, "refused a state-changing request");
+            }
             refusal.into_response()
         }
     }

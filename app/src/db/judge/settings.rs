@@ -73,17 +73,7 @@ pub async fn settings(
     db: impl PgExecutor<'_>,
     campaign_id: CampaignId,
 ) -> Result<Option<JudgeSettings>, AppError> {
-    Ok(sqlx::query_as!(
-        SettingsRow,
-        r#"select definition as "definition: Definition", judgments_per_pair, test_every,
-                  min_test_accuracy, min_kappa, gate_min_judgments, gate_rule as "gate_rule: GateRule", paraphrase_min_votes, non_paraphrase_max_votes,
-                  lease_seconds
-           from judge_settings where campaign_id = $1"#,
-        campaign_id as CampaignId
-    )
-    .fetch_optional(db)
-    .await?
-    .map(Into::into))
+    Ok(judge_campaign(db, campaign_id).await?.map(|c| c.settings))
 }
 
 /// What a judging request needs of its campaign, as of `version` (bumped by the database on any
