@@ -99,10 +99,17 @@ pub fn set_response_status(error: &AppError) {
                 .map(|v| v.contains("text/html"))
         })
         .unwrap_or(false);
+    let Some(options) = use_context::<leptos_axum::ResponseOptions>() else {
+        return;
+    };
     if !is_form_post {
-        if let Some(options) = use_context::<leptos_axum::ResponseOptions>() {
-            options.set_status(error.status_code());
-        }
+        options.set_status(error.status_code());
+    }
+    if let AppError::RateLimited { retry_after_secs } = error {
+        options.insert_header(
+            http::header::RETRY_AFTER,
+            http::HeaderValue::from(*retry_after_secs),
+        );
     }
 }
 
@@ -111,7 +118,9 @@ impl From<crate::domain::AccountError> for AppError {
         use crate::domain::AccountError as E;
         let field = match e {
             E::UsernameLength { .. } | E::UsernameCharacters => "username",
-            E::PasswordTooShort { .. } | E::PasswordTooLong { .. } => "password",
+            E::PasswordTooShort { .. }
+            | E::PasswordTooLong { .. }
+            | E::PasswordTooGuessable { .. } => "password",
             E::PasswordMismatch => "password_confirmation",
             E::UnknownRole(_) => "role",
         };

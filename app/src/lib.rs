@@ -19,6 +19,8 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod auth;
 #[cfg(feature = "ssr")]
+pub mod client_addr;
+#[cfg(feature = "ssr")]
 #[warn(missing_docs)]
 pub mod db;
 #[cfg(feature = "ssr")]

@@ -5,7 +5,8 @@ use axum::extract::FromRef;
 use leptos::prelude::*;
 use sqlx::PgPool;
 
-use crate::auth::LoginThrottle;
+use crate::client_addr::TrustedProxies;
+use crate::domain::LoginPolicy;
 use crate::draws::Draws;
 use crate::error::AppError;
 use crate::ml::{PairScorer, SentenceEmbedder};
@@ -16,7 +17,10 @@ use crate::service::judge_campaign_cache::JudgeCampaignCache;
 pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub pool: PgPool,
-    pub login_throttle: Arc<LoginThrottle>,
+    /// When a login that failed before must wait (its counts are in the database).
+    pub login_policy: LoginPolicy,
+    /// Proxies whose `X-Forwarded-For` names the client (`PARACROWD_TRUSTED_PROXIES`).
+    pub trusted_proxies: Arc<TrustedProxies>,
     /// The MI + BLEURT scoring engine (a deterministic fake in tests).
     pub scorer: Arc<dyn PairScorer>,
     /// Sentence embeddings for the embedding miner (loaded at first use).

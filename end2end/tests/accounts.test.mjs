@@ -43,7 +43,9 @@ test('with JavaScript: register, see the home page, log out, log in again (hydra
   const page = await newPage(browser);
   const name = uniqueName('e2e');
 
-  await page.goto(`${server.url}/register`);
+  const response = await page.goto(`${server.url}/register`);
+  // The page runs under a script policy with a nonce, and hydrates under it.
+  assert.match(response.headers()['content-security-policy'], /script-src 'self' 'nonce-[^']+' 'wasm-unsafe-eval'/);
   await waitForHydration(page);
   // A marker on window survives client-side navigation but not a full page load.
   await page.evaluate(() => { window.__marker = 'kept'; });

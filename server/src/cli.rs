@@ -159,7 +159,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {addr} (set PARACROWD_ADDR)"))?;
         let local = listener.local_addr()?;
         println!("paracrowd is running at http://{local}  (Ctrl-C to stop)");
-        startup::serve(listener, router, startup::shutdown_signal()).await
+        startup::serve(listener, router, &config, startup::shutdown_signal()).await
     })
     .await
 }

@@ -2,6 +2,7 @@
 //! machine; `paracrowd help` lists them.
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 
@@ -28,6 +29,13 @@ pub struct Config {
     /// be posted (comma-separated, e.g. `https://study.example.org`), for a proxy that rewrites
     /// `Host` (see `csrf.rs`).
     pub allowed_origins: Vec<String>,
+    /// `PARACROWD_TRUSTED_PROXIES`: proxies in front of the app (addresses or CIDR blocks,
+    /// comma-separated) whose `X-Forwarded-For` names the client for the login throttle. Unset:
+    /// the header is ignored and the TCP peer is the client.
+    pub trusted_proxies: app::client_addr::TrustedProxies,
+    /// Timeouts and the most open connections (`crate::serve`): `PARACROWD_HEADER_TIMEOUT_SECS`,
+    /// `PARACROWD_BODY_TIMEOUT_SECS`, `PARACROWD_WRITE_TIMEOUT_SECS`, `PARACROWD_MAX_CONNECTIONS`.
+    pub connection_limits: crate::serve::ConnectionLimits,
 }
 
 impl Config {
@@ -68,6 +76,11 @@ impl Config {
                         .collect()
                 })
                 .unwrap_or_default(),
+            trusted_proxies: app::client_addr::TrustedProxies::parse(
+                &var("PARACROWD_TRUSTED_PROXIES").unwrap_or_default(),
+            )
+            .map_err(|e| anyhow::anyhow!("PARACROWD_TRUSTED_PROXIES: {e}"))?,
+            connection_limits: connection_limits(&var)?,
         })
     }
 
@@ -82,8 +95,37 @@ impl Config {
             max_db_connections: 5,
             random_seed: None,
             allowed_origins: Vec::new(),
+            trusted_proxies: Default::default(),
+            connection_limits: Default::default(),
         }
     }
+}
+
+fn connection_limits(
+    var: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<crate::serve::ConnectionLimits> {
+    let defaults = crate::serve::ConnectionLimits::default();
+    let number = |name: &str, default: u64| -> anyhow::Result<u64> {
+        match var(name) {
+            Some(v) => v
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .with_context(|| format!("{name} must be a whole number above 0")),
+            None => Ok(default),
+        }
+    };
+    let secs = |name: &str, default: Duration| -> anyhow::Result<Duration> {
+        number(name, default.as_secs()).map(Duration::from_secs)
+    };
+    Ok(crate::serve::ConnectionLimits {
+        header_timeout: secs("PARACROWD_HEADER_TIMEOUT_SECS", defaults.header_timeout)?,
+        body_timeout: secs("PARACROWD_BODY_TIMEOUT_SECS", defaults.body_timeout)?,
+        write_timeout: secs("PARACROWD_WRITE_TIMEOUT_SECS", defaults.write_timeout)?,
+        max_connections: number("PARACROWD_MAX_CONNECTIONS", defaults.max_connections as u64)?
+            as usize,
+    })
 }
 
 /// Help text for the settings above.
@@ -97,6 +139,14 @@ Environment:
   PARACROWD_MAX_DB_CONNECTIONS database pool size (default 20)
   PARACROWD_ALLOWED_ORIGINS    origins besides the request's host that may post forms
                                (comma-separated), for a proxy that rewrites Host
+  PARACROWD_TRUSTED_PROXIES    proxies in front of the app (IPs or CIDR blocks, comma-separated)
+                               whose X-Forwarded-For names the client; unset = ignore the header
+  PARACROWD_HEADER_TIMEOUT_SECS a request head must arrive within this (default 20); also
+                               closes connections idle between requests
+  PARACROWD_BODY_TIMEOUT_SECS  a request body may stall this long between chunks (default 30)
+  PARACROWD_WRITE_TIMEOUT_SECS a client that stops reading a response is dropped after this
+                               (default 60)
+  PARACROWD_MAX_CONNECTIONS    open connections at most; more are answered 503 (default 1000)
   PARACROWD_RANDOM_SEED        fixes the draw of hidden test pairs (a replayable schedule);
                                unset = random
   PG_BIN_DIR                   PostgreSQL binaries for the embedded cluster (default: newest

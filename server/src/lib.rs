@@ -13,5 +13,6 @@ pub mod models_cmd;
 pub mod routes;
 pub mod score_cmd;
 pub mod security_headers;
+pub mod serve;
 pub mod startup;
 pub mod telemetry;

@@ -1,8 +1,9 @@
 //! Security headers on every response (issue #21 item 6): no MIME sniffing, no referrer to
 //! other sites, no framing by any page (`frame-ancestors 'none'`, and `X-Frame-Options` for old
 //! browsers), and HSTS when the app runs behind HTTPS (`PARACROWD_SECURE_COOKIES`). A route that
-//! sets one of them itself keeps its own. A script policy (`script-src` with a nonce for the
-//! hydration script) is not set yet.
+//! sets one of them itself keeps its own: every HTML page sets its own Content-Security-Policy
+//! with the nonce of its hydration scripts (`app::page_policy`); every other response (JSON,
+//! files, exports) gets one that allows nothing to run.
 use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::Response;
 
@@ -19,7 +20,7 @@ pub fn headers(secure: bool) -> Vec<(HeaderName, HeaderValue)> {
         ),
         (
             header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static("frame-ancestors 'none'"),
+            HeaderValue::from_static("default-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
         ),
         (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
     ];

@@ -1,12 +1,9 @@
 //! Building and running the application: database, migrations, sessions, router.
-use std::future::IntoFuture;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use app::{
-    auth::LoginThrottle,
     ml::{PairScorer, SentenceEmbedder},
     shell,
     state::AppState,
@@ -118,7 +115,8 @@ pub async fn build_router(
     let state = AppState {
         leptos_options: leptos_options(config),
         pool,
-        login_throttle: Arc::new(LoginThrottle::default()),
+        login_policy: app::domain::LoginPolicy::default(),
+        trusted_proxies: Arc::new(config.trusted_proxies.clone()),
         scorer,
         embedder,
         draws: Arc::new(app::draws::Draws::new(config.random_seed)),
@@ -156,6 +154,10 @@ pub async fn build_router(
         .layer(axum::middleware::from_fn_with_state(
             crate::db_watch::watch(monitor),
             crate::db_watch::gate,
+        ))
+        // A request body that stalls between chunks is cut off (`crate::serve` has the others).
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            config.connection_limits.body_timeout,
         ))
         // Our own limits (below) replace axum's 2 MB default, which server functions also obey.
         .layer(axum::extract::DefaultBodyLimit::disable())
@@ -227,52 +229,37 @@ async fn limit_body(
     next.run(req).await
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves.
+/// Serves `router` on `listener` until `shutdown` resolves, with `config`'s connection limits.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
+    config: &Config,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    serve_with_grace(listener, router, shutdown, SHUTDOWN_GRACE).await
+    serve_with_grace(
+        listener,
+        router,
+        config.connection_limits,
+        shutdown,
+        SHUTDOWN_GRACE,
+    )
+    .await
 }
 
 /// How long requests under way may finish after the shutdown signal.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
-/// [`serve`], with the time open connections get after `shutdown` resolves. axum's graceful
-/// shutdown waits for every connection to close, and an idle keep-alive connection (a browser's,
-/// a load balancer's, a test's HTTP client) can hold it open for good (hyperium/hyper#3576): the
-/// server would never exit. After `grace` the connections still open are left to the process's
-/// end.
+/// [`serve`], with the time open connections get after `shutdown` resolves: requests under way
+/// finish, idle connections close, and after `grace` those still open are left to the process's
+/// end (`crate::serve`).
 pub async fn serve_with_grace(
     listener: tokio::net::TcpListener,
     router: Router,
+    limits: crate::serve::ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) -> anyhow::Result<()> {
-    let (signalled, on_signal) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        shutdown.await;
-        let _ = signalled.send(());
-    });
-    let deadline = async move {
-        if on_signal.await.is_ok() {
-            tokio::time::sleep(grace).await;
-        } else {
-            std::future::pending::<()>().await;
-        }
-    };
-    tokio::select! {
-        served = server.into_future() => served.context("server error"),
-        () = deadline => {
-            tracing::warn!(grace_secs = grace.as_secs_f64(), "connections still open after the shutdown grace period: stopping without them");
-            Ok(())
-        }
-    }
+    crate::serve::serve(listener, router, limits, shutdown, grace).await
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -2,7 +2,13 @@
 use reqwest::StatusCode;
 use sqlx::PgPool;
 
-use crate::helpers::{client, error_of, spawn_app, username, PASSWORD};
+use server::config::Config;
+
+use app::client_addr::TrustedProxies;
+
+use crate::helpers::{
+    client, error_of, spawn_app, spawn_app_with_config, username, TestApp, PASSWORD,
+};
 
 #[sqlx::test(migrations = "../migrations")]
 async fn registering_creates_an_annotator_and_logs_them_in(pool: PgPool) {
@@ -119,6 +125,28 @@ async fn invalid_registrations_say_why_and_create_nothing(pool: PgPool) {
             error_of(resp).await["Validation"]["field"],
             field,
             "{name:?}"
+        );
+    }
+    // Passwords a guesser tries first (issue #21 item 8) are refused with a reason and advice.
+    for weak in ["12345678", "password", "        ", "valid_name2024"] {
+        let resp = app
+            .call(
+                &client(),
+                "register",
+                &[
+                    ("username", "valid_name"),
+                    ("password", weak),
+                    ("password_confirmation", weak),
+                ],
+            )
+            .await;
+        assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY, "{weak:?}");
+        let error = error_of(resp).await;
+        assert_eq!(error["Validation"]["field"], "password", "{weak:?}");
+        let message = error["Validation"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("This password is too easy to guess") && message.contains("word"),
+            "{weak:?}: {message}"
         );
     }
     // A form with a missing field is a clear 400, not a crash.
@@ -263,44 +291,206 @@ async fn a_blocked_user_cannot_log_in_and_their_open_session_ends(pool: PgPool) 
     app.stop().await;
 }
 
-#[sqlx::test(migrations = "../migrations")]
-async fn login_attempts_are_rate_limited_per_account(pool: PgPool) {
-    let app = spawn_app(pool).await;
-    let (_, name) = app.annotator().await;
+/// A login from `from` (an address a trusted proxy names in `X-Forwarded-For`).
+async fn login_from(app: &TestApp, from: &str, name: &str, password: &str) -> reqwest::Response {
+    client()
+        .post(app.url("/api/login"))
+        .header(reqwest::header::ACCEPT, "application/json")
+        .header("x-forwarded-for", from)
+        .form(&[("username", name), ("password", password)])
+        .send()
+        .await
+        .unwrap()
+}
 
-    for i in 0..5 {
-        let resp = app.login(&client(), &name, "wrong password").await;
+/// The app behind a proxy on 127.0.0.1, so each test request can come from its own address.
+async fn behind_a_proxy(pool: PgPool) -> TestApp {
+    let config = Config {
+        trusted_proxies: TrustedProxies::parse("127.0.0.1, ::1").unwrap(),
+        ..Config::for_tests(String::new())
+    };
+    spawn_app_with_config(pool, config).await
+}
+
+/// The seconds a refused login is told to wait, from its `Retry-After` header and its body
+/// (which must agree).
+async fn retry_after(resp: reqwest::Response) -> u64 {
+    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
+    let header: u64 = resp.headers()[reqwest::header::RETRY_AFTER]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let body = error_of(resp).await["RateLimited"]["retry_after_secs"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(header, body);
+    header
+}
+
+/// Issue #21 item 4: a guesser waits longer and longer, but nobody is locked out — not the
+/// account's owner on another address, not a user behind the guesser's proxy.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_guesser_waits_ever_longer_while_the_owner_and_neighbours_still_log_in(pool: PgPool) {
+    let app = behind_a_proxy(pool.clone()).await;
+    let (_, owner) = app.annotator().await;
+    let (_, neighbour) = app.annotator().await;
+    let guesser = "203.0.113.7";
+
+    // Four wrong passwords are answered; the fifth try must wait, whatever the password.
+    for i in 0..4 {
+        let resp = login_from(&app, guesser, &owner, "wrong password").await;
         assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "attempt {i}");
     }
-    // Even the right password is refused until the window passes.
-    let resp = app.login(&client(), &name, PASSWORD).await;
-    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
-    let err = error_of(resp).await;
-    assert!(err["RateLimited"]["retry_after_secs"].as_u64().unwrap() > 0);
-    // Another account from the same address is not locked out by these five.
-    let (_, other) = app.annotator().await;
     assert_eq!(
-        app.login(&client(), &other, PASSWORD).await.status(),
+        retry_after(login_from(&app, guesser, &owner, PASSWORD).await).await,
+        1
+    );
+    assert_eq!(
+        retry_after(login_from(&app, guesser, &owner, "wrong password").await).await,
+        1
+    );
+    // Once the wait has passed (the failures made two seconds older), one more guess, and the
+    // next wait is twice as long.
+    sqlx::query("update login_failure set failed_at = failed_at - interval '2 seconds'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let resp = login_from(&app, guesser, &owner, "wrong password").await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        retry_after(login_from(&app, guesser, &owner, PASSWORD).await).await,
+        2
+    );
+
+    // The owner, from their own address, logs in at once; so does a neighbour behind the
+    // guesser's address, on their own account.
+    assert_eq!(
+        login_from(&app, "198.51.100.20", &owner, PASSWORD)
+            .await
+            .status(),
         StatusCode::OK
     );
+    assert_eq!(
+        login_from(&app, guesser, &neighbour, PASSWORD)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+
+    // 25 failures from one address over many names do not lock out a user behind it.
+    let office = "192.0.2.44";
+    for i in 0..25 {
+        let resp = login_from(&app, office, &format!("spray_{i}"), "wrong password").await;
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    assert_eq!(
+        login_from(&app, office, &neighbour, PASSWORD)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    // ... but that address is slowed down on the names it failed on.
+    assert!(retry_after(login_from(&app, office, "spray_3", "wrong password").await).await >= 1);
     app.stop().await;
 }
 
+/// Without a trusted proxy, `X-Forwarded-For` is the client's own say and is ignored: a guesser
+/// cannot get fresh tries by naming a new address in it.
 #[sqlx::test(migrations = "../migrations")]
-async fn login_attempts_are_rate_limited_per_address(pool: PgPool) {
+async fn a_forwarded_for_header_from_an_untrusted_peer_buys_no_fresh_tries(pool: PgPool) {
     let app = spawn_app(pool).await;
-    let (_, name) = app.annotator().await;
-
-    // 20 failures spread over many usernames (4 each, under the per-account limit).
-    for i in 0..20 {
-        let resp = app
-            .login(&client(), &format!("spray_{}", i % 5), "wrong password")
-            .await;
+    let (_, owner) = app.annotator().await;
+    for i in 0..4 {
+        let from = format!("203.0.113.{i}");
+        let resp = login_from(&app, &from, &owner, "wrong password").await;
         assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "attempt {i}");
     }
+    let resp = login_from(&app, "203.0.113.99", &owner, PASSWORD).await;
+    assert!(retry_after(resp).await >= 1);
+    app.stop().await;
+}
 
-    let resp = app.login(&client(), &name, PASSWORD).await;
-    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
+/// Failed logins live in the database (issue #24 item 5): two servers count the same ones.
+#[sqlx::test(migrations = "../migrations")]
+async fn servers_on_one_database_count_the_same_failed_logins(pool: PgPool) {
+    let one = spawn_app(pool.clone()).await;
+    let two = spawn_app(pool).await;
+    let (_, owner) = one.annotator().await;
+    for (i, app) in [&one, &two, &one, &two].into_iter().enumerate() {
+        let resp = app.login(&client(), &owner, "wrong password").await;
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    for app in [&one, &two] {
+        assert!(retry_after(app.login(&client(), &owner, PASSWORD).await).await >= 1);
+    }
+    one.stop().await;
+    two.stop().await;
+}
+
+/// Issue #21 item 5: a username is compared by its NFKC case-folded form everywhere — at login,
+/// in the throttle's counts and in the unique index — and look-alike names cannot be registered.
+#[sqlx::test(migrations = "../migrations")]
+async fn usernames_compare_by_canonical_form_and_look_alikes_are_refused(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    assert_eq!(
+        app.register(&client(), "vicki", PASSWORD).await.status(),
+        StatusCode::OK
+    );
+    // Case and full-width forms are the same name; a dotted capital I is not.
+    for same in ["VICKI", "ｖｉｃｋｉ", " Vicki "] {
+        let resp = app.login(&client(), same, PASSWORD).await;
+        assert_eq!(resp.status(), StatusCode::OK, "{same:?}");
+    }
+    let resp = app.login(&client(), "vİcki", PASSWORD).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    // Failures under any spelling of the name count together.
+    for (i, spelling) in ["vicki", "VICKI", "ｖｉｃｋｉ", "Vicki"]
+        .into_iter()
+        .enumerate()
+    {
+        let resp = app.login(&client(), spelling, "wrong password").await;
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    assert!(retry_after(app.login(&client(), "vIcKi", PASSWORD).await).await >= 1);
+    let mut keys: Vec<String> = sqlx::query_scalar("select distinct account from login_failure")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    keys.sort();
+    assert_eq!(keys, ["vicki", "vi\u{307}cki"]);
+
+    // Look-alikes of a taken name are refused, naming the field; a different name is not.
+    assert_eq!(
+        app.register(&client(), "m.lopez", PASSWORD).await.status(),
+        StatusCode::OK
+    );
+    for look_alike in ["VICKI", "m.1opez", "ｖｉｃｋｉ", "rn_lopez", "M-L0PEZ"] {
+        let resp = app.register(&client(), look_alike, PASSWORD).await;
+        assert_eq!(
+            resp.status(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{look_alike:?}"
+        );
+        let error = error_of(resp).await;
+        assert_eq!(error["Validation"]["field"], "username", "{look_alike:?}");
+        assert!(
+            error["Validation"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("looks too much like"),
+            "{error}"
+        );
+    }
+    assert_eq!(
+        app.register(&client(), "vicky", PASSWORD).await.status(),
+        StatusCode::OK
+    );
+    let n: i64 = sqlx::query_scalar("select count(*) from app_user")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 3);
     app.stop().await;
 }
 

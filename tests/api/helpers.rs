@@ -42,6 +42,11 @@ pub async fn spawn_app_seeded(pool: PgPool, seed: u64) -> TestApp {
     spawn_app_configured(pool, Arc::new(FakeScorer), config).await
 }
 
+/// Starts the real router with these settings, scoring with [`FakeScorer`].
+pub async fn spawn_app_with_config(pool: PgPool, config: Config) -> TestApp {
+    spawn_app_configured(pool, Arc::new(FakeScorer), config).await
+}
+
 async fn spawn_app_configured(
     pool: PgPool,
     scorer: Arc<dyn PairScorer>,
@@ -64,6 +69,7 @@ async fn spawn_app_configured(
         server::startup::serve_with_grace(
             listener,
             router,
+            config.connection_limits,
             async {
                 let _ = rx.await;
             },

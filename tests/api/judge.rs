@@ -7,7 +7,9 @@ use reqwest::{Client, StatusCode};
 use serde_json::Value;
 use sqlx::PgPool;
 
-use crate::helpers::{client, error_of, shared_data, spawn_app, spawn_app_seeded, TestApp};
+use crate::helpers::{
+    client, error_of, shared_data, spawn_app, spawn_app_seeded, TestApp, PASSWORD,
+};
 
 async fn json(resp: reqwest::Response) -> Value {
     let status = resp.status();
@@ -863,6 +865,125 @@ async fn leases_renew_on_reload_and_expire_when_abandoned(pool: PgPool) {
     // Someone else's assignment is not found.
     let resp = answer(&app, &a, &id, &ab, false).await;
     assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+/// An answer to a lease that ran out, sent after another tab leased the next pair, brings that
+/// pair back (its lease renewed) rather than a third.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_late_answer_from_one_tab_brings_the_pair_another_tab_holds(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 1,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            gate_rule: None,
+            pairs_csv: &pairs_csv(4),
+            tests_csv: None,
+        },
+    )
+    .await;
+    let (w, _) = app.annotator().await;
+    let first = next(&app, &w, &id).await;
+    let first_id = first["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+    // The lease runs out and is swept (as any server's next lease would).
+    sqlx::query(
+        r#"with e as (update judge_assignment set status = 'expired' where status = 'leased'
+                      returning pair_id)
+           update judge_pair set open_slots = open_slots + 1 where pair_id in (select pair_id from e)"#,
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    // The second tab gets a new pair; the first tab answers its old one late.
+    let second = next(&app, &w, &id).await;
+    let second_id = second["Judge"]["assignment_id"].as_str().unwrap();
+    assert_ne!(second_id, first_id);
+    let outcome = json(answer(&app, &w, &id, &first_id, truth(&first)).await).await;
+    assert_eq!(
+        outcome["next"]["Judge"]["assignment_id"], second_id,
+        "the pair the other tab holds comes next: {outcome}"
+    );
+    assert_eq!(outcome["next"]["Judge"]["judged"], 1);
+    assert_eq!(
+        count(
+            &pool,
+            "select count(*) from judge_assignment where status = 'leased'"
+        )
+        .await,
+        1
+    );
+    assert_eq!(next(&app, &w, &id).await, outcome["next"]);
+    app.stop().await;
+}
+
+/// The judging calls take the caller from the session without reloading the account (a
+/// statement fewer per judgment); the worker-lock statement reads the account's status instead.
+/// A worker blocked mid-study is refused at their next call, nothing is stored, and their
+/// session ends as any other call would end it.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_worker_blocked_mid_study_is_refused_at_their_next_call_and_their_session_ends(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 1,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            gate_rule: None,
+            pairs_csv: &pairs_csv(4),
+            tests_csv: None,
+        },
+    )
+    .await;
+    let (w, name) = app.annotator().await;
+    let user = app.user_id(&name).await;
+    let block = |blocked: &'static str| {
+        let (admin, user) = (&admin, &user);
+        let app = &app;
+        async move {
+            let resp = app
+                .call(
+                    admin,
+                    "admin/set_user_blocked",
+                    &[("user_id", user), ("blocked", blocked)],
+                )
+                .await;
+            assert_eq!(resp.status(), StatusCode::OK);
+        }
+    };
+    let task = next(&app, &w, &id).await;
+    let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+
+    block("true").await;
+    let resp = answer(&app, &w, &id, &a, truth(&task)).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(count(&pool, "select count(*) from judge_judgment").await, 0);
+    block("false").await;
+    // The refusal ended the session: unblocking does not bring it back.
+    let resp = app.call(&w, "judge/next", &[("campaign_id", &id)]).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(app.whoami(&w).await, None);
+
+    // A new login works on; a block refuses `judge/next` as well.
+    let w = client();
+    assert_eq!(
+        app.login(&w, &name, PASSWORD).await.status(),
+        StatusCode::OK
+    );
+    assert_eq!(next(&app, &w, &id).await, task, "the lease was kept");
+    block("true").await;
+    let resp = app.call(&w, "judge/next", &[("campaign_id", &id)]).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(count(&pool, "select count(*) from judge_judgment").await, 0);
     app.stop().await;
 }
 

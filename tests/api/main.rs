@@ -5,6 +5,7 @@ mod access_matrix;
 mod accounts;
 mod apt;
 mod cli;
+mod connections;
 mod crash;
 mod database_down;
 mod embedded_postgres;

@@ -360,5 +360,50 @@ async fn every_response_carries_the_security_headers(pool: PgPool) {
         );
         assert!(h.get("strict-transport-security").is_none(), "{shown}");
     }
+
+    // Every page's script policy names a fresh nonce, and every script on the page carries it:
+    // no inline script runs without it (the browser tests fail on any CSP violation).
+    let mut nonces = Vec::new();
+    for path in ["/", "/login", "/register", "/no-such-page"] {
+        let resp = c.get(app.url(path)).send().await.unwrap();
+        let policy = resp.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let html = resp.text().await.unwrap();
+        let script_src = policy
+            .split(';')
+            .map(str::trim)
+            .find(|d| d.starts_with("script-src"))
+            .unwrap_or_else(|| panic!("{path}: no script-src in {policy}"));
+        assert!(!script_src.contains("unsafe-inline"), "{policy}");
+        assert!(script_src.contains("'wasm-unsafe-eval'"), "{policy}");
+        let nonce = script_src
+            .split_whitespace()
+            .find_map(|s| s.strip_prefix("'nonce-")?.strip_suffix('\''))
+            .unwrap_or_else(|| panic!("{path}: no nonce in {policy}"))
+            .to_owned();
+        assert!(nonce.len() >= 16, "{nonce}");
+        let scripts = html.matches("<script").count();
+        assert!(scripts > 0, "{path}: no hydration script");
+        assert_eq!(
+            html.matches(&format!("<script nonce=\"{nonce}\"")).count()
+                + html
+                    .matches(&format!("<script type=\"module\" nonce=\"{nonce}\""))
+                    .count(),
+            scripts,
+            "{path}: a script without the page's nonce:\n{html}"
+        );
+        nonces.push(nonce);
+    }
+    nonces.sort();
+    nonces.dedup();
+    assert_eq!(nonces.len(), 4, "a nonce was used twice");
+    // Anything that is not a page allows nothing to run.
+    let resp = c.get(app.url("/health")).send().await.unwrap();
+    assert!(resp.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .starts_with("default-src 'none'"));
     app.stop().await;
 }

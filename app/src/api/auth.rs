@@ -76,18 +76,20 @@ mod ssr {
 
     pub async fn login(username: String, password: String) -> Result<(), AppError> {
         let state = app_state()?;
-        let addr = leptos_axum::extract::<ConnectInfo<SocketAddr>>()
+        let peer = leptos_axum::extract::<ConnectInfo<SocketAddr>>()
             .await
             .ok()
             .map(|ConnectInfo(a)| a.ip());
-        let user_id = accounts::authenticate(
-            &state.pool,
-            &state.login_throttle,
-            &username,
-            password,
-            addr,
-        )
-        .await?;
+        let headers = leptos_axum::extract::<http::HeaderMap>().await.ok();
+        let forwarded: Vec<&str> = headers
+            .iter()
+            .flat_map(|h| h.get_all("x-forwarded-for"))
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        let addr = peer.map(|p| state.trusted_proxies.client(p, &forwarded));
+        let user_id =
+            accounts::authenticate(&state.pool, &state.login_policy, &username, password, addr)
+                .await?;
         log_in(&session().await?, user_id).await?;
         tracing::info!(%user_id, "logged in");
         leptos_axum::redirect("/");

@@ -27,19 +27,20 @@ pub async fn judge_answer(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::api::{parse_id, worker};
+    use crate::api::{end_if_refused, parse_id, session_worker};
     use crate::service::judging as service;
 
     pub async fn next(campaign_id: String) -> Result<JudgeTask, AppError> {
-        let (state, user, campaign) = worker(&campaign_id).await?;
-        service::next(
+        let (state, session, user, campaign) = session_worker(&campaign_id).await?;
+        let result = service::next(
             &state.pool,
             &state.judge_campaigns,
             &state.draws,
             user,
             campaign,
         )
-        .await
+        .await;
+        end_if_refused(&session, result).await
     }
 
     pub async fn answer(
@@ -47,9 +48,9 @@ mod ssr {
         assignment_id: String,
         is_paraphrase: bool,
     ) -> Result<AnswerOutcome, AppError> {
-        let (state, user, campaign) = worker(&campaign_id).await?;
+        let (state, session, user, campaign) = session_worker(&campaign_id).await?;
         let assignment_id = parse_id(&assignment_id, "assignment_id")?;
-        service::answer(
+        let result = service::answer(
             &state.pool,
             &state.judge_campaigns,
             &state.draws,
@@ -58,6 +59,7 @@ mod ssr {
             assignment_id,
             is_paraphrase,
         )
-        .await
+        .await;
+        end_if_refused(&session, result).await
     }
 }

@@ -78,3 +78,42 @@ pub(crate) async fn worker(
     let campaign = parse_id(campaign_id, "campaign_id")?;
     Ok((state, user, campaign))
 }
+
+/// As [`worker`], without reloading the account: the caller's id as the session holds it, and
+/// the session. For the judging calls only, whose worker-lock statement reads the account's
+/// status and refuses a blocked or deleted one (`service::judging`); that saves a statement per
+/// judgment. Pass the call's result through [`end_if_refused`].
+#[cfg(feature = "ssr")]
+pub(crate) async fn session_worker(
+    campaign_id: &str,
+) -> Result<
+    (
+        crate::state::AppState,
+        tower_sessions::Session,
+        crate::domain::UserId,
+        crate::domain::CampaignId,
+    ),
+    crate::error::AppError,
+> {
+    // The state before the first `.await` (see `state::app_state`).
+    let state = crate::state::app_state()?;
+    let session = crate::session::session().await?;
+    let user = crate::session::session_user_id(&session)
+        .await?
+        .ok_or(crate::error::AppError::Unauthenticated)?;
+    let campaign = parse_id(campaign_id, "campaign_id")?;
+    Ok((state, session, user, campaign))
+}
+
+/// Ends the session of a call the service refused as unauthenticated (its account was blocked or
+/// deleted since login), as [`crate::session::current_user`] does for every other call.
+#[cfg(feature = "ssr")]
+pub(crate) async fn end_if_refused<T>(
+    session: &tower_sessions::Session,
+    result: Result<T, crate::error::AppError>,
+) -> Result<T, crate::error::AppError> {
+    if matches!(result, Err(crate::error::AppError::Unauthenticated)) {
+        crate::session::log_out(session).await?;
+    }
+    result
+}

@@ -4,5 +4,6 @@ pub mod apt;
 pub mod campaigns;
 pub mod export;
 pub mod judge;
+pub mod login_failures;
 pub mod mining;
 pub mod users;

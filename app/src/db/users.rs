@@ -1,7 +1,7 @@
 //! `app_user`: accounts, roles and statuses.
 use crate::domain::{Role, UserId, UserStatus};
 use crate::error::AppError;
-use sqlx::PgExecutor;
+use sqlx::{PgConnection, PgExecutor};
 
 /// One account as stored, with its hash. Never sent to a browser: the API maps it to views.
 #[derive(Debug, Clone)]
@@ -58,7 +58,35 @@ pub async fn find_by_id(db: impl PgExecutor<'_>, id: UserId) -> Result<Option<Us
     .await?)
 }
 
-/// The account with this name, compared regardless of case.
+/// Holds, until the transaction ends, a lock on every username that looks like `username`
+/// (the same `username_skeleton`), so two look-alike registrations cannot both pass
+/// [`find_look_alike`].
+pub async fn lock_look_alikes(conn: &mut PgConnection, username: &str) -> Result<(), AppError> {
+    sqlx::query!(
+        "select pg_advisory_xact_lock(hashtextextended('username_skeleton:' || username_skeleton($1), 0))",
+        username
+    )
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// An account whose name looks like `username` ("vickl" for "Vick1"; the same name in another
+/// case included), if any: its canonical name.
+pub async fn find_look_alike(
+    db: impl PgExecutor<'_>,
+    username: &str,
+) -> Result<Option<String>, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"select lower(username) as "name!" from app_user
+           where username_skeleton = username_skeleton($1) limit 1"#,
+        username
+    )
+    .fetch_optional(db)
+    .await?)
+}
+
+/// The account with this name, compared by canonical form (`Username::canonical`).
 pub async fn find_by_username(
     db: impl PgExecutor<'_>,
     username: &str,

@@ -28,6 +28,15 @@ pub enum AccountError {
         /// Most characters allowed.
         max: usize,
     },
+    /// The password is one a guesser would try early (a common password, a keyboard run, a
+    /// repeat, the username).
+    #[error("This password is too easy to guess{reason}. {advice}")]
+    PasswordTooGuessable {
+        /// Why, starting with ": " (empty when the estimator gives no reason).
+        reason: String,
+        /// What to do instead.
+        advice: String,
+    },
     /// The password and its confirmation differ.
     #[error("The two passwords differ.")]
     PasswordMismatch,
@@ -36,8 +45,8 @@ pub enum AccountError {
     UnknownRole(String),
 }
 
-/// A login name: 3-32 ASCII letters, digits, `.`, `_` or `-`, compared case-insensitively
-/// (the database enforces uniqueness on its lower-cased form).
+/// A login name: 3-32 ASCII letters, digits, `.`, `_` or `-`, compared by its canonical form
+/// ([`Username::canonical`]; the database enforces uniqueness on it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Username(String);
 
@@ -47,9 +56,12 @@ impl Username {
     /// Longest username, in characters.
     pub const MAX_CHARS: usize = 32;
 
-    /// Trims surrounding whitespace and checks length and characters.
+    /// Trims surrounding whitespace, applies Unicode NFKC (so a full-width `ｖｉｃｋｉ` is `vicki`)
+    /// and checks length and characters.
     pub fn parse(raw: &str) -> Result<Self, AccountError> {
-        let name = raw.trim();
+        use unicode_normalization::UnicodeNormalization;
+        let name: String = raw.trim().nfkc().collect();
+        let name = name.trim();
         let len = name.chars().count();
         if !(Self::MIN_CHARS..=Self::MAX_CHARS).contains(&len) {
             return Err(AccountError::UsernameLength {
@@ -66,9 +78,30 @@ impl Username {
         Ok(Self(name.to_owned()))
     }
 
-    /// The username as typed (trimmed), case kept.
+    /// The username as typed (trimmed, NFKC), case kept.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The form usernames are compared, looked up and throttled by: NFKC, then case folding.
+    /// A username is ASCII, where case folding is lower-casing, so this equals PostgreSQL's
+    /// `lower(username)` (the unique index).
+    pub fn canonical(&self) -> String {
+        self.0.to_ascii_lowercase()
+    }
+
+    /// The canonical form of whatever was typed into a login form: [`Username::canonical`] for
+    /// a possible username; for anything else, its NFKC case-folded text (which no account has:
+    /// `vİcki` folds to `vi̇cki`, not to `vicki`). Failed logins are counted under this key.
+    pub fn login_key(raw: &str) -> (String, Option<Username>) {
+        match Self::parse(raw) {
+            Ok(name) => (name.canonical(), Some(name)),
+            Err(_) => {
+                use unicode_normalization::UnicodeNormalization;
+                let folded: String = raw.trim().nfkc().collect::<String>().to_lowercase();
+                (folded.nfkc().collect(), None)
+            }
+        }
     }
 }
 
@@ -111,6 +144,39 @@ impl Password {
     /// The password's text, for hashing; never log it.
     pub fn expose(&self) -> &str {
         &self.0
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl Password {
+    /// Fewest guesses a password must take by zxcvbn's estimate: 10^6, its score 2 ("somewhat
+    /// guessable: protection from unthrottled online attacks"). Refuses the common passwords
+    /// (`12345678`, `password`), repeats (eight spaces), keyboard runs and the user's own name.
+    pub const MIN_SCORE: u8 = 2;
+    /// Only this many leading characters are estimated (zxcvbn's cost grows with length; a
+    /// password whose first 100 characters are strong is strong).
+    const ESTIMATED_CHARS: usize = 100;
+
+    /// Refuses a password a guesser would try early; `user_inputs` are words from the account
+    /// (its username) that a guesser would also try.
+    pub fn check_not_guessable(&self, user_inputs: &[&str]) -> Result<(), AccountError> {
+        let head: String = self.0.chars().take(Self::ESTIMATED_CHARS).collect();
+        let mut inputs = user_inputs.to_vec();
+        inputs.push("paracrowd");
+        let estimate = zxcvbn::zxcvbn(&head, &inputs);
+        if estimate.score() as u8 >= Self::MIN_SCORE {
+            return Ok(());
+        }
+        let feedback = estimate.feedback();
+        let reason = feedback
+            .and_then(|f| f.warning())
+            .map(|w| format!(": {}", w.to_string().trim_end_matches('.').to_lowercase()))
+            .unwrap_or_default();
+        let advice = feedback
+            .and_then(|f| f.suggestions().first())
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "Add another word or two; uncommon words are better.".to_owned());
+        Err(AccountError::PasswordTooGuessable { reason, advice })
     }
 }
 
@@ -253,6 +319,24 @@ mod tests {
     }
 
     #[test]
+    fn usernames_are_compared_by_their_nfkc_case_folded_form() {
+        // Full-width letters are the same name; case does not matter.
+        let wide = Username::parse("ｖｉｃｋｉ").unwrap();
+        assert_eq!(wide.as_str(), "vicki");
+        assert_eq!(Username::parse("VicKi").unwrap().canonical(), "vicki");
+        assert_eq!(Username::login_key(" VICKI ").0, "vicki");
+        assert_eq!(Username::login_key("ｖｉｃｋｉ").0, "vicki");
+        // A dotted capital I folds to i + combining dot, which is no username: it cannot log in
+        // as vicki, and it is counted under its own key.
+        let (key, name) = Username::login_key("vİcki");
+        assert_eq!(name, None);
+        assert_ne!(key, "vicki");
+        assert_eq!(key, "vi\u{307}cki");
+        // Another script's look-alike letters are not ASCII either.
+        assert_eq!(Username::login_key("vіcki").1, None); // Cyrillic і
+    }
+
+    #[test]
     fn passwords_are_bounded_and_must_match_their_confirmation() {
         assert_eq!(
             Password::parse_new("short", "short"),
@@ -273,6 +357,52 @@ mod tests {
                 .expose(),
             "long enough"
         );
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn common_repeated_and_own_name_passwords_are_refused_with_advice() {
+        let check = |p: &str, name: &str| {
+            Password::parse_new(p, p)
+                .unwrap()
+                .check_not_guessable(&[name])
+        };
+        for weak in [
+            "12345678",
+            "password",
+            "        ",
+            "qwertyuiop",
+            "P@ssword1",
+            "iloveyou123",
+            "paracrowd2026",
+        ] {
+            let err = check(weak, "someone").unwrap_err();
+            assert!(
+                matches!(err, AccountError::PasswordTooGuessable { .. }),
+                "{weak:?}: {err:?}"
+            );
+            let message = err.to_string();
+            assert!(
+                message.starts_with("This password is too easy to guess"),
+                "{message}"
+            );
+            assert!(
+                message.len() > "This password is too easy to guess. ".len(),
+                "{message}"
+            );
+        }
+        // The account's own name is one of the first guesses.
+        assert!(check("maria.lopez1", "maria.lopez").is_err());
+        assert!(check("maria.lopez1", "someone-else").is_ok());
+        for strong in [
+            "correct horse battery",
+            "a long enough password",
+            "tr0ub4dor&3",
+        ] {
+            assert_eq!(check(strong, "someone"), Ok(()), "{strong:?}");
+        }
+        // Only the first 100 characters are estimated: a long weak run is still refused.
+        assert!(check(&"a".repeat(256), "someone").is_err());
     }
 
     #[test]

@@ -1,12 +1,12 @@
-//! Accounts: registering, checking a password (rate-limited per account and address), and user
+//! Accounts: registering, checking a password (throttled per account and address), and user
 //! administration. Sessions (logging in and out) are the caller's: this module only says who.
 use std::net::IpAddr;
 
 use sqlx::PgPool;
 
-use crate::auth::{hash_password, verify_password, LoginThrottle};
-use crate::db::users;
-use crate::domain::{Password, Role, UserId, UserStatus, Username};
+use crate::auth::{hash_password, verify_password};
+use crate::db::{login_failures, users};
+use crate::domain::{LoginPolicy, Password, Role, UserId, UserStatus, Username};
 use crate::dto::accounts::UserAdminView;
 use crate::error::AppError;
 
@@ -19,58 +19,104 @@ pub async fn register(
 ) -> Result<UserId, AppError> {
     let username = Username::parse(username)?;
     let password = Password::parse_new(password, confirmation)?;
-    if users::find_by_username(pool, username.as_str())
+    password.check_not_guessable(&[username.as_str()])?;
+    // A quick answer before the slow hash; `insert_account` decides under its lock.
+    if users::find_look_alike(pool, username.as_str())
         .await?
         .is_some()
     {
-        return Err(AppError::validation(
-            "username",
-            "That username is taken; choose another.",
-        ));
+        return Err(look_alike_error(&username));
     }
     let hash = hash_password(password.expose().to_owned()).await?;
-    // The unique index still decides if two registrations race.
-    let user_id = users::insert(pool, username.as_str(), &hash, Role::Annotator).await?;
+    let user_id = insert_account(pool, &username, &hash, Role::Annotator).await?;
     tracing::info!(%user_id, "registered");
     Ok(user_id)
 }
 
+/// Why `username` cannot be registered: it is taken (in any case), or looks like one that is.
+fn look_alike_error(username: &Username) -> AppError {
+    AppError::validation(
+        "username",
+        format!(
+            "'{}' is taken or looks too much like an existing username (0/o, 1/l, rn/m and the \
+             like); choose another.",
+            username.as_str()
+        ),
+    )
+}
+
+/// Inserts an account unless its name or a look-alike is taken. Look-alike registrations are
+/// serialised by a lock on their shared skeleton, so two cannot both pass the check; the unique
+/// index on the canonical name still stands behind it.
+async fn insert_account(
+    pool: &PgPool,
+    username: &Username,
+    hash: &str,
+    role: Role,
+) -> Result<UserId, AppError> {
+    let mut tx = pool.begin().await?;
+    users::lock_look_alikes(&mut tx, username.as_str()).await?;
+    if users::find_look_alike(&mut *tx, username.as_str())
+        .await?
+        .is_some()
+    {
+        return Err(look_alike_error(username));
+    }
+    let user_id = users::insert(&mut *tx, username.as_str(), hash, role).await?;
+    tx.commit().await?;
+    Ok(user_id)
+}
+
 /// The account whose password this is. Unknown user, wrong password and blocked account get the
-/// same answer;
-/// failures are counted per account and per address, and too many refuse for a while.
+/// same answer. Failed logins are kept in the database per (canonical username, address), and
+/// an address that has failed on an account waits before trying it again once too many have
+/// failed (`domain::login_throttle`: growing waits, never a lock-out of an address without
+/// failures there). `addr` is the client's address as `client_addr` resolved it.
 pub async fn authenticate(
     pool: &PgPool,
-    throttle: &LoginThrottle,
+    policy: &LoginPolicy,
     username: &str,
     password: String,
     addr: Option<IpAddr>,
 ) -> Result<UserId, AppError> {
-    let username = username.trim();
-    if username.is_empty() || password.is_empty() {
+    if username.trim().is_empty() || password.is_empty() {
         return Err(AppError::BadCredentials);
     }
     // Bound the work an attacker can make us do per request.
     if username.len() > 256 || password.chars().count() > Password::MAX_CHARS {
         return Err(AppError::BadCredentials);
     }
-    throttle.check(username, addr)?;
-    let user = users::find_by_username(pool, username).await?;
+    let (account, name) = Username::login_key(username);
+    let address = addr.map(|a| a.to_string()).unwrap_or_default();
+    let counts = login_failures::counts(pool, &account, &address, policy.window).await?;
+    if let Some(wait) = policy.wait(&counts) {
+        return Err(AppError::RateLimited {
+            retry_after_secs: wait.as_secs_f64().ceil().max(1.0) as u64,
+        });
+    }
+    // A name no account can have is not looked up, but costs a verification all the same.
+    let user = match &name {
+        Some(name) => users::find_by_username(pool, &name.canonical()).await?,
+        None => None,
+    };
     let ok = verify_password(password, user.as_ref().map(|u| u.password_hash.clone())).await?;
     let user = match user {
         Some(user) if ok => user,
         _ => {
-            throttle.record_failure(username, addr);
-            tracing::info!(username = %username, "failed login");
+            login_failures::record(pool, &account, &address, policy.window).await?;
+            tracing::info!(username = %account, "failed login");
             return Err(AppError::BadCredentials);
         }
     };
     if user.status == UserStatus::Blocked {
         // The same answer as a wrong password: the login form is no oracle for which accounts
         // exist and which are blocked (issue #21 item 9).
-        tracing::info!(username = %username, "login to a blocked account");
+        tracing::info!(username = %account, "login to a blocked account");
         return Err(AppError::BadCredentials);
     }
-    throttle.record_success(username);
+    if counts.pair > 0 {
+        login_failures::clear_pair(pool, &account, &address).await?;
+    }
     Ok(user.app_user_id)
 }
 
@@ -137,6 +183,7 @@ pub async fn create_or_reset_admin(
 ) -> Result<(), AppError> {
     let username = Username::parse(username)?;
     let password = Password::parse_new(password, password)?;
+    password.check_not_guessable(&[username.as_str()])?;
     let hash = hash_password(password.expose().to_owned()).await?;
     match users::find_by_username(pool, username.as_str()).await? {
         Some(user) => {
@@ -145,7 +192,7 @@ pub async fn create_or_reset_admin(
             users::update_status(pool, user.app_user_id, UserStatus::Active).await?;
         }
         None => {
-            users::insert(pool, username.as_str(), &hash, Role::Admin).await?;
+            insert_account(pool, &username, &hash, Role::Admin).await?;
         }
     }
     Ok(())

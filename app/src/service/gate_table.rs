@@ -10,17 +10,15 @@ use crate::domain::judge::gate_table::{table_changes, Judged, KappaTable, Votes}
 use crate::domain::{CampaignId, PairId, UserId};
 use crate::error::AppError;
 
-/// After `user`'s new judgment `label` on the ordinary pair `pair`, whose trusted votes are now
-/// `after`: records how the other workers' tables change and returns the worker's own change.
-pub async fn after_vote(
-    conn: &mut PgConnection,
-    campaign_id: CampaignId,
+/// After `user`'s new judgment `label` on an ordinary pair whose trusted votes are now `after`
+/// and whose judgments (this one included) are `on_pair`: the worker's own table change, and
+/// the other workers' (to be recorded for them: `db::judge::fold_gate_counts`).
+pub fn after_vote(
     user: UserId,
-    pair: PairId,
     label: bool,
     after: Votes,
-) -> Result<KappaTable, AppError> {
-    let on_pair = db::judgments_on_pairs(conn, &[pair]).await?;
+    on_pair: &[db::PairJudgment],
+) -> (KappaTable, Vec<(UserId, KappaTable)>) {
     let judged: Vec<Judged<UserId>> = on_pair
         .iter()
         .map(|j| Judged {
@@ -32,9 +30,7 @@ pub async fn after_vote(
         .collect();
     let mut changes = table_changes(after.without(Some(label)), after, &judged);
     let own = changes.remove(&user).unwrap_or_default();
-    let others: Vec<(UserId, KappaTable)> = changes.into_iter().collect();
-    db::record_table_changes(conn, campaign_id, &others).await?;
-    Ok(own)
+    (own, changes.into_iter().collect())
 }
 
 /// After a status change or a republish flipped the trust of `flips`: records how every

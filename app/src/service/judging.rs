@@ -1,7 +1,7 @@
 //! The MultiPIT judging round trip (MultiPIT §3): serve the next pair (one hidden test pair in
 //! every block of `test_every`, at a drawn position), store an answer, and run the quality gate
 //! on the server after every answer, in the same transaction.
-use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, UserId, WorkerStatus};
+use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, UserId, UserStatus, WorkerStatus};
 use sqlx::{PgConnection, PgPool};
 
 use crate::db::judge::{self as db, JudgeCampaign};
@@ -35,6 +35,20 @@ async fn last_reason(pool: &PgPool, cid: CampaignId, user: UserId) -> Result<Str
     })
 }
 
+/// Locks the worker's row. An account blocked or deleted since its session began is refused
+/// here: the judging calls read the caller from the session without reloading the account
+/// (`api::session_worker`), and this statement reads its status instead.
+async fn lock_worker(
+    tx: &mut PgConnection,
+    cid: CampaignId,
+    user: UserId,
+) -> Result<db::WorkerRow, AppError> {
+    match db::lock_worker(tx, cid, user).await? {
+        Some(worker) if worker.user_status == UserStatus::Active => Ok(worker),
+        _ => Err(AppError::Unauthenticated),
+    }
+}
+
 /// The pair `user` holds (its lease renewed), else a newly leased one: a test pair in the
 /// block's test slot, else the ordinary pair that most needs judgments.
 pub async fn next(
@@ -48,7 +62,7 @@ pub async fn next(
     let cid = campaign.campaign_id;
     let mut tx = pool.begin().await?;
     // The worker's row lock serialises two tabs of the same worker.
-    let worker = db::lock_worker(&mut tx, cid, user).await?;
+    let worker = lock_worker(&mut tx, cid, user).await?;
     let campaign = campaigns::current(&mut tx, cache, campaign, &worker).await?;
     let settings = &campaign.settings;
     let judged = i64::from(worker.judgments);
@@ -135,7 +149,7 @@ pub async fn answer(
     let campaign = campaigns::open_campaign(pool, cache, campaign_id).await?;
     let cid = campaign.campaign_id;
     let mut tx = pool.begin().await?;
-    let worker = db::lock_worker(&mut tx, cid, user).await?;
+    let worker = lock_worker(&mut tx, cid, user).await?;
     let campaign = campaigns::current(&mut tx, cache, campaign, &worker).await?;
     let settings = &campaign.settings;
     let a = db::lock_assignment(&mut tx, cid, user, assignment_id)
@@ -173,7 +187,7 @@ pub async fn answer(
         ));
     }
     let is_correct = a.is_test.then(|| a.gold_label == Some(is_paraphrase));
-    let votes = db::insert_judgment(
+    let stored = db::insert_judgment(
         &mut tx,
         cid,
         user,
@@ -184,12 +198,13 @@ pub async fn answer(
         a.seconds_since_served.max(0.0),
     )
     .await?;
+    let votes = stored.votes;
     // The gate's inputs as running counts (domain/judge/gate_table.rs): this judgment's own
-    // cell, the other workers' changes, then the worker's totals.
-    let table = if a.is_test {
-        KappaTable::default()
+    // cell and the other workers' changes, recorded as the worker's totals are read.
+    let (table, others) = if a.is_test {
+        (KappaTable::default(), Vec::new())
     } else {
-        gate_table::after_vote(&mut tx, cid, user, a.pair_id, is_paraphrase, votes).await?
+        gate_table::after_vote(user, is_paraphrase, votes, &stored.on_pair)
     };
     let own = GateCounts {
         judgments: 1,
@@ -197,7 +212,7 @@ pub async fn answer(
         tests_correct: u32::from(is_correct == Some(true)),
         table,
     };
-    let counts = db::fold_gate_counts(&mut tx, cid, user, &own).await?;
+    let counts = db::fold_gate_counts(&mut tx, cid, user, &own, &others).await?;
     let judged = i64::from(counts.judgments);
     let mut stopped = None;
     if !worker.gate_overridden {
@@ -224,9 +239,14 @@ pub async fn answer(
             message: message.clone(),
         },
         None => {
-            // Another tab may have leased a pair while this one was answered late.
-            let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await?
-            {
+            // A worker holds at most one live lease (a unique index), so only an answer to an
+            // expired lease can find that another tab has leased a pair since.
+            let current = if a.status == AssignmentStatus::Expired {
+                db::renew_current(&mut tx, cid, user, settings.lease_seconds).await?
+            } else {
+                None
+            };
+            let served = match current {
                 Some(current) => Some(current),
                 None => lease_next(&mut tx, cache, draws, cid, user, &worker, settings).await?,
             };

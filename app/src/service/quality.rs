@@ -125,7 +125,7 @@ pub async fn set_worker_status(
     if !db::lock_existing_worker(&mut tx, campaign_id, user).await? {
         return Err(AppError::NotFound);
     }
-    let numbers = db::fold_gate_counts(&mut tx, campaign_id, user, &GateCounts::default())
+    let numbers = db::fold_gate_counts(&mut tx, campaign_id, user, &GateCounts::default(), &[])
         .await?
         .numbers();
     let (status, reason) = if reinstate {

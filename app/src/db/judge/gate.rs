@@ -65,16 +65,26 @@ pub async fn record_table_changes(
 }
 
 /// Adds `add` to the worker's counts (their own new judgment), folds in the changes others
-/// recorded for them, and returns the result. One statement, so the changes it deletes are
-/// exactly the ones it adds. The caller holds the worker's row lock.
+/// recorded for them, and returns the result; in the same statement, records `others`: the
+/// changes this judgment makes to other workers' tables (as [`record_table_changes`]). One
+/// statement, so the changes it deletes are exactly the ones it adds. The caller holds the
+/// worker's row lock.
 pub async fn fold_gate_counts(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
     add: &GateCounts,
+    others: &[(UserId, KappaTable)],
 ) -> Result<GateCounts, AppError> {
+    let users: Vec<UserId> = others.iter().map(|c| c.0).collect();
+    let cell =
+        |f: fn(&KappaTable) -> i64| -> Vec<i32> { others.iter().map(|c| f(&c.1) as i32).collect() };
     let row = sqlx::query!(
-        r#"with pending as (
+        r#"with recorded as (
+               insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
+               select $1, * from unnest($10::uuid[], $11::int4[], $12::int4[], $13::int4[],
+                                        $14::int4[])),
+           pending as (
                delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
                returning pp, pn, np, nn),
            total as (
@@ -98,7 +108,12 @@ pub async fn fold_gate_counts(
         add.table.pp as i32,
         add.table.pn as i32,
         add.table.np as i32,
-        add.table.nn as i32
+        add.table.nn as i32,
+        &users as &[UserId],
+        &cell(|t| t.pp),
+        &cell(|t| t.pn),
+        &cell(|t| t.np),
+        &cell(|t| t.nn)
     )
     .fetch_optional(&mut *conn)
     .await?

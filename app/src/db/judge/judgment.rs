@@ -4,7 +4,7 @@ use crate::domain::{AssignmentId, CampaignId, PairId, UserId};
 use crate::error::AppError;
 use sqlx::{PgConnection, PgExecutor};
 
-use super::{AssignmentRow, TrustFlip};
+use super::{AssignmentRow, PairJudgment, TrustFlip};
 
 /// The answer stored for an assignment already judged.
 pub async fn find_judgment(
@@ -20,9 +20,21 @@ pub async fn find_judgment(
     .map(|r| (r.is_paraphrase, r.is_correct)))
 }
 
-/// Stores a judgment, closes the assignment and counts the vote on the pair, in one statement;
-/// returns the pair's trusted votes after. Taking the pair's row lock here is what lets
-/// [`super::judgments_on_pairs`] see every judgment on the pair next.
+/// A judgment just stored: the pair's trusted votes after it, and every ordinary judgment on the
+/// pair (this one included; none for a test pair).
+#[derive(Debug, Clone)]
+pub struct StoredJudgment {
+    /// The pair's trusted votes after the judgment.
+    pub votes: Votes,
+    /// The ordinary judgments on the pair, this one included.
+    pub on_pair: Vec<PairJudgment>,
+}
+
+/// Stores a judgment, closes the assignment, counts the vote on the pair and reads the pair's
+/// other judgments, in one statement. The caller holds the pair's row lock
+/// ([`super::lock_assignment`]) from before this statement began, so its snapshot holds every
+/// judgment that counts in the votes; the new one, invisible to the statement's own reads, is
+/// added from the insert's result.
 #[allow(clippy::too_many_arguments)]
 pub async fn insert_judgment(
     conn: &mut PgConnection,
@@ -33,18 +45,28 @@ pub async fn insert_judgment(
     is_paraphrase: bool,
     is_correct: Option<bool>,
     seconds: f64,
-) -> Result<Votes, AppError> {
-    let row = sqlx::query!(
+) -> Result<StoredJudgment, AppError> {
+    let rows = sqlx::query!(
         r#"with judged as (
                insert into judge_judgment (assignment_id, campaign_id, pair_id, app_user_id,
                    is_paraphrase, is_test, is_correct, seconds)
-               values ($1, $2, $3, $4, $5, $6, $7, $8)),
+               values ($1, $2, $3, $4, $5, $6, $7, $8)
+               returning app_user_id, is_paraphrase, trusted),
            closed as (
-               update judge_assignment set status = 'judged' where assignment_id = $1)
-           update judge_pair set n_judgments = n_judgments + 1,
-               n_paraphrase = n_paraphrase + ($5::bool)::int
-           where pair_id = $3
-           returning n_judgments, n_paraphrase"#,
+               update judge_assignment set status = 'judged' where assignment_id = $1),
+           counted as (
+               update judge_pair set n_judgments = n_judgments + 1,
+                   n_paraphrase = n_paraphrase + ($5::bool)::int
+               where pair_id = $3
+               returning n_judgments, n_paraphrase)
+           select c.n_judgments as "n_judgments!", c.n_paraphrase as "n_paraphrase!",
+                  j.app_user_id as "app_user_id!: UserId", j.is_paraphrase as "is_paraphrase!",
+                  j.trusted as "trusted!"
+           from counted c cross join (
+               select app_user_id, is_paraphrase, trusted from judged
+               union all
+               select app_user_id, is_paraphrase, trusted from judge_judgment
+               where pair_id = $3 and not is_test and not $6) j"#,
         assignment_id as AssignmentId,
         campaign_id as CampaignId,
         a.pair_id as PairId,
@@ -54,12 +76,26 @@ pub async fn insert_judgment(
         is_correct,
         seconds
     )
-    .fetch_one(&mut *conn)
+    .fetch_all(&mut *conn)
     .await?;
-    Ok(Votes {
-        paraphrase: i64::from(row.n_paraphrase),
-        not: i64::from(row.n_judgments - row.n_paraphrase),
-    })
+    let first = rows.first().ok_or(AppError::NotFound)?;
+    let votes = Votes {
+        paraphrase: i64::from(first.n_paraphrase),
+        not: i64::from(first.n_judgments - first.n_paraphrase),
+    };
+    let on_pair = if a.is_test {
+        Vec::new()
+    } else {
+        rows.into_iter()
+            .map(|r| PairJudgment {
+                pair_id: a.pair_id,
+                app_user_id: r.app_user_id,
+                is_paraphrase: r.is_paraphrase,
+                trusted: r.trusted,
+            })
+            .collect()
+    };
+    Ok(StoredJudgment { votes, on_pair })
 }
 
 /// A trusted judgment of an ordinary pair, for the agreement statistics (in time order).

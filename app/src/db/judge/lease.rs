@@ -156,7 +156,9 @@ pub struct AssignmentRow {
     pub gold_explanation: Option<String>,
 }
 
-/// The worker's assignment with this id, locked until the transaction ends.
+/// The worker's assignment with this id and its pair, both locked until the transaction ends.
+/// The pair's lock is taken before the judgment is written, so the statement that writes it
+/// sees every judgment on the pair ([`super::insert_judgment`]).
 pub async fn lock_assignment(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -170,7 +172,7 @@ pub async fn lock_assignment(
                   p.gold_label, p.gold_explanation
            from judge_assignment a join judge_pair p using (pair_id)
            where a.assignment_id = $1 and a.campaign_id = $2 and a.app_user_id = $3
-           for update of a"#,
+           for update of a, p"#,
         assignment_id as AssignmentId,
         campaign_id as CampaignId,
         user as UserId

@@ -1,7 +1,7 @@
 //! A worker's standing in a campaign: their row (locked per request), status changes with the
 //! numbers behind them, the admin's list.
 use crate::domain::judge::gate::GateNumbers;
-use crate::domain::{CampaignId, CampaignStatus, UserId, WorkerStatus};
+use crate::domain::{CampaignId, CampaignStatus, UserId, UserStatus, WorkerStatus};
 use crate::error::AppError;
 
 use super::TrustFlip;
@@ -25,34 +25,42 @@ pub struct WorkerRow {
     /// The campaign's version, read in the same statement (checks a cached copy of the campaign's
     /// settings: `service::judge_campaign_cache`).
     pub campaign_version: i64,
+    /// The account's status, read in the same statement (a judging request does not reload the
+    /// user separately: `api::session_worker`).
+    pub user_status: UserStatus,
 }
 
 /// Creates the worker's row if needed and locks it until the transaction ends (one statement
-/// once the row exists), with the campaign's current status and version.
+/// once the row exists), with the campaign's current status and version and the account's
+/// status. `None` when the account no longer exists.
 pub async fn lock_worker(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
-) -> Result<WorkerRow, AppError> {
-    loop {
+) -> Result<Option<WorkerRow>, AppError> {
+    for _ in 0..2 {
         let row = sqlx::query_as!(
             WorkerRow,
             r#"select w.status as "status: WorkerStatus", w.gate_overridden, w.served_count,
                       w.test_position, w.judgments,
-                      c.status as "campaign_status: CampaignStatus", c.version as campaign_version
+                      c.status as "campaign_status: CampaignStatus", c.version as campaign_version,
+                      u.status as "user_status: UserStatus"
                from judge_worker w join campaign c using (campaign_id)
+                    join app_user u on u.app_user_id = w.app_user_id
                where w.campaign_id = $1 and w.app_user_id = $2 for update of w"#,
             campaign_id as CampaignId,
             user as UserId
         )
         .fetch_optional(&mut *conn)
         .await?;
-        if let Some(row) = row {
+        if row.is_some() {
             return Ok(row);
         }
-        // First use: create the row (or find that another tab just did), then lock it.
+        // First use: create the row (or find that another tab just did), then lock it. An
+        // account deleted since its session began gets no row.
         sqlx::query!(
-            r#"insert into judge_worker (campaign_id, app_user_id) values ($1, $2)
+            r#"insert into judge_worker (campaign_id, app_user_id)
+               select $1, app_user_id from app_user where app_user_id = $2
                on conflict (campaign_id, app_user_id) do nothing"#,
             campaign_id as CampaignId,
             user as UserId
@@ -60,6 +68,7 @@ pub async fn lock_worker(
         .execute(&mut *conn)
         .await?;
     }
+    Ok(None)
 }
 
 /// Starts a new block of test positions for the worker.
