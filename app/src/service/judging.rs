@@ -149,12 +149,17 @@ pub async fn answer(
     let campaign = campaigns::open_campaign(pool, cache, campaign_id).await?;
     let cid = campaign.campaign_id;
     let mut tx = pool.begin().await?;
-    let worker = lock_worker(&mut tx, cid, user).await?;
+    let (worker, a) = match db::lock_for_answer(&mut tx, cid, user, assignment_id).await? {
+        Some((worker, a)) if worker.user_status == UserStatus::Active => (worker, a),
+        Some(_) => return Err(AppError::Unauthenticated),
+        None => {
+            // No such assignment of this worker's: refused as the account's status says.
+            lock_worker(&mut tx, cid, user).await?;
+            return Err(AppError::NotFound);
+        }
+    };
     let campaign = campaigns::current(&mut tx, cache, campaign, &worker).await?;
     let settings = &campaign.settings;
-    let a = db::lock_assignment(&mut tx, cid, user, assignment_id)
-        .await?
-        .ok_or(AppError::NotFound)?;
     let feedback_for = |answer: bool| {
         (a.is_test && a.gold_label.is_some_and(|g| g != answer)).then(|| Feedback {
             is_paraphrase: a.gold_label.unwrap_or(false),

@@ -1,7 +1,12 @@
 //! Serving pairs: leases on assignments, their expiry, and the open slots they take and give back.
-use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, PairId, UserId};
+use crate::domain::{
+    AssignmentId, AssignmentStatus, CampaignId, CampaignStatus, PairId, UserId, UserStatus,
+    WorkerStatus,
+};
 use crate::error::AppError;
 use sqlx::PgConnection;
+
+use super::WorkerRow;
 
 /// A pair as served: the same shape for test and ordinary pairs.
 #[derive(Debug, Clone)]
@@ -156,29 +161,62 @@ pub struct AssignmentRow {
     pub gold_explanation: Option<String>,
 }
 
-/// The worker's assignment with this id and its pair, both locked until the transaction ends.
-/// The pair's lock is taken before the judgment is written, so the statement that writes it
-/// sees every judgment on the pair ([`super::insert_judgment`]).
-pub async fn lock_assignment(
+/// For an answer: the worker's row (as [`super::lock_worker`] reads it), their assignment with
+/// this id and its pair, all three locked until the transaction ends, in one statement (in the
+/// order every judging statement locks them: worker, assignment, pair). The pair's lock is
+/// taken before the judgment is written, so the statement that writes it sees every judgment on
+/// the pair ([`super::insert_judgment`]). `None` when the worker has no such assignment (or no
+/// row yet).
+pub async fn lock_for_answer(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
     assignment_id: AssignmentId,
-) -> Result<Option<AssignmentRow>, AppError> {
-    Ok(sqlx::query_as!(
-        AssignmentRow,
-        r#"select a.pair_id as "pair_id: _", a.is_test, a.status as "status: AssignmentStatus",
+) -> Result<Option<(WorkerRow, AssignmentRow)>, AppError> {
+    let row = sqlx::query!(
+        r#"select w.status as "status: WorkerStatus", w.gate_overridden, w.served_count,
+                  w.test_position, w.judgments,
+                  c.status as "campaign_status: CampaignStatus", c.version as campaign_version,
+                  u.status as "user_status: UserStatus",
+                  a.pair_id as "pair_id: PairId", a.is_test,
+                  a.status as "assignment_status: AssignmentStatus",
                   extract(epoch from now() - a.served_at)::float8 as "seconds_since_served!",
                   p.gold_label, p.gold_explanation
-           from judge_assignment a join judge_pair p using (pair_id)
-           where a.assignment_id = $1 and a.campaign_id = $2 and a.app_user_id = $3
-           for update of a, p"#,
-        assignment_id as AssignmentId,
+           from judge_worker w join campaign c using (campaign_id)
+                join app_user u on u.app_user_id = w.app_user_id
+                join judge_assignment a on a.assignment_id = $3 and a.campaign_id = w.campaign_id
+                                       and a.app_user_id = w.app_user_id
+                join judge_pair p on p.pair_id = a.pair_id
+           where w.campaign_id = $1 and w.app_user_id = $2
+           for update of w, a, p"#,
         campaign_id as CampaignId,
-        user as UserId
+        user as UserId,
+        assignment_id as AssignmentId
     )
     .fetch_optional(&mut *conn)
-    .await?)
+    .await?;
+    Ok(row.map(|r| {
+        (
+            WorkerRow {
+                status: r.status,
+                gate_overridden: r.gate_overridden,
+                served_count: r.served_count,
+                test_position: r.test_position,
+                judgments: r.judgments,
+                campaign_status: r.campaign_status,
+                campaign_version: r.campaign_version,
+                user_status: r.user_status,
+            },
+            AssignmentRow {
+                pair_id: r.pair_id,
+                is_test: r.is_test,
+                status: r.assignment_status,
+                seconds_since_served: r.seconds_since_served,
+                gold_label: r.gold_label,
+                gold_explanation: r.gold_explanation,
+            },
+        )
+    }))
 }
 
 /// Takes a slot again for an assignment whose lease ran out; `false` if none is free.
