@@ -79,7 +79,8 @@ pub async fn lease_pair(
         ServedPair,
         r#"with chosen as (
                select p.pair_id from judge_pair p
-               where p.campaign_id = $1 and p.open_slots > 0 and not p.is_test
+               where p.campaign_id = $1 and not p.slots_full and p.open_slots > 0
+                 and not p.is_test
                  and not exists (select 1 from judge_assignment a
                                  where a.app_user_id = $2 and a.pair_id = p.pair_id)
                order by p.sort_key limit 1
