@@ -8,6 +8,7 @@
 #                   tasks (default 0: saturation); starts are spread over max(THINK_MS, 1 s)
 #   RATE=60         open loop: judgments start at this rate on whichever judge is free, latency
 #                   counted from each judgment's intended start (JUDGES is the pool)
+#   TEST_PAIRS=100  hidden test pairs in the judging campaign, one served in every 5 (default 0)
 #   HISTORY=2000    instead: JUDGES judges (say 6) each make this many judgments side by side,
 #                   and an answer at the worker's 10th judgment is compared with one at the last
 #                   (scripts/bench-load.sh 0 6 0 with HISTORY=2000)
@@ -51,7 +52,7 @@ kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER/status"; }
 echo "server RSS before: $(($(kb VmRSS) / 1024)) MiB"
 PG_BIN_DIR="$(pg_bin_dir)" DATABASE_URL="$URL" "$CARGO_TARGET_DIR/release/paracrowd-load" --url "$BASE" \
   --judges "$JUDGES" --writers "$WRITERS" --seconds "$SECONDS_RUN" --think-ms "${THINK_MS:-0}" \
-  ${RATE:+--rate "$RATE"} ${HISTORY:+--history "$HISTORY"}
+  ${RATE:+--rate "$RATE"} ${HISTORY:+--history "$HISTORY"} ${TEST_PAIRS:+--test-pairs "$TEST_PAIRS"}
 STATUS=$?
 echo "server RSS after: $(($(kb VmRSS) / 1024)) MiB, peak $(($(kb VmHWM) / 1024)) MiB"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

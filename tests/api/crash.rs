@@ -97,6 +97,7 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
         writers: 4,
         pairs: 400,
         sources: 200,
+        test_pairs: 0,
         lease_seconds: 30,
     };
     let mut prepared = load::prepare(&base, &pool, &plan).await.unwrap();
@@ -308,6 +309,7 @@ async fn a_burst_of_500_checks_is_scored_up_to_the_queue_bound_and_the_rest_told
         writers: 20,
         pairs: 10,
         sources: 100,
+        test_pairs: 0,
         lease_seconds: 900,
     };
     let prepared = load::prepare(&base, &pool, &plan).await.unwrap();

@@ -353,6 +353,66 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
 }
 
 #[sqlx::test(migrations = "../migrations")]
+async fn no_worker_is_told_nothing_is_left_while_a_pair_they_have_not_seen_has_a_free_slot(
+    pool: PgPool,
+) {
+    // Without test pairs every lease wants the same pair first (the one that most needs
+    // judgments): 20 workers at once find it held by another request again and again. Each
+    // must get the next free pair, not "nothing left".
+    for test_pairs in [0, 6] {
+        let app = spawn_app(pool.clone()).await;
+        let (admin, _) = app.user_with_role("admin").await;
+        let tests = tests_csv(test_pairs);
+        let id = campaign(
+            &app,
+            &admin,
+            Setup {
+                judgments_per_pair: 6,
+                test_every: if test_pairs > 0 { 5 } else { 0 },
+                gate_min_judgments: 10_000,
+                gate_rule: None,
+                pairs_csv: &pairs_csv(30),
+                tests_csv: (test_pairs > 0).then_some(tests.as_str()),
+            },
+        )
+        .await;
+        let mut workers = Vec::new();
+        for _ in 0..20 {
+            workers.push(app.annotator().await.0);
+        }
+        let runs = workers.iter().map(|c| async {
+            let (seen, last) = work(&app, c, &id, usize::MAX, truth).await;
+            assert!(last.get("NothingLeft").is_some(), "{last}");
+            // Slots are only taken here (no lease runs out, nobody is stopped), so a free slot
+            // now was free when the worker was told that nothing was left.
+            let free: i64 = sqlx::query_scalar(
+                r#"select count(*) from judge_pair p
+                   where p.campaign_id = $1::uuid and not p.is_test and p.open_slots > 0
+                     and not exists (select 1 from judge_assignment a
+                                     where a.pair_id = p.pair_id and a.app_user_id =
+                                       (select app_user_id from judge_assignment
+                                        where assignment_id = $2::uuid))"#,
+            )
+            .bind(&id)
+            .bind(
+                seen.first()
+                    .expect("told nothing is left before a first pair"),
+            )
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            assert_eq!(free, 0, "told nothing is left after {} pairs", seen.len());
+        });
+        futures::future::join_all(runs).await;
+        assert_eq!(
+            count(&pool, &format!("select count(*) from judge_pair where campaign_id = '{id}' and not is_test and open_slots > 0")).await,
+            0
+        );
+        app.stop().await;
+    }
+}
+
+#[sqlx::test(migrations = "../migrations")]
 async fn a_test_pair_looks_exactly_like_any_other_pair(pool: PgPool) {
     let app = spawn_app(pool.clone()).await;
     let (admin, _) = app.user_with_role("admin").await;

@@ -11,6 +11,7 @@ mod database_down;
 mod embedded_postgres;
 mod export;
 mod helpers;
+mod hidden_tests;
 mod hostile_input;
 mod judge;
 mod leaks;

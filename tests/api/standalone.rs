@@ -117,6 +117,7 @@ async fn a_clone_without_shared_scores_a_check_with_the_lite_scorer(pool: PgPool
         writers: 1,
         pairs: 1,
         sources: 5,
+        test_pairs: 0,
         lease_seconds: 30,
     };
     let prepared = load::prepare(&base, &pool, &plan).await.unwrap();

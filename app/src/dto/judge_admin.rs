@@ -60,6 +60,13 @@ pub struct JudgeWorkerView {
     pub judgments: i64,
     pub tests_answered: i64,
     pub test_accuracy: Option<f64>,
+    /// Test pairs served to them.
+    pub tests_seen: i64,
+    /// Test pairs they missed (each miss showed them the right answer).
+    pub tests_missed: i64,
+    /// Missed enough test pairs, at no better than a coin, to look like an account collecting
+    /// the answers (`domain::judge::test_pool::looks_like_gold_harvesting`).
+    pub harvesting_gold: bool,
     pub last_reason: Option<String>,
 }
 
@@ -83,6 +90,10 @@ pub struct JudgeCampaignOverview {
     pub judgments: i64,
     /// Set when either gold label is under 30% of the test pairs.
     pub gold_warning: Option<String>,
+    /// Set when the test pool is too small for the schedule and the gate.
+    pub test_pool_warning: Option<String>,
+    /// Test pairs whose right answer has been shown to a worker who missed them.
+    pub gold_revealed: i64,
     /// Pairs whose republished judgments still wait for replacements.
     pub pending_republished: i64,
     pub workers: Vec<JudgeWorkerView>,

@@ -6,6 +6,7 @@ use crate::db::{campaigns, judge as db};
 use crate::domain::judge::labels::vote_label;
 use crate::domain::judge::pair_import::unbalanced_gold;
 use crate::domain::judge::settings::JudgeSettings;
+use crate::domain::judge::test_pool::{looks_like_gold_harvesting, small_test_pool};
 use crate::domain::{CampaignId, CampaignKind, PairId, UserId};
 use crate::dto::judge_admin::{
     AdminPair, JudgeCampaignOverview, JudgeWorkerView, PairImportSummary,
@@ -76,6 +77,8 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
                 share * 100.0
             )
         });
+    let test_pool_warning =
+        small_test_pool(p.test_pairs as u32, s.test_every, s.gate_min_judgments);
     Ok(JudgeCampaignOverview {
         definition: s.definition.as_str().to_owned(),
         judgments_per_pair: s.judgments_per_pair,
@@ -92,6 +95,8 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
         complete_pairs: p.complete_pairs,
         judgments: p.judgments,
         gold_warning,
+        test_pool_warning,
+        gold_revealed: db::gold_revealed(pool, id).await?,
         pending_republished: db::pending_republished(pool, id).await?,
         workers: workers
             .into_iter()
@@ -103,6 +108,9 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
                 gate_overridden: w.gate_overridden,
                 judgments: w.judgments,
                 tests_answered: w.tests_answered,
+                tests_seen: w.tests_seen,
+                tests_missed: w.tests_answered - w.tests_correct,
+                harvesting_gold: looks_like_gold_harvesting(w.tests_answered, w.tests_correct),
                 last_reason: w.last_reason,
             })
             .collect(),

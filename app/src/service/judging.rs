@@ -7,7 +7,7 @@ use sqlx::{PgConnection, PgPool};
 use crate::db::judge::{self as db, JudgeCampaign};
 use crate::domain::judge::gate::{self, GateDecision};
 use crate::domain::judge::gate_table::{GateCounts, KappaTable};
-use crate::domain::judge::schedule;
+use crate::domain::judge::schedule::{self, ServingWindows};
 use crate::domain::judge::settings::JudgeSettings;
 use crate::draws::Draws;
 use crate::dto::judge::stop_message;
@@ -104,14 +104,25 @@ async fn lease_next(
         db::set_test_position(tx, cid, user, position).await?;
     }
     // One draw per lease, as before the retry (a seeded run replays the same schedule).
-    let test_key = schedule::is_test_slot(n, settings.test_every, position).then(|| draws.key());
+    let key = draws.key();
+    let test_slot = schedule::is_test_slot(n, settings.test_every, position);
+    let windows = ServingWindows::for_schedule(settings.test_every);
     loop {
         let mut pair = None;
-        if let Some(key) = test_key {
-            pair = db::lease_test_pair(tx, cid, user, settings.lease_seconds, key).await?;
+        if test_slot {
+            pair = db::lease_test_pair(
+                tx,
+                cid,
+                user,
+                settings.lease_seconds,
+                key,
+                windows,
+                settings.judgments_per_pair,
+            )
+            .await?;
         }
         if pair.is_none() {
-            pair = db::lease_pair(tx, cid, user, settings.lease_seconds).await?;
+            pair = db::lease_pair(tx, cid, user, settings.lease_seconds, key, windows).await?;
         }
         if pair.is_some() || swept {
             return Ok(pair);

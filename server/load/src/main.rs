@@ -13,12 +13,15 @@ const USAGE: &str =
     "usage: paracrowd-load --url http://127.0.0.1:3000 [--judges 200] [--writers 20]
        [--seconds 60] [--think-ms 0] [--rate JUDGMENTS_PER_S] [--pairs 20000] [--sources 2000]
        [--pgbench-seconds 20] [--pgbench-clients 16] [--burst 500] [--history JUDGMENTS]
+       [--test-pairs 0]
 --think-ms: the mean of each worker's exponentially distributed pause between tasks (0: none);
   workers start at random offsets within max(think, 1 s).
 --rate: open loop: judgments start at this rate on whichever judge is free, and each judgment's
   latency counts from its intended start (the --judges accounts are the pool).
 --history: instead of the timed run, each of --judges judges (say 6) makes this many judgments
   side by side, and an answer's latency at the worker's 10th judgment is compared with the last.
+--test-pairs: hidden test pairs in the judging campaign, one served in every 5 (0: none, the
+  default; the gate never decides, so nobody is stopped).
 DATABASE_URL: the server's database (campaigns are added to it; verification reads it).
 PG_BIN_DIR: where psql and pgbench are (else they are looked up on the PATH).";
 
@@ -62,6 +65,7 @@ fn main() -> anyhow::Result<()> {
         // The history run needs a pair for every judgment of each judge (all judge all).
         pairs: history.map_or(num("pairs", 20_000)?, |n| n as u64 + 10) as usize,
         sources: num("sources", 2_000)? as usize,
+        test_pairs: num("test-pairs", 0)? as usize,
         lease_seconds: 900,
     };
     let config = LoadConfig {

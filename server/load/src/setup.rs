@@ -26,6 +26,8 @@ pub struct Plan {
     pub writers: usize,
     pub pairs: usize,
     pub sources: usize,
+    /// Hidden test pairs (with one in every 5 pairs served as a test); 0: none.
+    pub test_pairs: usize,
     /// Judging leases (30 s at least; the crash test waits for them to run out).
     pub lease_seconds: u32,
 }
@@ -168,7 +170,7 @@ pub async fn prepare(base: &str, pool: &PgPool, plan: &Plan) -> anyhow::Result<P
             ("instructions", "Paraphrase or not?"),
             ("definition", "loose"),
             ("judgments_per_pair", "6"),
-            ("test_every", "0"),
+            ("test_every", if plan.test_pairs > 0 { "5" } else { "0" }),
             ("min_test_accuracy", "0.85"),
             ("min_kappa", "0.2"),
             ("gate_min_judgments", "100000"),
@@ -197,6 +199,29 @@ pub async fn prepare(base: &str, pool: &PgPool, plan: &Plan) -> anyhow::Result<P
         ],
     )
     .await?;
+    if plan.test_pairs > 0 {
+        let mut tests = String::from("sentence1,sentence2,gold_label\n");
+        for i in 0..plan.test_pairs {
+            tests.push_str(&format!(
+                "Test pair {i}: {},Test pair {i}: {},{}\n",
+                sentence(i),
+                sentence(i + 1),
+                i % 2
+            ));
+        }
+        call(
+            &admin,
+            base,
+            "admin/import_pairs",
+            &[
+                ("campaign_id", &judge_campaign),
+                ("filename", "tests.csv"),
+                ("content", &tests),
+                ("labels_are_tests", "true"),
+            ],
+        )
+        .await?;
+    }
     call(
         &admin,
         base,

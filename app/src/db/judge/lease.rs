@@ -1,4 +1,5 @@
 //! Serving pairs: leases on assignments, their expiry, and the open slots they take and give back.
+use crate::domain::judge::schedule::ServingWindows;
 use crate::domain::{
     AssignmentId, AssignmentStatus, CampaignId, CampaignStatus, PairId, UserId, UserStatus,
     WorkerStatus,
@@ -67,17 +68,45 @@ pub async fn expire_leases(
 }
 
 /// Leases an ordinary pair with a free slot that this worker has not seen, taking the slot, in
-/// one statement (choose, take the slot, insert the assignment, count it as served). Rows
-/// another request holds are skipped, not waited for.
+/// one statement (choose, take the slot, insert the assignment, count it as served). The pair
+/// is drawn at random (`random_key`) among those this worker has not seen in the window of the
+/// pairs that most need judgments: the first ones with a free slot by `sort_key`, the same
+/// window for every worker at a time, `ordinary_per_test_pair` pairs for each pair of the test
+/// window (at least one; see `domain::judge::schedule::ServingWindows`), so that two workers
+/// share an ordinary pair as often as a test pair. Rows another request holds are skipped, not waited
+/// for; when the worker has seen the rest of the window, or others hold it, the first free pair
+/// after it is taken, so nobody is told that nothing is left while a pair has a free slot.
 pub async fn lease_pair(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
     lease_seconds: u32,
+    random_key: i64,
+    windows: ServingWindows,
 ) -> Result<Option<ServedPair>, AppError> {
     Ok(sqlx::query_as!(
         ServedPair,
-        r#"with chosen as (
+        r#"with win as (
+               select p.pair_id from judge_pair p
+               where p.campaign_id = $1 and not p.slots_full and not p.is_test
+               order by p.sort_key
+               limit greatest(1, $5::int4 * (
+                   select least($6::int4, greatest(least(n, 1), n / 2))
+                   from (select count(*) as n from judge_pair t
+                         where t.campaign_id = $1 and t.is_test) pool))),
+           drawn as (
+               -- `open_slots > 0` again: a row updated since the window was read is checked
+               -- again when it is locked.
+               select p.pair_id from judge_pair p join win using (pair_id)
+               where p.open_slots > 0
+                 and not exists (select 1 from judge_assignment a
+                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
+               order by hashfloat8extended(p.sort_key, $4), p.pair_id limit 1
+               for update of p skip locked),
+           next_free as (
+               -- The worker has seen every pair of the window, or another request holds the
+               -- rest this moment: the first free one after them. A WITH query runs only as
+               -- far as it is read, so this one runs (and locks) only when `drawn` has no row.
                select p.pair_id from judge_pair p
                where p.campaign_id = $1 and not p.slots_full and p.open_slots > 0
                  and not p.is_test
@@ -85,6 +114,8 @@ pub async fn lease_pair(
                                  where a.app_user_id = $2 and a.pair_id = p.pair_id)
                order by p.sort_key limit 1
                for update skip locked),
+           chosen as (
+               select pair_id from drawn union all select pair_id from next_free limit 1),
            taken as (
                update judge_pair p set open_slots = p.open_slots - 1
                from chosen where p.pair_id = chosen.pair_id
@@ -102,44 +133,76 @@ pub async fn lease_pair(
            from a join taken t using (pair_id)"#,
         campaign_id as CampaignId,
         user as UserId,
-        f64::from(lease_seconds)
+        f64::from(lease_seconds),
+        random_key,
+        windows.ordinary_per_test_pair as i32,
+        windows.test as i32
     )
     .fetch_optional(&mut *conn)
     .await?)
 }
 
-/// Leases a test pair this worker has not seen, the first in the order `random_key` gives, in
-/// one statement. Test pairs have no slot limit.
+/// Leases a test pair this worker has not seen, in one statement, the way an ordinary one is
+/// leased: drawn at random (`random_key`) among those in the window of the test pairs that most
+/// need serving, the first by (round, `sort_key`), where a test pair's round goes up after every
+/// `judgments_per_pair` servings; its size is `ServingWindows::test_window` of the pool. When the
+/// worker has seen all of the window, or others hold it this moment, the first unseen test pair
+/// after it. The serving is counted on the pair (`test_served`).
 pub async fn lease_test_pair(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
     lease_seconds: u32,
     random_key: i64,
+    windows: ServingWindows,
+    judgments_per_pair: u32,
 ) -> Result<Option<ServedPair>, AppError> {
     Ok(sqlx::query_as!(
         ServedPair,
-        r#"with chosen as (
-               select p.pair_id, p.sentence1, p.sentence2 from judge_pair p
+        r#"with win as (
+               select p.pair_id from judge_pair p
+               where p.campaign_id = $1 and p.is_test
+               order by p.test_served / $6::int4, p.sort_key
+               limit least($5::int4, greatest(1,
+                   (select count(*) from judge_pair t where t.campaign_id = $1 and t.is_test) / 2))),
+           drawn as (
+               select p.pair_id from judge_pair p join win using (pair_id)
+               where not exists (select 1 from judge_assignment a
+                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
+               order by hashfloat8extended(p.sort_key, $4), p.pair_id limit 1
+               for update of p skip locked),
+           next_unseen as (
+               -- Runs (and locks) only when `drawn` has no row: a WITH query runs only as far
+               -- as it is read.
+               select p.pair_id from judge_pair p
                where p.campaign_id = $1 and p.is_test
                  and not exists (select 1 from judge_assignment a
                                  where a.app_user_id = $2 and a.pair_id = p.pair_id)
-               order by md5(p.sort_key::text || ($4::int8)::text), p.pair_id limit 1),
+               order by p.test_served / $6::int4, p.sort_key limit 1
+               for update skip locked),
+           chosen as (
+               select pair_id from drawn union all select pair_id from next_unseen limit 1),
+           served as (
+               update judge_pair p set test_served = p.test_served + 1
+               from chosen where p.pair_id = chosen.pair_id
+               returning p.pair_id, p.sentence1, p.sentence2),
            a as (
                insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
                    lease_expires_at)
-               select $1, pair_id, $2, true, now() + make_interval(secs => $3) from chosen
+               select $1, pair_id, $2, true, now() + make_interval(secs => $3) from served
                returning assignment_id, pair_id),
            counted as (
                update judge_worker set served_count = served_count + 1
                where campaign_id = $1 and app_user_id = $2 and exists (select 1 from a))
-           select a.assignment_id as "assignment_id!: _", c.sentence1 as "sentence1!",
-                  c.sentence2 as "sentence2!"
-           from a join chosen c using (pair_id)"#,
+           select a.assignment_id as "assignment_id!: _", s.sentence1 as "sentence1!",
+                  s.sentence2 as "sentence2!"
+           from a join served s using (pair_id)"#,
         campaign_id as CampaignId,
         user as UserId,
         f64::from(lease_seconds),
-        random_key
+        random_key,
+        windows.test as i32,
+        judgments_per_pair as i32
     )
     .fetch_optional(&mut *conn)
     .await?)

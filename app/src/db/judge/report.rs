@@ -44,6 +44,21 @@ pub async fn progress(
     .await?)
 }
 
+/// How many test pairs have had their answer shown: missed at least once (a miss shows the
+/// right answer and its explanation).
+pub async fn gold_revealed(
+    db: impl PgExecutor<'_>,
+    campaign_id: CampaignId,
+) -> Result<i64, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"select count(distinct pair_id) as "n!" from judge_judgment
+           where campaign_id = $1 and is_test and not is_correct"#,
+        campaign_id as CampaignId
+    )
+    .fetch_one(db)
+    .await?)
+}
+
 /// Status changes of every worker, newest first (for the dashboard's history).
 #[derive(Debug, Clone)]
 pub struct EventRow {

@@ -175,6 +175,8 @@ pub struct WorkerSummary {
     pub tests_answered: i64,
     /// Test pairs answered correctly.
     pub tests_correct: i64,
+    /// Test pairs served to them (their assignments are the record of which).
+    pub tests_seen: i64,
     /// Why their status last changed.
     pub last_reason: Option<String>,
 }
@@ -196,6 +198,9 @@ pub async fn list_workers(
         r#"select w.app_user_id as "app_user_id: _", u.username, w.status as "status: WorkerStatus", w.gate_overridden,
                   w.judgments::int8 as "judgments!", w.tests_answered::int8 as "tests_answered!",
                   w.tests_correct::int8 as "tests_correct!",
+                  (select count(*) from judge_assignment a
+                   where a.app_user_id = w.app_user_id and a.campaign_id = w.campaign_id
+                     and a.is_test) as "tests_seen!",
                   (select e.reason from judge_worker_event e
                    where e.campaign_id = w.campaign_id and e.app_user_id = w.app_user_id
                    order by e.created_at desc, e.event_id desc limit 1) as last_reason

@@ -9,3 +9,4 @@ pub mod report;
 pub mod schedule;
 pub mod settings;
 pub mod simulation;
+pub mod test_pool;

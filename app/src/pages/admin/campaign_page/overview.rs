@@ -20,9 +20,11 @@ pub(super) fn Overview(
             " · labels: ≥ " {o.paraphrase_min_votes} " paraphrase, ≤ " {o.non_paraphrase_max_votes} " not"
         </p>
         {o.gold_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="gold-warning">{w}</p> })}
+        {o.test_pool_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="test-pool-warning">{w}</p> })}
         <p>
             <strong>{o.complete_pairs}</strong> " of " <strong>{o.pairs}</strong> " pairs complete · "
-            {o.judgments} " trusted judgments · " {o.test_pairs} " test pairs · "
+            {o.judgments} " trusted judgments · " {o.test_pairs} " test pairs ("
+            <span data-testid="gold-revealed">{o.gold_revealed}</span> " with the answer shown after a miss) · "
             <span data-testid="pending">{o.pending_republished}</span> " republished pairs pending"
         </p>
         <div class="progressbar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{percent:.0}")>
@@ -38,6 +40,7 @@ pub(super) fn Overview(
                             <th scope="col">"Worker"</th>
                             <th scope="col">"Judgments"</th>
                             <th scope="col">"Test accuracy"</th>
+                            <th scope="col">"Test pairs seen / missed"</th>
                             <th scope="col">"Status"</th>
                             <th scope="col">"Why"</th>
                             <th scope="col"></th>

@@ -16,6 +16,10 @@ pub(super) fn WorkerRow(
             <td>{w.username.clone()}</td>
             <td>{w.judgments}</td>
             <td>{accuracy}</td>
+            <td class=if w.harvesting_gold { "status blocked" } else { "" } data-testid="tests-seen">
+                {w.tests_seen} " / " {w.tests_missed}
+                {w.harvesting_gold.then_some(" — collecting answers?")}
+            </td>
             <td class=if stopped { "status blocked" } else { "status" }>
                 {w.status.as_str()} {w.gate_overridden.then_some(" (gate off)")}
             </td>
