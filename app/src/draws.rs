@@ -23,7 +23,7 @@ impl Draws {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    /// A key that orders rows at random in SQL (`order by md5(id || key)`).
+    /// A key that orders rows at random in SQL (`order by hashfloat8extended(sort_key, key)`).
     pub fn key(&self) -> i64 {
         self.next_u64() as i64
     }

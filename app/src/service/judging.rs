@@ -71,16 +71,23 @@ pub async fn next(
         let message = last_reason(pool, cid, user).await?;
         return Ok(JudgeTask::Stopped { judged, message });
     }
-    let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
+    let mut served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
         Some(current) => Some(current),
         None => lease_next(&mut tx, cache, draws, cid, user, &worker, settings).await?,
     };
+    // Leases skip the pairs other requests hold this moment. Before telling the worker that
+    // nothing is left, wait for such a pair if one with a free slot is unseen by them. Safe
+    // here, not in `answer`: this transaction holds only the worker's own row, which nobody
+    // else waits for.
+    if served.is_none() && db::wait_for_held_free_pair(&mut tx, cid, user).await? {
+        served = lease_next(&mut tx, cache, draws, cid, user, &worker, settings).await?;
+    }
     tx.commit().await?;
     Ok(task(served, judged, &campaign))
 }
 
-/// A newly leased pair: a test pair in the block's test slot, else the ordinary pair that most
-/// needs judgments; `None` when there is none for this worker. Expired leases give their slots
+/// A newly leased pair: a test pair in the block's test slot, else an ordinary pair drawn from
+/// the window of those that most need judgments (`db::lease_pair`); `None` when there is none for this worker. Expired leases give their slots
 /// back first: at most once a second per campaign on this server
 /// (`judge_campaign_cache::SWEEP_EVERY`), and always before answering that nothing is left, so
 /// no worker is told so while a slot could be freed.

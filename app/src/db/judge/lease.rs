@@ -75,7 +75,7 @@ pub async fn expire_leases(
 /// window (at least one; see `domain::judge::schedule::ServingWindows`), so that two workers
 /// share an ordinary pair as often as a test pair. Rows another request holds are skipped, not waited
 /// for; when the worker has seen the rest of the window, or others hold it, the first free pair
-/// after it is taken, so nobody is told that nothing is left while a pair has a free slot.
+/// after it is taken (and `judge/next` waits for a held one, [`wait_for_held_free_pair`]).
 pub async fn lease_pair(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -210,6 +210,29 @@ pub async fn lease_test_pair(
     )
     .fetch_optional(&mut *conn)
     .await?)
+}
+
+/// Waits for, and locks, the first ordinary pair with a free slot that this worker has not seen,
+/// if there is one (the leases skip rows others hold; this waits for them). `true` when one was
+/// locked: a lease in the same transaction can then take it.
+pub async fn wait_for_held_free_pair(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    user: UserId,
+) -> Result<bool, AppError> {
+    let found = sqlx::query_scalar!(
+        r#"select p.pair_id as "pair_id: PairId" from judge_pair p
+           where p.campaign_id = $1 and not p.slots_full and p.open_slots > 0 and not p.is_test
+             and not exists (select 1 from judge_assignment a
+                             where a.app_user_id = $2 and a.pair_id = p.pair_id)
+           order by p.sort_key limit 1
+           for update"#,
+        campaign_id as CampaignId,
+        user as UserId
+    )
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(found.is_some())
 }
 
 /// An assignment being answered, locked.
