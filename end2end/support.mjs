@@ -72,9 +72,22 @@ export async function launchBrowser() {
   });
 }
 
+/** A phone: `width` CSS pixels wide (844 high), touch, no hover, as Chromium emulates one. */
+export function phone(width) {
+  return { viewport: { width, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+}
+
+/** How far the page is wider than the phone's screen (0 when everything fits). Measured against
+ *  the emulated width, not window.innerWidth: a mobile browser zooms out to show a page that is
+ *  too wide, and its innerWidth grows with it. */
+export async function sidewaysScroll(page) {
+  const { width } = page.viewportSize();
+  return page.evaluate((w) => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - w, width);
+}
+
 /** A page that records console errors and page errors (a broken hydration shows up there). */
-export async function newPage(browser, { javaScriptEnabled = true } = {}) {
-  const context = await browser.newContext({ javaScriptEnabled });
+export async function newPage(browser, { javaScriptEnabled = true, ...contextOptions } = {}) {
+  const context = await browser.newContext({ javaScriptEnabled, ...contextOptions });
   const page = await context.newPage();
   const errors = [];
   page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console: ${msg.text()}`); });

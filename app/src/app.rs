@@ -28,6 +28,11 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <AutoReload options=options.clone() />
                 <HydrationScripts options />
                 <MetaTags />
+                // Without JavaScript the task controls would look live and do nothing: hide them
+                // (each such page says why in a <noscript> notice). Issue #22 item 13.
+                <noscript>
+                    <style>".needs-js { display: none !important; }"</style>
+                </noscript>
             </head>
             <body>
                 <App />

@@ -57,6 +57,15 @@ test('with JavaScript: register, see the home page, log out, log in again (hydra
   await page.getByText('No campaigns are open for you yet').waitFor();
   assert.equal(await page.evaluate(() => window.__marker), 'kept', 'the form was handled by the hydrated app');
 
+  // An annotator on an admin page sees the refusal and no form to fill in (issue #22 item 12).
+  await page.goto(`${server.url}/admin/campaigns`);
+  await waitForHydration(page);
+  await page.getByText('You do not have permission').first().waitFor();
+  assert.equal(await page.getByRole('button', { name: /^Create/ }).count(), 0, 'no creation forms');
+  await page.goto(`${server.url}/`);
+  await waitForHydration(page);
+  await page.evaluate(() => { window.__marker = 'kept'; });
+
   await page.getByRole('button', { name: 'Log out' }).click();
   await page.getByRole('heading', { name: 'Log in' }).waitFor();
   await page.getByLabel('Username').fill(name);
@@ -78,6 +87,10 @@ test('without JavaScript: register, log out, wrong password, log in', async () =
 
   await register(page, name);
   await page.getByText('No campaigns are open for you yet').waitFor();
+  await page.goto(`${server.url}/admin/campaigns`);
+  await page.getByText('You do not have permission').first().waitFor();
+  assert.equal(await page.getByRole('button', { name: /^Create/ }).count(), 0, 'no creation forms');
+  await page.goto(`${server.url}/`);
 
   await page.getByRole('button', { name: 'Log out' }).click();
   await page.getByRole('heading', { name: 'Log in' }).waitFor();
@@ -114,13 +127,41 @@ test('the first admin logs in with the printed password and blocks a user', asyn
   await logIn(workerPage, worker);
   await workerPage.getByRole('alert').getByText('Wrong username or password.').waitFor();
 
-  // Changing a role from the same page.
+  // Changing a role from the same page. The table sorts by role, so the promoted worker's row
+  // moves up; every row's select must still show its own user's role afterwards (issue #22
+  // item 8: the row that took the old place showed the role just granted), and the page says
+  // what was saved.
+  const others = [];
+  for (let i = 0; i < 3; i += 1) {
+    const other = await newPage(browser);
+    others.push(uniqueName('other'));
+    await register(other, others[i]);
+    await other.context().close();
+  }
+  await admin.reload();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  // An unsaved choice on another row must stay on that row when the table re-sorts.
+  const pending = others[1];
+  await admin.getByLabel(`Role of ${pending}`).selectOption('admin');
   await row.getByLabel(`Role of ${worker}`).selectOption('researcher');
   await row.getByRole('button', { name: 'Save' }).click();
+  await admin.getByTestId('saved').getByText(`Saved: ${worker} is now researcher.`).waitFor();
+  // The table has been read again and re-sorted: the researcher comes right after the admin.
   await admin.waitForFunction(
-    (w) => [...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes(w) && tr.querySelector('select').value === 'researcher'),
+    (w) => document.querySelectorAll('tbody tr')[1]?.dataset.username === w,
     worker,
   );
+  const shown = await admin.$$eval('tbody tr', (trs) => trs.map((tr) => [tr.dataset.username, tr.querySelector('select').value]));
+  for (const [username, role] of shown) {
+    if (username === pending) {
+      // Its own unsaved choice, or its role as the table was read again: either is its own.
+      assert.ok(['admin', 'annotator'].includes(role), `the row of ${username} shows ${role}`);
+      continue;
+    }
+    const expected = username === 'admin' ? 'admin' : username === worker ? 'researcher' : 'annotator';
+    assert.equal(role, expected, `the row of ${username} shows ${role}`);
+  }
+  assert.ok(shown.length >= 5, `every account is listed (${shown.length})`);
   assert.deepEqual(unexpectedErrors(admin), []);
   assert.deepEqual(unexpectedErrors(workerPage), []);
   await admin.context().close();

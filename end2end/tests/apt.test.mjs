@@ -54,7 +54,7 @@ test('a worker writes, checks, sees the reward, submits and sees the total chang
   await page.waitForFunction(() => !!window.__paracrowd_hydrated);
   await page.getByLabel('Given sentence').getByText(SOURCE).waitFor();
   assert.equal(await page.getByTestId('total').textContent(), '$0.00');
-  const submit = page.getByRole('button', { name: 'Submit' });
+  const submit = page.getByRole('button', { name: /^Submit( —|$)/ });
   assert.equal(await submit.isDisabled(), true, 'no Submit before a Check');
 
   // A too-close rewrite, checked with Ctrl+Enter.
@@ -63,7 +63,16 @@ test('a worker writes, checks, sees the reward, submits and sees the total chang
   await box.press('Control+Enter');
   const result = page.getByTestId('check-result');
   await result.waitFor();
-  assert.match(await result.textContent(), /Reward: \$0\.\d\d/);
+  assert.match(await result.textContent(), /Too similar.*Reward: \$0\.00/);
+  // Submit says what it pays, and a $0.00 Submit asks first (issue #22 item 2).
+  assert.equal(await submit.textContent(), 'Submit — earns $0.00');
+  await submit.click();
+  const ask = page.getByRole('alertdialog', { name: 'Submit for nothing?' });
+  await ask.getByText('This sentence earns nothing ($0.00).').waitFor();
+  await ask.getByRole('button', { name: 'Keep writing' }).click();
+  await ask.waitFor({ state: 'detached' });
+  await page.getByLabel('Given sentence').getByText(SOURCE).waitFor();
+  assert.equal(await page.getByTestId('total').textContent(), '$0.00', 'nothing was submitted');
 
   // Editing the text withdraws Submit until the new text is checked.
   await box.fill(PAYING);
@@ -78,11 +87,14 @@ test('a worker writes, checks, sees the reward, submits and sees the total chang
   await page.getByText('Same meaning, different enough').waitFor();
   const reward = await page.getByTestId('reward').textContent();
   assert.notEqual(reward, '$0.00', 'this rewrite earns something with the default models');
+  assert.equal(await submit.textContent(), `Submit — earns ${reward}`);
 
   await submit.click();
-  // The only sentence is done: the page moves on and shows the new total.
+  // The only sentence is done: the page moves on, says what the Submit earned and shows the
+  // new total.
   await page.getByRole('heading', { name: 'No sentences left' }).waitFor();
-  await page.getByText(reward).waitFor();
+  assert.equal(await page.getByTestId('submitted').textContent(), `Submitted: earned ${reward}, total ${reward}.`);
+  await page.getByText(reward, { exact: true }).waitFor();
   // The researcher's view shows the Check and the submission.
   await admin.goto(`${server.url}/research/apt/${id}`);
   await admin.getByRole('heading', { name: 'Table 2' }).waitFor();

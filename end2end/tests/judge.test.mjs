@@ -37,8 +37,14 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
   await form.getByLabel('Title').fill('Tweet pairs');
   await form.getByLabel('Paraphrase definition').selectOption('strict');
+  // A second's minimum display, so the double press below is well inside it on a busy machine.
+  await form.getByLabel('Ignore answers faster than (ms)').fill('1000');
   await form.getByRole('button', { name: 'Create judging campaign' }).click();
   await admin.getByRole('heading', { name: 'Tweet pairs' }).waitFor();
+  // The test-pairs checkbox sits beside its words, not stretched across the form (issue #22 item 12).
+  const box = await admin.getByLabel(/Labeled rows are hidden test pairs/).boundingBox();
+  const label = await admin.locator('label.check').filter({ hasText: 'Labeled rows are hidden test pairs' }).boundingBox();
+  assert.ok(box.width < 40 && Math.abs(box.x - label.x) < 8, `checkbox ${JSON.stringify(box)} in its label ${JSON.stringify(label)}`);
   assert.match(await uploadFile(admin, 'pairs.csv', PAIRS), /imported 30 pairs \(0 test pairs/);
   assert.match(await uploadFile(admin, 'gold.csv', GOLD, { asTests: true }), /imported 6 pairs \(6 test pairs/);
   // A bad file names its line and stores nothing.
@@ -54,6 +60,8 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await page.getByRole('link', { name: 'Tweet pairs' }).click();
   await page.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
   await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  // The quality rule is said before the first pair (issue #22 item 4).
+  assert.match(await page.getByTestId('quality-rule').textContent(), /one pair in every 5 is a check question/);
   // The definition is one click away.
   await page.getByRole('button', { name: 'Show the definition' }).click();
   await page.getByTestId('definition').getByText('Definition (strict)').waitFor();
@@ -66,6 +74,9 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
     const isTest = s1.startsWith('Test');
     // Right on ordinary pairs, wrong on test pairs (the tags stand in for a careless worker).
     const paraphrase = isTest ? !s2.includes('[P]') : s2.includes('[P]');
+    // Reading: an answer to a pair on screen for less than the campaign's minimum (1 s here,
+    // 300 ms by default) is ignored, as the double press at the end shows.
+    await page.waitForTimeout(1050);
     await page.keyboard.press(paraphrase ? '1' : 'ArrowRight');
     const alert = page.getByRole('alertdialog');
     const moved = page.getByTestId('judged').filter({ hasText: new RegExp(`^${n + 1}$`) });
@@ -80,6 +91,8 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
     }
   }
   assert.equal(missed, 2, 'one test pair in every five, each answered wrongly');
+  // Two missed checks of two: a gentle warning, long before the gate applies (issue #22 item 4).
+  assert.match(await page.getByTestId('gate-warning').textContent(), /answered 0 of 2 check questions as expected/);
 
   // The admin sees the worker's ten judgments.
   await admin.reload();
@@ -124,6 +137,44 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   assert.equal(lines.length, 11, 'ten judgments');
   assert.equal(lines.filter((l) => l.includes(',1,0,,') || l.includes(',1,1,,')).length, 10, 'all trusted');
   assert.ok(!lines.join('\n').includes(name), 'workers appear under pseudonyms');
+
+  // A quick double press (issue #22 item 3): the second press, meant for the same pair, reaches
+  // the next one as it appears. It is ignored, the page says so, and the pair waits for a real
+  // answer.
+  // Right answers only (a check question answered right brings no dialog).
+  const rightKey = async () => ((await page.getByLabel('Sentence 2').textContent()).includes('[P]') ? '1' : '2');
+  await page.waitForTimeout(1050);
+  const shownBefore = await page.getByLabel('Sentence 1').textContent();
+  await page.keyboard.press(await rightKey());
+  await page.getByTestId('judged').filter({ hasText: /^11$/ }).waitFor();
+  await page.keyboard.press('1');
+  await page.getByTestId('too-quick').waitFor();
+  await page.waitForTimeout(300);
+  assert.equal(await page.getByTestId('judged').textContent(), '11', 'the second press answered nothing');
+  assert.notEqual(await page.getByLabel('Sentence 1').textContent(), shownBefore);
+  await page.waitForTimeout(1050);
+  await page.keyboard.press(await rightKey());
+  await page.getByTestId('judged').filter({ hasText: /^12$/ }).waitFor();
+
+  // Without JavaScript (issue #22 item 13): the judging page and the admin's upload form say
+  // they need it, and their dead controls are hidden rather than looking live.
+  // A context with JavaScript off parses <noscript> as markup, as a browser with it turned off
+  // does (Playwright's text selectors skip <noscript>, hence the CSS locators).
+  const plain = await newPage(browser, { javaScriptEnabled: false });
+  await registerWorker(plain, server, 'nojs');
+  await plain.getByRole('link', { name: 'Tweet pairs' }).click();
+  await plain.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
+  assert.ok(await plain.locator('noscript p', { hasText: 'This task needs JavaScript' }).isVisible());
+  assert.equal(await plain.getByRole('button', { name: /^Paraphrase/ }).isVisible(), false, 'no dead answer buttons');
+  assert.equal(await plain.getByRole('button', { name: 'Show the definition' }).isVisible(), false);
+  const plainAdmin = await newPage(browser, { javaScriptEnabled: false });
+  await loginAdmin(plainAdmin, server);
+  await plainAdmin.goto(`${server.url}/admin/campaigns/${id}`);
+  await plainAdmin.getByRole('heading', { name: 'Tweet pairs' }).waitFor();
+  assert.ok(await plainAdmin.locator('noscript p', { hasText: 'Uploading needs JavaScript' }).isVisible());
+  assert.equal(await plainAdmin.getByLabel('File').isVisible(), false, 'no dead upload form');
+  await plain.context().close();
+  await plainAdmin.context().close();
   assert.deepEqual(unexpectedErrors(page), []);
   assert.deepEqual(unexpectedErrors(admin), []);
   await page.context().close();

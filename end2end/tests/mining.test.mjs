@@ -76,7 +76,11 @@ test('an admin mines a corpus with L12 and deploys ten candidates to a campaign'
   const sample = admin.getByRole('table', { name: 'Candidates' });
   await sample.waitFor();
   assert.match(await sample.locator('tbody tr').first().textContent(), /city council met on day/);
-  await admin.getByLabel('Which').selectOption('sample');
+  // An L12 run's table shows the numbers L12 gives, not F2's or the embedding miner's (issue #22 item 11).
+  const headings = await sample.locator('thead th').allTextContents();
+  assert.deepEqual(headings, ['Sentence 1', 'Sentence 2', 'Cluster', 'Edit distance', 'Length ratio']);
+  // A sample is the default; "all" of a run has to be chosen (issue #22 item 9).
+  assert.equal(await admin.getByLabel('Which').inputValue(), 'sample');
   await admin.getByLabel('How many').fill('10');
   await admin.getByRole('button', { name: 'Deploy' }).click();
   await admin.getByTestId('deploy-result').filter({ hasText: 'Added 10 pairs' }).waitFor();

@@ -53,7 +53,7 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         ["create-admin", username] => create_admin(config, username).await,
         ["migrate"] => with_database(&config, |_| async { Ok(()) }).await,
         ["import-sources", campaign, file, rest @ ..] if rest.len() <= 1 => {
-            let origin = rest.first().copied().unwrap_or("upload").to_owned();
+            let origin = rest.first().copied().unwrap_or("").to_owned();
             import_sources(config, campaign, file, &origin).await
         }
         ["import-pairs", campaign, file, rest @ ..] if rest.is_empty() || rest == ["--tests"] => {

@@ -605,6 +605,114 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     app.stop().await;
 }
 
+/// Issue #22 item 4: the gate is said before the first pair, a worker missing check questions
+/// is warned before the gate applies, and a stopped worker's home page no longer lists the
+/// campaign (other workers' still does).
+#[sqlx::test(migrations = "../migrations")]
+async fn the_gate_is_said_up_front_warns_before_it_stops_and_then_leaves_the_home_page(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 6,
+            test_every: 5,
+            gate_min_judgments: 15,
+            gate_rule: Some("paper"),
+            pairs_csv: &pairs_csv(60),
+            tests_csv: Some(&tests_csv(20)),
+        },
+    )
+    .await;
+    let listed = |v: Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["campaign_id"].as_str() == Some(id.as_str()))
+    };
+    let (careless, _) = app.annotator().await;
+    let (honest, _) = app.annotator().await;
+    let first = next(&app, &careless, &id).await;
+    let rule = first["Judge"]["guide"]["quality_rule"].as_str().unwrap();
+    assert!(
+        rule.contains("one pair in every 5 is a check question"),
+        "{rule}"
+    );
+    assert!(
+        rule.contains("more than 85% of your check answers"),
+        "{rule}"
+    );
+    assert!(rule.contains("from your 15th judgment on"), "{rule}");
+    // The double-press guard's minimum reaches the page (the campaign's default).
+    assert_eq!(first["Judge"]["guide"]["min_display_ms"], 300);
+
+    // Right on ordinary pairs, wrong on every check: warned at each missed check from the second
+    // on, before judgment 15, and stopped once the gate applies.
+    let mut warnings = Vec::new();
+    let mut tests_missed = 0;
+    let mut stopped = false;
+    for _ in 0..30 {
+        let task = next(&app, &careless, &id).await;
+        let Some(judge) = task.get("Judge") else {
+            break;
+        };
+        let is_test = judge["sentence1"].as_str().unwrap().starts_with("Test");
+        let a = judge["assignment_id"].as_str().unwrap().to_owned();
+        let answer_given = if is_test { !truth(&task) } else { truth(&task) };
+        let outcome = json(answer(&app, &careless, &id, &a, answer_given).await).await;
+        tests_missed += usize::from(is_test);
+        if outcome["stopped"].is_string() {
+            stopped = true;
+            assert!(
+                outcome["warning"].is_null(),
+                "a stop is said by the stop: {outcome}"
+            );
+            break;
+        }
+        // Only a missed check, which its feedback reveals anyway, brings the warning: one
+        // after an ordinary pair would tell which pairs were checks.
+        if let Some(w) = outcome["warning"].as_str() {
+            assert!(
+                is_test && tests_missed >= 2,
+                "warned after {tests_missed} missed (this one a check: {is_test}): {w}"
+            );
+            warnings.push((outcome["judged"].as_i64().unwrap(), w.to_owned()));
+        } else {
+            assert!(
+                !is_test || tests_missed < 2,
+                "{tests_missed} checks missed and no warning: {outcome}"
+            );
+        }
+    }
+    assert!(stopped, "the careless worker is stopped");
+    let (at, first_warning) = warnings.first().expect("a warning before the stop");
+    assert!(
+        *at < 15,
+        "the warning comes before the gate applies (at {at})"
+    );
+    assert!(
+        first_warning.contains("0 of 2 check questions"),
+        "{first_warning}"
+    );
+    assert!(
+        first_warning.contains("from their 15th judgment on"),
+        "{first_warning}"
+    );
+
+    // The stopped worker's home page no longer lists the campaign; the stop page says their
+    // work counts; another worker still sees it.
+    let mine = json(app.call(&careless, "list_my_campaigns", &[]).await).await;
+    assert!(!listed(mine), "a stopped worker's list");
+    let task = next(&app, &careless, &id).await;
+    let message = task["Stopped"]["message"].as_str().unwrap();
+    assert!(message.contains("count as work done"), "{message}");
+    let theirs = json(app.call(&honest, "list_my_campaigns", &[]).await).await;
+    assert!(listed(theirs), "another worker's list");
+}
+
 /// The issue's target through the real server: honest workers of 80-95% accuracy,
 /// always-"paraphrase" workers and workers right exactly half the time judge one campaign side by
 /// side (one answer each per round; a fifth of the crowd is bad) through the HTTP API and the
@@ -1321,6 +1429,7 @@ async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
         ("min_test_accuracy", "2"),
         ("judgments_per_pair", "0"),
         ("gate_rule", "lenient"),
+        ("min_display_ms", "6000"),
     ] {
         let mut form: Vec<(&str, &str)> = base
             .iter()

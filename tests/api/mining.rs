@@ -729,3 +729,112 @@ async fn the_embedding_miner_pairs_sections_of_a_paper_that_say_the_same(pool: P
     assert!((0.8..=1.0).contains(&score), "{score}");
     app.stop().await;
 }
+
+/// Issue #22 item 9: a deploy of more than 1,000 candidates adds nothing until confirmed with
+/// the count it was shown (a limit above the count included); a smaller sample goes in at once.
+#[sqlx::test(migrations = "../migrations")]
+async fn deploying_all_of_a_large_run_is_confirmed_first(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    // One cluster of 50 sentences two words apart: every pair is an L12 candidate (1,225).
+    let text = (1..=50)
+        .map(|i| format!("Sentence {i} talks about the weather in town {i} today."))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let jsonl = serde_json::json!({"topic": "big", "file": "d1", "text": text}).to_string();
+    let corpus = import(&app, &admin, "big.jsonl", &jsonl, "documents").await;
+    assert_eq!(corpus["sentences"], 50, "{corpus}");
+    let cid = corpus["corpus_id"].as_str().unwrap();
+    let run = start(&app, &admin, cid, &[("method", "l12")]).await;
+    let done = wait_done(&app, &admin, &run).await;
+    assert_eq!(done["candidates"], 1225, "{done}");
+    let campaign = judging_campaign(&app, &admin).await;
+    let pairs = || async {
+        sqlx::query_scalar::<_, i64>("select count(*) from judge_pair where campaign_id::text = $1")
+            .bind(&campaign)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    let deploy = |extra: Vec<(&'static str, &'static str)>| {
+        let mut form = vec![("run_id", run.clone()), ("campaign_id", campaign.clone())];
+        form.extend(extra.into_iter().map(|(k, v)| (k, v.to_owned())));
+        let app = &app;
+        let admin = &admin;
+        async move {
+            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            json(app.call(admin, "admin/deploy_candidates", &form).await).await
+        }
+    };
+
+    // All of them: nothing added, the count to confirm said.
+    let asked = deploy(vec![]).await;
+    assert_eq!(asked["needs_confirmation"], 1225, "{asked}");
+    assert_eq!(asked["added"], 0);
+    assert_eq!(pairs().await, 0, "nothing was added");
+    // A "sample" larger than the run is all of it too.
+    let asked = deploy(vec![("limit", "5000"), ("sample", "true")]).await;
+    assert_eq!(asked["needs_confirmation"], 1225, "{asked}");
+    // A count confirmed for another selection is not a confirmation of this one.
+    let asked = deploy(vec![("confirm_count", "100")]).await;
+    assert_eq!(asked["needs_confirmation"], 1225, "{asked}");
+    assert_eq!(pairs().await, 0);
+
+    let sample = deploy(vec![("limit", "100"), ("sample", "true")]).await;
+    assert_eq!(
+        (
+            sample["added"].as_i64(),
+            sample["needs_confirmation"].is_null()
+        ),
+        (Some(100), true)
+    );
+    let all = deploy(vec![("confirm_count", "1225")]).await;
+    assert_eq!(
+        (all["added"].as_i64(), all["already_in_campaign"].as_i64()),
+        (Some(1125), Some(100)),
+        "{all}"
+    );
+    assert_eq!(pairs().await, 1225);
+}
+
+/// Issue #22 item 11: once the miner's pass is over, a run that is writing its candidates says
+/// so ("saving", written of to write) instead of sitting at "running 100%"; here the writing is
+/// held up by a lock on the candidate table until the test has seen that.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_run_writing_its_candidates_says_so_with_its_own_progress(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let corpus = import(&app, &admin, "news.jsonl", &news_jsonl(), "documents").await;
+    let cid = corpus["corpus_id"].as_str().unwrap();
+    let mut lock = pool.begin().await.unwrap();
+    sqlx::query("lock table mining_candidate in share mode")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let id = start(&app, &admin, cid, &[("method", "l12")]).await;
+    let mut saving = Value::Null;
+    for _ in 0..300 {
+        let r = run(&app, &admin, &id).await;
+        if !r["saving"].is_null() {
+            saving = r;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(saving["status"], "running", "{saving}");
+    assert_eq!(
+        saving["done"], saving["total"],
+        "the pass is over: {saving}"
+    );
+    let to_write = saving["saving"][1].as_i64().unwrap();
+    assert!(to_write >= 3, "{saving}");
+    assert_eq!(
+        saving["saving"][0], 0,
+        "nothing written while the table is locked"
+    );
+    lock.rollback().await.unwrap();
+    let done = wait_done(&app, &admin, &id).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    assert!(done["saving"].is_null(), "{done}");
+    assert_eq!(done["candidates"].as_i64(), Some(to_write));
+}

@@ -15,8 +15,8 @@ pub async fn list_my_campaigns() -> Result<Vec<CampaignSummary>, AppError> {
     super::with_status(
         async {
             let pool = pool()?;
-            crate::session::require_user().await?;
-            service::list_open(&pool).await
+            let user = crate::session::require_user().await?;
+            service::list_open(&pool, user.app_user_id).await
         }
         .await,
     )

@@ -25,6 +25,7 @@ pub async fn create_judge_campaign(
     #[server(default)] non_paraphrase_max_votes: Option<u32>,
     #[server(default)] lease_seconds: Option<u32>,
     #[server(default)] gate_rule: Option<String>,
+    #[server(default)] min_display_ms: Option<u32>,
 ) -> Result<String, AppError> {
     super::with_status(
         ssr::create(
@@ -37,6 +38,7 @@ pub async fn create_judge_campaign(
                 paraphrase_min_votes,
                 non_paraphrase_max_votes,
                 lease_seconds,
+                min_display_ms,
             ),
         )
         .await,
@@ -119,7 +121,12 @@ mod ssr {
         (definition, gate_rule): (String, Option<String>),
         [judgments_per_pair, test_every, gate_min_judgments]: [u32; 3],
         (min_test_accuracy, min_kappa): (f64, f64),
-        (para_min, not_max, lease): (Option<u32>, Option<u32>, Option<u32>),
+        (para_min, not_max, lease, min_display): (
+            Option<u32>,
+            Option<u32>,
+            Option<u32>,
+            Option<u32>,
+        ),
     ) -> Result<String, AppError> {
         let (pool, me) = admin().await?;
         let definition = Definition::parse(&definition).ok_or_else(|| {
@@ -145,6 +152,7 @@ mod ssr {
                 not_max: not_max.unwrap_or(defaults.not_max),
             },
             lease_seconds: lease.unwrap_or(JudgeSettings::default().lease_seconds),
+            min_display_ms: min_display.unwrap_or(JudgeSettings::default().min_display_ms),
         };
         let id = service::create(&pool, me, &title, &instructions, &settings).await?;
         Ok(id.to_string())

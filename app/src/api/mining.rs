@@ -126,7 +126,9 @@ pub async fn mining_candidates(
 }
 
 /// Deploys candidates to a judging campaign (the same selection as `mining_candidates`, no
-/// limit by default), skipping pairs the campaign already has.
+/// limit by default), skipping pairs the campaign already has. More than 1,000 at once are
+/// added only with `confirm_count` equal to their number; without it nothing is added and the
+/// answer's `needs_confirmation` says how many it would be.
 #[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/deploy_candidates")]
 pub async fn deploy_candidates(
@@ -138,6 +140,7 @@ pub async fn deploy_candidates(
     #[server(default)] sample: bool,
     #[server(default)] min_score: Option<f64>,
     #[server(default)] max_score: Option<f64>,
+    #[server(default)] confirm_count: Option<u64>,
 ) -> Result<DeploySummary, AppError> {
     let s = SelectionForm {
         min_edit_distance,
@@ -147,7 +150,7 @@ pub async fn deploy_candidates(
         limit,
         sample,
     };
-    super::with_status(ssr::deploy(run_id, campaign_id, s).await)
+    super::with_status(ssr::deploy(run_id, campaign_id, s, confirm_count).await)
 }
 
 #[cfg(feature = "ssr")]
@@ -193,6 +196,10 @@ mod ssr {
             stats: r.stats.and_then(|s| serde_json::from_value(s).ok()),
             error: r.error,
             mining_seconds: r.mining_seconds,
+            saving: r
+                .saving_total
+                .filter(|_| r.status == crate::domain::RunStatus::Running)
+                .map(|total| (r.saved, total)),
             created_at: rfc3339(r.created_at),
             follow_ups: Vec::new(),
         }
@@ -274,14 +281,26 @@ mod ssr {
         run_id: String,
         campaign_id: String,
         s: SelectionForm,
+        confirm_count: Option<u64>,
     ) -> Result<DeploySummary, AppError> {
         let (pool, _) = admin().await?;
         let run_id = parse_id(&run_id, "run_id")?;
         let campaign = parse_id(&campaign_id, "campaign_id")?;
-        let (added, skipped) = service::deploy(&pool, run_id, campaign, s).await?;
+        let (added, skipped) =
+            match service::deploy(&pool, run_id, campaign, s, confirm_count).await? {
+                service::Deployed::Added { added, skipped } => (added, skipped),
+                service::Deployed::NeedsConfirmation(n) => {
+                    return Ok(DeploySummary {
+                        added: 0,
+                        already_in_campaign: 0,
+                        needs_confirmation: Some(n),
+                    })
+                }
+            };
         Ok(DeploySummary {
             added,
             already_in_campaign: skipped,
+            needs_confirmation: None,
         })
     }
 

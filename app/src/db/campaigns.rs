@@ -16,13 +16,23 @@ pub struct CampaignRow {
     pub status: CampaignStatus,
 }
 
-/// Campaigns open for work, newest first.
-pub async fn list_open(db: impl PgExecutor<'_>) -> Result<Vec<CampaignRow>, AppError> {
+/// Campaigns open for work, newest first, without the judging campaigns whose gate stopped
+/// `user` (there is nothing left for them there).
+pub async fn list_open(
+    db: impl PgExecutor<'_>,
+    user: UserId,
+) -> Result<Vec<CampaignRow>, AppError> {
     Ok(sqlx::query_as!(
         CampaignRow,
-        r#"select campaign_id as "campaign_id: _", kind as "kind: CampaignKind", title,
-                  status as "status: CampaignStatus"
-           from campaign where status = 'open' order by created_at desc"#
+        r#"select c.campaign_id as "campaign_id: _", c.kind as "kind: CampaignKind", c.title,
+                  c.status as "status: CampaignStatus"
+           from campaign c
+           where c.status = 'open'
+             and not exists (select 1 from judge_worker w
+                             where w.campaign_id = c.campaign_id and w.app_user_id = $1
+                               and w.status = 'stopped')
+           order by c.created_at desc"#,
+        user as UserId
     )
     .fetch_all(db)
     .await?)

@@ -31,6 +31,17 @@ pub fn reward_cents(is_mutual_implication: bool, bleurt: f64, threshold: f64) ->
     (reward_dollars(is_mutual_implication, bleurt) * 100.0).round() as i64
 }
 
+/// What a mutually implicative rewrite earns at a few BLEURT scores up to `threshold`, for
+/// the writing page's table (issue #22 item 7: "up to $1" is reached only near BLEURT -1).
+/// Each row is (BLEURT, cents); above the threshold a rewrite earns nothing.
+pub fn reward_table(threshold: f64) -> Vec<(f64, i64)> {
+    [-1.0, -0.5, -0.25, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
+        .into_iter()
+        .filter(|b| *b <= threshold)
+        .map(|b| (b, reward_cents(true, b, threshold)))
+        .collect()
+}
+
 /// Whether an attempt is an APT success: mutual implication and BLEURT at or under the threshold.
 pub fn passes_apt(is_mutual_implication: bool, bleurt: f64, threshold: f64) -> bool {
     is_mutual_implication && bleurt.is_finite() && bleurt <= threshold
@@ -52,6 +63,26 @@ pub fn attempt_contains_source(source: &str, attempt: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reward_table_falls_from_a_dollar_to_nothing() {
+        let t = reward_table(DEFAULT_BLEURT_THRESHOLD);
+        assert_eq!(
+            t,
+            [
+                (-1.0, 99),
+                (-0.5, 85),
+                (-0.25, 60),
+                (0.0, 25),
+                (0.1, 14),
+                (0.2, 7),
+                (0.3, 3),
+                (0.4, 1),
+                (0.5, 1)
+            ]
+        );
+        assert_eq!(reward_table(0.3).last(), Some(&(0.3, 3)));
+    }
 
     #[test]
     fn no_mutual_implication_pays_nothing() {

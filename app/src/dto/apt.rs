@@ -14,6 +14,8 @@ pub enum AptTask {
         total_cents: i64,
         cap_cents: i64,
         instructions: String,
+        /// Above this BLEURT a rewrite earns nothing (for the page's reward table).
+        bleurt_threshold: f64,
     },
     /// No sentence left that this worker has not seen.
     Exhausted { total_cents: i64 },

@@ -29,6 +29,10 @@ pub struct JudgeGuide {
     pub definition: String,
     pub definition_text: String,
     pub instructions: String,
+    /// The page ignores answers to a pair shown for less than this (a double press).
+    pub min_display_ms: u32,
+    /// The quality gate in plain words, shown before the first pair.
+    pub quality_rule: String,
 }
 
 /// The correct answer to a missed test pair.
@@ -48,6 +52,9 @@ pub struct AnswerOutcome {
     pub stopped: Option<String>,
     /// A repeated answer (double press, second tab, retry): nothing new was stored.
     pub was_already_answered: bool,
+    /// Set while the worker is heading for the gate's bar (not yet stopped).
+    #[serde(default)]
+    pub warning: Option<String>,
     /// What to show next, leased in the same transaction, so a judgment is one round trip
     /// (`None` for a repeated answer: the page asks `judge/next`).
     #[serde(default)]

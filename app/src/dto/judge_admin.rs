@@ -84,6 +84,8 @@ pub struct JudgeCampaignOverview {
     pub paraphrase_min_votes: u32,
     pub non_paraphrase_max_votes: u32,
     pub lease_seconds: u32,
+    /// Answers to a pair on screen for less than this are ignored (milliseconds).
+    pub min_display_ms: u32,
     pub pairs: i64,
     pub test_pairs: i64,
     pub complete_pairs: i64,

@@ -42,6 +42,8 @@ pub struct RunView {
     pub stats: Option<PairStats>,
     pub error: Option<String>,
     pub mining_seconds: Option<f64>,
+    /// While a finished pass writes its candidates: (written, to write).
+    pub saving: Option<(i64, i64)>,
     /// RFC 3339, UTC.
     pub created_at: String,
     /// Group selection: the follow-up decisions taken so far (in the run's detail only).
@@ -102,6 +104,10 @@ pub struct MiningState {
 pub struct DeploySummary {
     pub added: u64,
     pub already_in_campaign: u64,
+    /// Set (to the number it would add) when nothing was added because a deploy this large
+    /// must be confirmed: send it back as `confirm_count`.
+    #[serde(default)]
+    pub needs_confirmation: Option<u64>,
 }
 
 /// The start form's fields: a method and its parameters (left out = the paper's values).

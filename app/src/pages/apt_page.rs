@@ -5,13 +5,52 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::apt::{
-    apt_check, apt_next, apt_skip, apt_submit, AptTask, CheckOutcome, Verdict, MAX_ATTEMPT_CHARS,
+    apt_check, apt_next, apt_skip, apt_submit, AptTask, CheckOutcome, SubmitOutcome, Verdict,
+    MAX_ATTEMPT_CHARS,
 };
 use crate::components::browser::{load_draft, save_draft};
+use crate::domain::apt::budget::payout;
+use crate::domain::reward::reward_table;
 use crate::error::{AppError, ErrorMessage};
 
 fn dollars(cents: i64) -> String {
     format!("${}.{:02}", cents / 100, cents % 100)
+}
+
+/// What Submit will do, on its button: "Submit — earns $0.12" once the text is checked.
+fn submit_label(reward_cents: Option<i64>) -> String {
+    match reward_cents {
+        Some(cents) => format!("Submit — earns {}", dollars(cents)),
+        None => "Submit".to_owned(),
+    }
+}
+
+/// What a Submit did, said on the next sentence.
+fn submitted_message(o: &SubmitOutcome) -> String {
+    let head = if o.was_already_submitted {
+        "Already submitted"
+    } else {
+        "Submitted"
+    };
+    format!(
+        "{head}: earned {}, total {}.",
+        dollars(o.paid_cents),
+        dollars(o.total_cents)
+    )
+}
+
+/// Scrolls `el` into view, as little as needed, after the browser has drawn it.
+fn bring_into_view(el: NodeRef<leptos::html::Div>) {
+    #[cfg(feature = "hydrate")]
+    request_animation_frame(move || {
+        if let Some(el) = el.get_untracked() {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+            el.scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = el;
 }
 
 #[component]
@@ -20,16 +59,22 @@ pub fn AptPage() -> impl IntoView {
     let campaign_id = move || params.read().get("id").unwrap_or_default();
     let round = RwSignal::new(0u32);
     let task = Resource::new(move || (campaign_id(), round.get()), |(id, _)| apt_next(id));
-    let next = Callback::new(move |()| round.update(|r| *r += 1));
+    // What the last Submit did, said on the next sentence ("Submitted: earned $0.12, …").
+    let notice: RwSignal<Option<String>> = RwSignal::new(None);
+    let next = Callback::new(move |said: Option<String>| {
+        notice.set(said);
+        round.update(|r| *r += 1);
+    });
     view! {
         <section class="card wide apt">
+            {move || notice.get().map(|m| view! { <p class="notice ok" role="status" data-testid="submitted">{m}</p> })}
             <noscript>
                 <p class="notice warn">"This task needs JavaScript: each Check asks the models."</p>
             </noscript>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match task.await {
-                        Ok(AptTask::Write { source_id, source, total_cents, cap_cents, instructions }) => {
+                        Ok(AptTask::Write { source_id, source, total_cents, cap_cents, instructions, bleurt_threshold }) => {
                             view! {
                                 <Writer
                                     campaign_id=campaign_id()
@@ -38,6 +83,7 @@ pub fn AptPage() -> impl IntoView {
                                     total_cents
                                     cap_cents
                                     instructions
+                                    bleurt_threshold
                                     next
                                 />
                             }
@@ -82,7 +128,8 @@ fn Writer(
     total_cents: i64,
     cap_cents: i64,
     instructions: String,
-    next: Callback<()>,
+    bleurt_threshold: f64,
+    next: Callback<Option<String>>,
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let total = RwSignal::new(total_cents);
@@ -115,6 +162,8 @@ fn Writer(
     let skip =
         Action::new(move |_: &()| async move { apt_skip(cid.get_value(), sid.get_value()).await });
 
+    // On a phone the result lands below the fold: bring it into view once it is drawn.
+    let result_box = NodeRef::<leptos::html::Div>::new();
     Effect::new(move || {
         if let Some((t, result)) = check.value().get() {
             match result {
@@ -124,13 +173,16 @@ fn Writer(
                 }
                 Err(e) => error.set(Some(e)),
             }
+            bring_into_view(result_box);
         }
     });
+    // A Submit that pays nothing asks first (once per text checked).
+    let confirm_zero = RwSignal::new(false);
     Effect::new(move || match submit.value().get() {
         Some(Ok(outcome)) => {
             total.set(outcome.total_cents);
             draft_key.with_value(|k| save_draft(k, ""));
-            next.run(());
+            next.run(Some(submitted_message(&outcome)));
         }
         Some(Err(e)) => error.set(Some(e)),
         None => {}
@@ -138,7 +190,9 @@ fn Writer(
     Effect::new(move || match skip.value().get() {
         Some(Ok(())) => {
             draft_key.with_value(|k| save_draft(k, ""));
-            next.run(());
+            next.run(Some(
+                "Skipped: that sentence will not come back.".to_owned(),
+            ));
         }
         Some(Err(e)) => error.set(Some(e)),
         None => {}
@@ -147,6 +201,7 @@ fn Writer(
     let run_check = move || {
         let t = text.get_untracked().trim().to_owned();
         if !check.pending().get_untracked() {
+            confirm_zero.set(false);
             check.dispatch(t);
         }
     };
@@ -157,6 +212,8 @@ fn Writer(
             .map(|(_, o)| o)
     };
     let can_submit = move || current().is_some() && !submit.pending().get();
+    // What a Submit pays: the reward, up to what is left under the worker's cap.
+    let pays = move |reward_cents: i64| payout(total.get(), reward_cents, cap_cents).paid_cents;
     let chars = move || text.get().chars().count();
 
     view! {
@@ -175,57 +232,120 @@ fn Writer(
                 "Swapping a word for a synonym will usually be too similar to earn anything."
             </p>
             <p>
-                "Press Check (or Ctrl+Enter) as often as you like to see what your sentence would earn; Submit pays it and brings the next sentence. Rewards go up to $1 per sentence."
+                "Press Check (or Ctrl+Enter) as often as you like to see what your sentence would earn; Submit pays it and brings the next sentence."
             </p>
+            <p>
+                "What a sentence with the same meaning earns depends on how alike the two sentences look to the similarity model (BLEURT: 1 is nearly the same wording, below 0 very different). Most honest rewrites score 0.2 to 0.5 and earn a few cents; close to $1 takes wording and structure that share almost nothing. Above "
+                {format!("{bleurt_threshold:.2}")} " a sentence earns nothing."
+            </p>
+            <div class="scroll-x">
+                <table class="reward-table" aria-label="Reward by similarity">
+                    <thead>
+                        <tr>
+                            <th scope="row">"Similarity (BLEURT)"</th>
+                            {reward_table(bleurt_threshold)
+                                .into_iter()
+                                .map(|(b, _)| view! { <th scope="col">{format!("{b:.2}")}</th> })
+                                .collect_view()}
+                            <th scope="col">{format!("> {bleurt_threshold:.2}")}</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <tr>
+                            <th scope="row">"Reward"</th>
+                            {reward_table(bleurt_threshold)
+                                .into_iter()
+                                .map(|(_, cents)| view! { <td>{dollars(cents)}</td> })
+                                .collect_view()}
+                            <td>"$0.00"</td>
+                        </tr>
+                    </tbody>
+                </table>
+            </div>
             {(!instructions.trim().is_empty()).then(|| view! { <p class="campaign-instructions">{instructions.clone()}</p> })}
         </details>
         <blockquote class="source" aria-label="Given sentence">
             {source}
         </blockquote>
-        <label for="attempt">"Your sentence"</label>
-        <textarea
-            id="attempt"
-            rows="3"
-            maxlength=MAX_ATTEMPT_CHARS.to_string()
-            prop:value=move || text.get()
-            on:input=move |ev| {
-                let value = event_target_value(&ev);
-                draft_key.with_value(|k| save_draft(k, &value));
-                text.set(value);
-            }
-            on:keydown=move |ev| {
-                if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-                    ev.prevent_default();
-                    run_check();
+        <div class="needs-js">
+            <label for="attempt">"Your sentence"</label>
+            <textarea
+                id="attempt"
+                rows="3"
+                maxlength=MAX_ATTEMPT_CHARS.to_string()
+                prop:value=move || text.get()
+                on:input=move |ev| {
+                    let value = event_target_value(&ev);
+                    draft_key.with_value(|k| save_draft(k, &value));
+                    text.set(value);
                 }
-            }
-        ></textarea>
-        <p class="muted small">{move || format!("{} / {MAX_ATTEMPT_CHARS} characters", chars())}</p>
-        <div class="buttons">
-            <button
-                type="button"
-                on:click=move |_| run_check()
-                disabled=move || check.pending().get() || text.get().trim().is_empty()
-            >
-                {move || if check.pending().get() { "Checking…" } else { "Check" }}
-            </button>
-            <button
-                type="button"
-                class="pay"
-                disabled=move || !can_submit()
-                title="Check this exact text first"
-                on:click=move |_| {
-                    if let Some(o) = current() {
-                        submit.dispatch(o.attempt_id.to_string());
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                        ev.prevent_default();
+                        run_check();
                     }
                 }
-            >
-                "Submit"
-            </button>
-            <button type="button" class="secondary" on:click=move |_| { skip.dispatch(()); }>
-                "Skip this sentence"
-            </button>
+            ></textarea>
+            <p class="muted small">{move || format!("{} / {MAX_ATTEMPT_CHARS} characters", chars())}</p>
+            <div class="buttons">
+                <button
+                    type="button"
+                    on:click=move |_| run_check()
+                    disabled=move || check.pending().get() || text.get().trim().is_empty()
+                >
+                    {move || if check.pending().get() { "Checking…" } else { "Check" }}
+                </button>
+                <button
+                    type="button"
+                    class="pay"
+                    disabled=move || !can_submit() || confirm_zero.get()
+                    title="Check this exact text first"
+                    on:click=move |_| {
+                        if let Some(o) = current() {
+                            if pays(o.reward_cents) == 0 {
+                                confirm_zero.set(true);
+                            } else {
+                                submit.dispatch(o.attempt_id.to_string());
+                            }
+                        }
+                    }
+                >
+                    {move || submit_label(current().map(|o| pays(o.reward_cents)))}
+                </button>
+                <button type="button" class="secondary" on:click=move |_| { skip.dispatch(()); }>
+                    "Skip this sentence"
+                </button>
+            </div>
         </div>
+        {move || {
+            (confirm_zero.get() && can_submit())
+                .then(|| {
+                    view! {
+                        <div class="notice warn" role="alertdialog" aria-label="Submit for nothing?">
+                            <p>
+                                <strong>"This sentence earns nothing ($0.00)."</strong>
+                                " Submit it anyway and move on, or keep writing and Check again?"
+                            </p>
+                            <div class="buttons">
+                                <button
+                                    type="button"
+                                    class="secondary"
+                                    on:click=move |_| {
+                                        if let Some(o) = current() {
+                                            submit.dispatch(o.attempt_id.to_string());
+                                        }
+                                    }
+                                >
+                                    "Submit for $0.00"
+                                </button>
+                                <button type="button" on:click=move |_| confirm_zero.set(false)>
+                                    "Keep writing"
+                                </button>
+                            </div>
+                        </div>
+                    }
+                })
+        }}
         {move || error.get().map(|error| view! { <ErrorMessage error /> })}
         {move || {
             current()
@@ -236,7 +356,7 @@ fn Writer(
                         Verdict::TooSimilar => ("notice warn", "Too similar to the given sentence. Change the wording and structure more."),
                     };
                     view! {
-                        <div class=class role="status" data-testid="check-result">
+                        <div class=class role="status" data-testid="check-result" node_ref=result_box>
                             <p>{message}</p>
                             <p>
                                 "Reward: " <strong data-testid="reward">{dollars(o.reward_cents)}</strong>
@@ -258,5 +378,40 @@ fn Writer(
             (checked.get().is_some() && current().is_none())
                 .then(|| view! { <p class="muted">"You changed the text since the last Check: Check again to see its reward."</p> })
         }}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn submit_says_what_it_pays() {
+        assert_eq!(submit_label(None), "Submit");
+        assert_eq!(submit_label(Some(0)), "Submit — earns $0.00");
+        assert_eq!(submit_label(Some(112)), "Submit — earns $1.12");
+    }
+
+    #[test]
+    fn a_submit_is_confirmed_with_what_it_earned() {
+        let o = SubmitOutcome {
+            paid_cents: 12,
+            total_cents: 340,
+            is_complete: false,
+            was_already_submitted: false,
+        };
+        assert_eq!(
+            submitted_message(&o),
+            "Submitted: earned $0.12, total $3.40."
+        );
+        let again = SubmitOutcome {
+            was_already_submitted: true,
+            paid_cents: 0,
+            ..o
+        };
+        assert_eq!(
+            submitted_message(&again),
+            "Already submitted: earned $0.00, total $3.40."
+        );
     }
 }

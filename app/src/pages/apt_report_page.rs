@@ -40,26 +40,28 @@ fn Report(r: AptReportView) -> impl IntoView {
         <p class="muted">"Status: " {r.status.as_str()} " · BLEURT threshold " {r.bleurt_threshold}</p>
         <Scorers scorers=r.scorers />
         <h2>"Table 2"</h2>
-        <table class="table2" aria-label="Table 2">
-            <thead>
-                <tr>
-                    <th>"Total attempts"</th><th>"APT attempts"</th><th>"MI attempts"</th><th>"non-MI attempts"</th>
-                    <th>"Unique sentences"</th><th>"APT uniques"</th><th>"MI uniques"</th><th>"non-MI uniques"</th>
-                </tr>
-            </thead>
-            <tbody>
-                <tr>
-                    <td>{t.total_attempts}</td><td>{t.apt_attempts}</td><td>{t.mi_attempts}</td><td>{t.non_mi_attempts}</td>
-                    <td>{t.unique_sources}</td><td>{t.apt_uniques}</td><td>{t.mi_uniques}</td><td>{t.non_mi_uniques}</td>
-                </tr>
-                <tr class="muted">
-                    <td></td><td>{pct(t.apt_attempts, t.total_attempts)}</td><td>{pct(t.mi_attempts, t.total_attempts)}</td>
-                    <td>{pct(t.non_mi_attempts, t.total_attempts)}</td><td></td>
-                    <td>{pct(t.apt_uniques, t.unique_sources)}</td><td>{pct(t.mi_uniques, t.unique_sources)}</td>
-                    <td>{pct(t.non_mi_uniques, t.unique_sources)}</td>
-                </tr>
-            </tbody>
-        </table>
+        <div class="scroll-x">
+            <table class="table2" aria-label="Table 2">
+                <thead>
+                    <tr>
+                        <th>"Total attempts"</th><th>"APT attempts"</th><th>"MI attempts"</th><th>"non-MI attempts"</th>
+                        <th>"Unique sentences"</th><th>"APT uniques"</th><th>"MI uniques"</th><th>"non-MI uniques"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <tr>
+                        <td>{t.total_attempts}</td><td>{t.apt_attempts}</td><td>{t.mi_attempts}</td><td>{t.non_mi_attempts}</td>
+                        <td>{t.unique_sources}</td><td>{t.apt_uniques}</td><td>{t.mi_uniques}</td><td>{t.non_mi_uniques}</td>
+                    </tr>
+                    <tr class="muted">
+                        <td></td><td>{pct(t.apt_attempts, t.total_attempts)}</td><td>{pct(t.mi_attempts, t.total_attempts)}</td>
+                        <td>{pct(t.non_mi_attempts, t.total_attempts)}</td><td></td>
+                        <td>{pct(t.apt_uniques, t.unique_sources)}</td><td>{pct(t.mi_uniques, t.unique_sources)}</td>
+                        <td>{pct(t.non_mi_uniques, t.unique_sources)}</td>
+                    </tr>
+                </tbody>
+            </table>
+        </div>
         <h2>"Figure 2: BLEURT of attempts"</h2>
         <p class="legend">
             <span class="swatch apt"></span>"APT " <span class="swatch mi"></span>"MI, not APT "
@@ -79,22 +81,24 @@ fn Report(r: AptReportView) -> impl IntoView {
             <a href=format!("/research/export/{}", r.campaign_id)>"more export options"</a>
         </p>
         <h2>"Workers"</h2>
-        <table class="users">
-            <thead>
-                <tr><th>"Worker"</th><th>"Checks"</th><th>"Submissions"</th><th>"Earned"</th><th>"Done"</th></tr>
-            </thead>
-            <tbody>
-                {r.workers
-                    .into_iter()
-                    .map(|w| view! {
-                        <tr>
-                            <td>{w.worker}</td><td>{w.attempts}</td><td>{w.submissions}</td>
-                            <td>{dollars(w.earned_cents)}</td><td>{if w.is_complete { "yes" } else { "" }}</td>
-                        </tr>
-                    })
-                    .collect_view()}
-            </tbody>
-        </table>
+        <div class="scroll-x">
+            <table class="users">
+                <thead>
+                    <tr><th>"Worker"</th><th>"Checks"</th><th>"Submissions"</th><th>"Earned"</th><th>"Done"</th></tr>
+                </thead>
+                <tbody>
+                    {r.workers
+                        .into_iter()
+                        .map(|w| view! {
+                            <tr>
+                                <td>{w.worker}</td><td>{w.attempts}</td><td>{w.submissions}</td>
+                                <td>{dollars(w.earned_cents)}</td><td>{if w.is_complete { "yes" } else { "" }}</td>
+                            </tr>
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
 }
 
@@ -125,10 +129,12 @@ fn Scorers(scorers: Vec<ScorerUse>) -> impl IntoView {
                     "Mixed scorers: this campaign's Checks were scored by " {many.len()}
                     " different scorers (the models changed during the study). Compare like with like."
                 </p>
-                <table aria-label="Checks per scorer" data-testid="scorers">
-                    <thead><tr><th>"Scorer"</th><th>"Checks"</th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
+                <div class="scroll-x">
+                    <table aria-label="Checks per scorer" data-testid="scorers">
+                        <thead><tr><th>"Scorer"</th><th>"Checks"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
             }
             .into_any()
         }

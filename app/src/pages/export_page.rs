@@ -248,10 +248,12 @@ fn StatsTable(parts: Vec<(String, DatasetStats)>) -> impl IntoView {
         .collect();
     view! {
         <h2>"Statistics (ParaSCI Table 2, MultiPIT Table 1)"</h2>
-        <table class="table2" aria-label="Dataset statistics" data-testid="export-stats">
-            <thead><tr><th></th>{head}</tr></thead>
-            <tbody>{body}</tbody>
-        </table>
+        <div class="scroll-x">
+            <table class="table2" aria-label="Dataset statistics" data-testid="export-stats">
+                <thead><tr><th></th>{head}</tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
     }
 }
 

@@ -34,6 +34,9 @@ pub fn JudgePage() -> impl IntoView {
     });
     // What happened to the last answer when the page moved on regardless (e.g. a timed-out pair).
     let notice: RwSignal<Option<String>> = RwSignal::new(None);
+    // The gate's warning, set with each missed check (shown on the judging view only, not on the
+    // stopped or nothing-left pages).
+    let warning: RwSignal<Option<String>> = RwSignal::new(None);
     view! {
         <section class="card wide judge">
             {move || notice.get().map(|m| view! { <p class="notice warn" role="status">{m}</p> })}
@@ -54,6 +57,7 @@ pub fn JudgePage() -> impl IntoView {
                                     guide
                                     next
                                     notice
+                                    warning
                                 />
                             }
                                 .into_any()
@@ -73,7 +77,8 @@ pub fn JudgePage() -> impl IntoView {
                             view! {
                                 <h1>"Thank you"</h1>
                                 <p class="notice warn" role="status">{message}</p>
-                                <p class="muted">"Judgments you made: " {judged}</p>
+                                <p>"Judgments you made: " <strong data-testid="judged-total">{judged}</strong></p>
+                                <p><a href="/">"Back to your campaigns"</a></p>
                             }
                                 .into_any()
                         }
@@ -82,6 +87,18 @@ pub fn JudgePage() -> impl IntoView {
                 })}
             </Transition>
         </section>
+    }
+}
+
+/// Milliseconds on the browser's clock (0 while rendering on the server, where nobody presses).
+fn now_ms() -> f64 {
+    #[cfg(feature = "hydrate")]
+    {
+        js_sys::Date::now()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        0.0
     }
 }
 
@@ -104,6 +121,7 @@ fn Judge(
     guide: JudgeGuide,
     next: Callback<Option<JudgeTask>>,
     notice: RwSignal<Option<String>>,
+    warning: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let (cid, aid) = (
         StoredValue::new(campaign_id),
@@ -122,14 +140,24 @@ fn Judge(
         Some(Ok(AnswerOutcome {
             feedback: Some(f),
             next: given,
+            warning: w,
             ..
         })) => {
             notice.set(None);
+            // A missed check brings the gate's standing as it now is (none: all is well).
+            warning.set(w);
             coming.set_value(given);
             feedback.set(Some(f));
         }
-        Some(Ok(AnswerOutcome { next: given, .. })) => {
+        Some(Ok(AnswerOutcome {
+            next: given,
+            warning: w,
+            ..
+        })) => {
             notice.set(None);
+            if w.is_some() {
+                warning.set(w);
+            }
             next.run(given);
         }
         Some(Err(AppError::Conflict(m))) => {
@@ -140,10 +168,21 @@ fn Judge(
         Some(Err(e)) => error.set(Some(e)),
         None => {}
     });
+    // A second press meant for the pair before lands here within a blink: answers to a pair on
+    // screen for less than the campaign's minimum are ignored, and the page says so.
+    let shown_at = StoredValue::new(now_ms());
+    let min_display_ms = f64::from(guide.min_display_ms);
+    let too_quick = RwSignal::new(false);
     let send = move |p: bool| {
-        if !answer.pending().get_untracked() && answer.value().get_untracked().is_none() {
-            answer.dispatch(p);
+        if answer.pending().get_untracked() || answer.value().get_untracked().is_some() {
+            return;
         }
+        if now_ms() - shown_at.get_value() < min_display_ms {
+            too_quick.set(true);
+            return;
+        }
+        too_quick.set(false);
+        answer.dispatch(p);
     };
     let done = move || answer.pending().get() || answer.value().get().is_some_and(|r| r.is_ok());
     let dismiss = move || {
@@ -176,7 +215,18 @@ fn Judge(
 
     let definition = Definition::parse(&guide.definition).unwrap_or(Definition::Loose);
     let instructions = guide.instructions.clone();
+    let quality_rule = guide.quality_rule.clone();
+    // The rule is said before the first pair, and stays one click away in the definition.
+    let first = (judged == 0).then(|| {
+        view! {
+            <div class="notice" role="note" data-testid="quality-rule">
+                <p><strong>"Before you start: "</strong> {quality_rule.clone()}</p>
+            </div>
+        }
+    });
     view! {
+        {first}
+        {move || warning.get().map(|m| view! { <p class="notice warn" role="status" data-testid="gate-warning">{m}</p> })}
         <div class="judge-head">
             <h1>"Is sentence 2 a paraphrase of sentence 1?"</h1>
             <p class="progress" aria-live="polite">
@@ -187,7 +237,7 @@ fn Judge(
             <blockquote aria-label="Sentence 1">{sentence1}</blockquote>
             <blockquote aria-label="Sentence 2">{sentence2}</blockquote>
         </div>
-        <div class="answers">
+        <div class="answers needs-js">
             <button type="button" class="yes" disabled=done on:click=move |_| send(true)>
                 "Paraphrase" <kbd>"1"</kbd>
             </button>
@@ -195,7 +245,18 @@ fn Judge(
                 "Not paraphrase" <kbd>"2"</kbd>
             </button>
         </div>
-        <p class="muted small">"Keys: 1 or ← for Paraphrase, 2 or → for Not paraphrase."</p>
+        <p class="muted small keys-hint needs-js">"Keys: 1 or ← for Paraphrase, 2 or → for Not paraphrase."</p>
+        {move || {
+            too_quick
+                .get()
+                .then(|| {
+                    view! {
+                        <p class="muted small" role="status" data-testid="too-quick">
+                            "That press came as this pair appeared, so it was not counted: read the pair, then answer."
+                        </p>
+                    }
+                })
+        }}
         {move || error.get().map(|error| view! { <ErrorMessage error /> })}
         {move || {
             feedback
@@ -207,7 +268,18 @@ fn Judge(
                             <p>
                                 <strong>"That was a check question, and the answer is: " {right} "."</strong>
                             </p>
-                            {(!f.explanation.is_empty()).then(|| view! { <p data-testid="explanation">{f.explanation.clone()}</p> })}
+                            {if f.explanation.is_empty() {
+                                // No explanation was given for this pair: the definition it was
+                                // judged by stands in (issue #22 item 5).
+                                view! {
+                                    <p data-testid="explanation-fallback">
+                                        "The definition: " {definition.text()}
+                                    </p>
+                                }
+                                    .into_any()
+                            } else {
+                                view! { <p data-testid="explanation">{f.explanation.clone()}</p> }.into_any()
+                            }}
                             <button type="button" on:click=move |_| dismiss()>
                                 "Continue (Enter)"
                             </button>
@@ -216,23 +288,25 @@ fn Judge(
                 })
         }}
         <p>
-            <button type="button" class="link" on:click=move |_| show_guide.update(|s| *s = !*s)>
+            <button type="button" class="link needs-js" on:click=move |_| show_guide.update(|s| *s = !*s)>
                 {move || if show_guide.get() { "Hide the definition" } else { "Show the definition" }}
             </button>
         </p>
         <Show when=move || show_guide.get()>
-            <Guide definition instructions=instructions.clone() />
+            <Guide definition instructions=instructions.clone() quality_rule=quality_rule.clone() />
         </Show>
     }
 }
 
 #[component]
-fn Guide(definition: Definition, instructions: String) -> impl IntoView {
+fn Guide(definition: Definition, instructions: String, quality_rule: String) -> impl IntoView {
     let strict = definition == Definition::Strict;
     view! {
         <div class="guide" data-testid="definition">
             <h2>{if strict { "Definition (strict)" } else { "Definition" }}</h2>
             <p>{definition.text()}</p>
+            <h3>"Check questions"</h3>
+            <p>{quality_rule}</p>
             {(!instructions.trim().is_empty()).then(|| view! { <p class="campaign-instructions">{instructions}</p> })}
             <h3>"Examples"</h3>
             <ul class="examples">

@@ -72,17 +72,19 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 "New judgments came in since; they are being counted now. Reload in a few seconds for the latest numbers."
             </p>
         })}
-        <table class="table2" aria-label="Agreement">
-            <tbody>
-                <tr><th scope="row">"Fleiss' kappa (complete pairs: " {a.fleiss_pairs} ")"</th><td data-testid="fleiss">{num(a.fleiss)}</td></tr>
-                <tr><th scope="row">"Krippendorff's alpha (nominal, all judged pairs)"</th><td>{num(a.alpha)}</td></tr>
-                <tr><th scope="row">"Gwet's AC1"</th><td>{num(a.ac1)}</td></tr>
-                <tr><th scope="row">"Mean Cohen's kappa vs the majority of the others (MultiPIT: 0.70)"</th><td>{num(a.mean_kappa_vs_majority)}</td></tr>
-                <tr><th scope="row">"Dawid-Skene prior of paraphrase"</th><td>{num(a.ds_prior_paraphrase)}</td></tr>
-                <tr><th scope="row">"Judgments / pairs judged"</th><td>{a.judgments} " / " {a.pairs_judged}</td></tr>
-                <tr><th scope="row">"Republished pairs waiting for replacement judgments"</th><td>{r.pending_republished}</td></tr>
-            </tbody>
-        </table>
+        <div class="scroll-x">
+            <table class="table2" aria-label="Agreement">
+                <tbody>
+                    <tr><th scope="row">"Fleiss' kappa (complete pairs: " {a.fleiss_pairs} ")"</th><td data-testid="fleiss">{num(a.fleiss)}</td></tr>
+                    <tr><th scope="row">"Krippendorff's alpha (nominal, all judged pairs)"</th><td>{num(a.alpha)}</td></tr>
+                    <tr><th scope="row">"Gwet's AC1"</th><td>{num(a.ac1)}</td></tr>
+                    <tr><th scope="row">"Mean Cohen's kappa vs the majority of the others (MultiPIT: 0.70)"</th><td>{num(a.mean_kappa_vs_majority)}</td></tr>
+                    <tr><th scope="row">"Dawid-Skene prior of paraphrase"</th><td>{num(a.ds_prior_paraphrase)}</td></tr>
+                    <tr><th scope="row">"Judgments / pairs judged"</th><td>{a.judgments} " / " {a.pairs_judged}</td></tr>
+                    <tr><th scope="row">"Republished pairs waiting for replacement judgments"</th><td>{r.pending_republished}</td></tr>
+                </tbody>
+            </table>
+        </div>
         <h2>"Votes per complete pair"</h2>
         <div class="figure" inner_html=r.votes_svg.clone()></div>
         <h2>"Agreement over time"</h2>
@@ -91,14 +93,16 @@ fn Report(r: JudgeReportView) -> impl IntoView {
             None => view! { <p class="empty">"No judgments yet."</p> }.into_any(),
         }}
         <h2>"Labels: vote threshold vs Dawid-Skene"</h2>
-        <table class="table2" aria-label="Vote labels against Dawid-Skene">
-            <thead><tr><th></th><th scope="col">"DS paraphrase"</th><th scope="col">"DS not"</th></tr></thead>
-            <tbody>
-                <tr><th scope="row">"Votes: paraphrase"</th><td>{cmp[0][0]}</td><td>{cmp[0][1]}</td></tr>
-                <tr><th scope="row">"Votes: not paraphrase"</th><td>{cmp[1][0]}</td><td>{cmp[1][1]}</td></tr>
-                <tr><th scope="row">"Votes: unresolved"</th><td>{cmp[2][0]}</td><td>{cmp[2][1]}</td></tr>
-            </tbody>
-        </table>
+        <div class="scroll-x">
+            <table class="table2" aria-label="Vote labels against Dawid-Skene">
+                <thead><tr><th></th><th scope="col">"DS paraphrase"</th><th scope="col">"DS not"</th></tr></thead>
+                <tbody>
+                    <tr><th scope="row">"Votes: paraphrase"</th><td>{cmp[0][0]}</td><td>{cmp[0][1]}</td></tr>
+                    <tr><th scope="row">"Votes: not paraphrase"</th><td>{cmp[1][0]}</td><td>{cmp[1][1]}</td></tr>
+                    <tr><th scope="row">"Votes: unresolved"</th><td>{cmp[2][0]}</td><td>{cmp[2][1]}</td></tr>
+                </tbody>
+            </table>
+        </div>
         <h2>"Workers"</h2>
         <p class="controls">
             <label>
@@ -119,60 +123,64 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 " only stopped workers"
             </label>
         </p>
-        <table class="table2" aria-label="Workers">
-            <thead>
-                <tr>
-                    <th scope="col">"Worker"</th><th scope="col">"Status"</th><th scope="col">"Judgments"</th>
-                    <th scope="col">"Test accuracy"</th><th scope="col">"Kappa vs majority"</th>
-                    <th scope="col">"DS sensitivity"</th><th scope="col">"DS specificity"</th><th scope="col">"Median s"</th>
-                </tr>
-            </thead>
-            <tbody>
-                <For each=rows key=|w| w.worker.clone() let:w>
+        <div class="scroll-x">
+            <table class="table2" aria-label="Workers">
+                <thead>
                     <tr>
-                        <td>{w.worker.clone()}</td>
-                        <td>{w.status.as_str()}</td>
-                        <td>{w.agreement.judgments}</td>
-                        <td>{format!("{} of {}", pct(w.test_accuracy), w.tests_answered)}</td>
-                        <td>{num(w.agreement.kappa_vs_majority)}</td>
-                        <td>{num(w.agreement.sensitivity)}</td>
-                        <td>{num(w.agreement.specificity)}</td>
-                        <td>{w.agreement.median_seconds.map_or_else(|| "–".into(), |s| format!("{s:.1}"))}</td>
+                        <th scope="col">"Worker"</th><th scope="col">"Status"</th><th scope="col">"Judgments"</th>
+                        <th scope="col">"Test accuracy"</th><th scope="col">"Kappa vs majority"</th>
+                        <th scope="col">"DS sensitivity"</th><th scope="col">"DS specificity"</th><th scope="col">"Median s"</th>
                     </tr>
-                </For>
-            </tbody>
-        </table>
+                </thead>
+                <tbody>
+                    <For each=rows key=|w| w.worker.clone() let:w>
+                        <tr>
+                            <td>{w.worker.clone()}</td>
+                            <td>{w.status.as_str()}</td>
+                            <td>{w.agreement.judgments}</td>
+                            <td>{format!("{} of {}", pct(w.test_accuracy), w.tests_answered)}</td>
+                            <td>{num(w.agreement.kappa_vs_majority)}</td>
+                            <td>{num(w.agreement.sensitivity)}</td>
+                            <td>{num(w.agreement.specificity)}</td>
+                            <td>{w.agreement.median_seconds.map_or_else(|| "–".into(), |s| format!("{s:.1}"))}</td>
+                        </tr>
+                    </For>
+                </tbody>
+            </table>
+        </div>
         <h2>"Status history"</h2>
         {if r.history.is_empty() {
             view! { <p class="empty">"No worker has been stopped or reinstated."</p> }.into_any()
         } else {
             view! {
-                <table class="table2" aria-label="Status history">
-                    <thead>
-                        <tr>
-                            <th scope="col">"When (UTC)"</th><th scope="col">"Worker"</th><th scope="col">"Status"</th>
-                            <th scope="col">"By"</th><th scope="col">"Judgments"</th><th scope="col">"Test accuracy"</th>
-                            <th scope="col">"Kappa"</th><th scope="col">"Why"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {r.history
-                            .iter()
-                            .map(|e| view! {
-                                <tr>
-                                    <td>{e.at.get(..16).unwrap_or_default().replace('T', " ")}</td>
-                                    <td>{e.worker.clone()}</td>
-                                    <td>{e.status.as_str()}</td>
-                                    <td>{if e.by_admin { "admin" } else { "gate" }}</td>
-                                    <td>{e.judgments}</td>
-                                    <td>{pct(e.test_accuracy)}</td>
-                                    <td>{num(e.kappa)}</td>
-                                    <td class="reason">{e.reason.clone()}</td>
-                                </tr>
-                            })
-                            .collect_view()}
-                    </tbody>
-                </table>
+                <div class="scroll-x">
+                    <table class="table2" aria-label="Status history">
+                        <thead>
+                            <tr>
+                                <th scope="col">"When (UTC)"</th><th scope="col">"Worker"</th><th scope="col">"Status"</th>
+                                <th scope="col">"By"</th><th scope="col">"Judgments"</th><th scope="col">"Test accuracy"</th>
+                                <th scope="col">"Kappa"</th><th scope="col">"Why"</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {r.history
+                                .iter()
+                                .map(|e| view! {
+                                    <tr>
+                                        <td>{e.at.get(..16).unwrap_or_default().replace('T', " ")}</td>
+                                        <td>{e.worker.clone()}</td>
+                                        <td>{e.status.as_str()}</td>
+                                        <td>{if e.by_admin { "admin" } else { "gate" }}</td>
+                                        <td>{e.judgments}</td>
+                                        <td>{pct(e.test_accuracy)}</td>
+                                        <td>{num(e.kappa)}</td>
+                                        <td class="reason">{e.reason.clone()}</td>
+                                    </tr>
+                                })
+                                .collect_view()}
+                        </tbody>
+                    </table>
+                </div>
             }
                 .into_any()
         }}

@@ -52,6 +52,7 @@ pub async fn next(
                 total_cents: total,
                 cap_cents: i64::from(campaign.budget_cap_cents),
                 instructions: campaign.instructions.clone(),
+                bleurt_threshold: campaign.bleurt_threshold,
             });
         }
         let unseen = db::unseen_by_origin(pool, cid, user).await?;

@@ -8,9 +8,9 @@ use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId};
 use crate::dto::campaigns::{AdminCampaign, CampaignSummary};
 use crate::error::AppError;
 
-/// Open campaigns, as any logged-in user sees them.
-pub async fn list_open(pool: &PgPool) -> Result<Vec<CampaignSummary>, AppError> {
-    Ok(db::list_open(pool)
+/// Open campaigns, as `user` sees them (not those whose gate stopped them).
+pub async fn list_open(pool: &PgPool, user: UserId) -> Result<Vec<CampaignSummary>, AppError> {
+    Ok(db::list_open(pool, user)
         .await?
         .into_iter()
         .map(|c| CampaignSummary {

@@ -3,7 +3,7 @@
 //! one transaction: all or nothing. Shared by the admin pages and the CLI.
 use sqlx::PgPool;
 
-use crate::domain::apt::source_import::{check_size, detect_format, parse_sources};
+use crate::domain::apt::source_import::{self, check_size, detect_format, parse_sources};
 use crate::domain::judge::pair_import::parse_pairs;
 use crate::domain::judge::settings::JudgeSettings;
 use crate::domain::mining::corpus::{parse, Columns, CorpusShape};
@@ -14,7 +14,7 @@ use crate::dto::mining::CorpusView;
 use crate::error::AppError;
 
 /// Source sentences into an APT campaign (MSRP, CSV, TSV, JSONL); rows without an origin get
-/// `default_origin` (or `upload`).
+/// `default_origin`, or `msrp` for MSRP's files, or `upload`.
 pub async fn sources(
     pool: &PgPool,
     campaign_id: CampaignId,
@@ -22,15 +22,11 @@ pub async fn sources(
     content: &str,
     default_origin: &str,
 ) -> Result<ImportSummary, AppError> {
-    let origin = if default_origin.trim().is_empty() {
-        "upload"
-    } else {
-        default_origin
-    };
     check_size(content).map_err(|e| AppError::validation("content", e))?;
     let format = detect_format(filename, content);
+    let origin = source_import::default_origin(format, default_origin);
     let parsed =
-        parse_sources(content, format, origin).map_err(|e| AppError::validation("content", e))?;
+        parse_sources(content, format, &origin).map_err(|e| AppError::validation("content", e))?;
     let mut tx = pool.begin().await?;
     let (imported, skipped) =
         crate::db::apt::insert_sources(&mut tx, campaign_id, &parsed.rows).await?;

@@ -90,6 +90,7 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
         paraphrase_min_votes: s.thresholds.paraphrase_min,
         non_paraphrase_max_votes: s.thresholds.not_max,
         lease_seconds: s.lease_seconds,
+        min_display_ms: s.min_display_ms,
         pairs: p.pairs,
         test_pairs: p.test_pairs,
         complete_pairs: p.complete_pairs,

@@ -7,6 +7,7 @@ use sqlx::{PgConnection, PgPool};
 use crate::db::judge::{self as db, JudgeCampaign};
 use crate::domain::judge::gate::{self, GateDecision};
 use crate::domain::judge::gate_table::{GateCounts, KappaTable};
+use crate::domain::judge::rule_text;
 use crate::domain::judge::schedule::{self, ServingWindows};
 use crate::domain::judge::settings::JudgeSettings;
 use crate::draws::Draws;
@@ -22,10 +23,12 @@ fn guide(c: &JudgeCampaign) -> JudgeGuide {
         definition: c.settings.definition.as_str().to_owned(),
         definition_text: c.settings.definition.text().to_owned(),
         instructions: c.instructions.clone(),
+        min_display_ms: c.settings.min_display_ms,
+        quality_rule: rule_text::quality_rule(&c.settings),
     }
 }
 
-const STOPPED: &str = "Thank you for your work. Your answers did not meet this study's quality bar, so we cannot give you more pairs. Your judgments so far are kept.";
+const STOPPED: &str = "Thank you for your work. Your answers did not meet this study's quality bar, so we cannot give you more pairs. Your judgments so far are kept and count as work done: the researcher decides how it is paid, as the study's information says.";
 
 async fn last_reason(pool: &PgPool, cid: CampaignId, user: UserId) -> Result<String, AppError> {
     let reason = db::last_reason(pool, cid, user).await?;
@@ -195,6 +198,7 @@ pub async fn answer(
             feedback: feedback_for(first),
             stopped: None,
             was_already_answered: true,
+            warning: None,
             next: None,
         });
     }
@@ -238,8 +242,8 @@ pub async fn answer(
     let counts = db::fold_gate_counts(&mut tx, cid, user, &own, &others).await?;
     let judged = i64::from(counts.judgments);
     let mut stopped = None;
+    let numbers = counts.numbers();
     if !worker.gate_overridden {
-        let numbers = counts.numbers();
         if let GateDecision::Stop(why) = gate::decide(settings, &numbers) {
             let reason = stop_message(&why);
             let flips = db::set_worker_status(
@@ -256,6 +260,11 @@ pub async fn answer(
             stopped = Some(format!("{STOPPED} {reason}"));
         }
     }
+    // Said only with a missed check question, whose feedback shows it was one anyway: a
+    // warning that came or changed after other answers would tell which pairs were checks.
+    let warning = (stopped.is_none() && !worker.gate_overridden && is_correct == Some(false))
+        .then(|| rule_text::warning(settings, &numbers))
+        .flatten();
     let next = match &stopped {
         Some(message) => JudgeTask::Stopped {
             judged,
@@ -288,6 +297,7 @@ pub async fn answer(
         feedback: feedback_for(is_paraphrase),
         stopped,
         was_already_answered: false,
+        warning,
         next: Some(next),
     })
 }

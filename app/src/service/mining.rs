@@ -7,7 +7,7 @@ use sqlx::PgPool;
 
 use crate::db::campaigns::{self, CampaignListRow};
 use crate::db::mining::{self as db, RunRow};
-use crate::domain::mining::Method;
+use crate::domain::mining::{deploy_guard, Method};
 use crate::domain::{CampaignId, CampaignKind, CorpusId, RunId, RunStatus, UserId};
 use crate::dto::mining::SelectionForm;
 use crate::dto::mining::{CandidateView, CorpusView, FollowUpView};
@@ -164,14 +164,24 @@ pub async fn candidates(
     db::select_candidates(pool, run.run_id, s).await
 }
 
-/// Deploys the selected candidates to a judging campaign, skipping pairs it already has:
-/// (added, already in the campaign).
+/// What a deploy did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deployed {
+    /// Candidates added, and those the campaign already had.
+    Added { added: u64, skipped: u64 },
+    /// Nothing added: this many must be confirmed first (`deploy_guard`).
+    NeedsConfirmation(u64),
+}
+
+/// Deploys the selected candidates to a judging campaign, skipping pairs it already has; more
+/// than `deploy_guard::CONFIRM_ABOVE` only with `confirm_count` equal to their number.
 pub async fn deploy(
     pool: &PgPool,
     run_id: RunId,
     campaign_id: CampaignId,
     form: SelectionForm,
-) -> Result<(u64, u64), AppError> {
+    confirm_count: Option<u64>,
+) -> Result<Deployed, AppError> {
     let run = find(pool, run_id).await?;
     let s = selection(&run, form)?;
     super::campaign_of_kind(
@@ -185,14 +195,21 @@ pub async fn deploy(
         .await?
         .ok_or(AppError::NotFound)?;
     let mut tx = pool.begin().await?;
-    let deployed = db::deploy(
+    let chosen = db::select_candidates(&mut *tx, run.run_id, s).await?;
+    if deploy_guard::needs_confirmation(chosen.len(), confirm_count) {
+        return Ok(Deployed::NeedsConfirmation(chosen.len() as u64));
+    }
+    let added = db::insert_pairs(
         &mut tx,
         run.run_id,
         campaign_id,
-        s,
+        &chosen,
         settings.judgments_per_pair,
     )
     .await?;
     tx.commit().await?;
-    Ok(deployed)
+    Ok(Deployed::Added {
+        added,
+        skipped: chosen.len() as u64 - added,
+    })
 }

@@ -5,6 +5,7 @@
 //! stops mid-run leaves the row running: [`mark_interrupted`] at the next start says so (never
 //! finished), and the run can be restarted.
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
@@ -121,8 +122,33 @@ async fn run(
                 .collect();
             let stats = pair_stats(&pairs);
             let (done, _) = progress.get();
+            // Writing a large run's candidates takes seconds: the run says so, with its own
+            // progress, read from outside the writing transaction (issue #22 item 11).
+            db::start_saving(pool, run_id, candidates.len()).await?;
+            let saved = AtomicU64::new(0);
             let mut tx = pool.begin().await?;
-            db::finish_run(&mut tx, run_id, &candidates, &stats, done, mining_seconds).await?;
+            {
+                let save = db::finish_run(
+                    &mut tx,
+                    run_id,
+                    &candidates,
+                    &stats,
+                    done,
+                    mining_seconds,
+                    &saved,
+                );
+                tokio::pin!(save);
+                loop {
+                    tokio::select! {
+                        r = &mut save => break r?,
+                        _ = tick.tick() => {
+                            if let Err(e) = db::set_saved(pool, run_id, saved.load(Ordering::Relaxed)).await {
+                                tracing::warn!(%run_id, error = %e, "could not record saving progress");
+                            }
+                        }
+                    }
+                }
+            }
             tx.commit().await?;
             tracing::info!(%run_id, candidates = candidates.len(), mining_seconds, "mining run finished");
             Ok(())

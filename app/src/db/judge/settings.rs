@@ -19,6 +19,7 @@ struct SettingsRow {
     paraphrase_min_votes: i32,
     non_paraphrase_max_votes: i32,
     lease_seconds: i32,
+    min_display_ms: i32,
 }
 
 impl From<SettingsRow> for JudgeSettings {
@@ -36,6 +37,7 @@ impl From<SettingsRow> for JudgeSettings {
                 not_max: r.non_paraphrase_max_votes as u32,
             },
             lease_seconds: r.lease_seconds as u32,
+            min_display_ms: r.min_display_ms as u32,
         }
     }
 }
@@ -49,8 +51,8 @@ pub async fn insert_settings(
     sqlx::query!(
         r#"insert into judge_settings (campaign_id, definition, judgments_per_pair, test_every,
                min_test_accuracy, min_kappa, gate_min_judgments, paraphrase_min_votes,
-               non_paraphrase_max_votes, lease_seconds, gate_rule)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"#,
+               non_paraphrase_max_votes, lease_seconds, gate_rule, min_display_ms)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"#,
         campaign_id as CampaignId,
         s.definition as Definition,
         s.judgments_per_pair as i32,
@@ -61,7 +63,8 @@ pub async fn insert_settings(
         s.thresholds.paraphrase_min as i32,
         s.thresholds.not_max as i32,
         s.lease_seconds as i32,
-        s.gate_rule as GateRule
+        s.gate_rule as GateRule,
+        s.min_display_ms as i32
     )
     .execute(db)
     .await?;
@@ -106,7 +109,7 @@ pub async fn judge_campaign(
                   s.definition as "definition: Definition", s.judgments_per_pair, s.test_every,
                   s.min_test_accuracy, s.min_kappa, s.gate_min_judgments,
                   s.gate_rule as "gate_rule: GateRule", s.paraphrase_min_votes,
-                  s.non_paraphrase_max_votes, s.lease_seconds
+                  s.non_paraphrase_max_votes, s.lease_seconds, s.min_display_ms
            from campaign c join judge_settings s using (campaign_id)
            where c.campaign_id = $1 and c.kind = 'judge'"#,
         campaign_id as CampaignId
@@ -130,6 +133,7 @@ pub async fn judge_campaign(
             paraphrase_min_votes: r.paraphrase_min_votes,
             non_paraphrase_max_votes: r.non_paraphrase_max_votes,
             lease_seconds: r.lease_seconds,
+            min_display_ms: r.min_display_ms,
         }
         .into(),
     }))

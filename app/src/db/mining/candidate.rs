@@ -53,22 +53,8 @@ pub async fn select_candidates(
     .await?)
 }
 
-/// Adds the selected candidates to a judging campaign as ordinary pairs; a pair the campaign
-/// already has, in either order, is skipped. Returns (added, skipped).
-pub async fn deploy(
-    conn: &mut PgConnection,
-    run_id: RunId,
-    campaign_id: CampaignId,
-    s: Selection,
-    judgments_per_pair: u32,
-) -> Result<(u64, u64), AppError> {
-    let chosen = select_candidates(&mut *conn, run_id, s).await?;
-    let added = insert_pairs(conn, run_id, campaign_id, &chosen, judgments_per_pair).await?;
-    Ok((added, chosen.len() as u64 - added))
-}
-
 /// Inserts candidates as judging pairs (group = cluster), skipping pairs the campaign has.
-async fn insert_pairs(
+pub async fn insert_pairs(
     conn: &mut PgConnection,
     run_id: RunId,
     campaign_id: CampaignId,

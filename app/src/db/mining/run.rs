@@ -5,6 +5,7 @@ use crate::domain::mining::Candidate;
 use crate::domain::{CorpusId, RunId, RunStatus, UserId};
 use crate::error::AppError;
 use sqlx::{PgConnection, PgExecutor};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A mining run with its corpus's name.
 #[derive(Debug, Clone)]
@@ -39,6 +40,10 @@ pub struct RunRow {
     pub finished_at: Option<time::OffsetDateTime>,
     /// Seconds spent mining (without writing the candidates).
     pub mining_seconds: Option<f64>,
+    /// Candidates to write, once the miner's pass is over and writing has begun.
+    pub saving_total: Option<i64>,
+    /// Candidates written so far.
+    pub saved: i64,
 }
 
 /// Queues a run; returns its id.
@@ -67,7 +72,7 @@ pub async fn list_runs(db: impl PgExecutor<'_>) -> Result<Vec<RunRow>, AppError>
         RunRow,
         r#"select r.run_id as "run_id: _", r.corpus_id as "corpus_id: _", c.name as corpus_name, r.method, r.params,
                   r.status as "status: RunStatus", r.done, r.total, r.candidates, r.stats, r.error,
-                  r.created_at, r.started_at, r.finished_at, r.mining_seconds
+                  r.created_at, r.started_at, r.finished_at, r.mining_seconds, r.saving_total, r.saved
            from mining_run r join corpus c using (corpus_id)
            order by r.created_at desc limit 200"#
     )
@@ -81,7 +86,7 @@ pub async fn find_run(db: impl PgExecutor<'_>, run_id: RunId) -> Result<Option<R
         RunRow,
         r#"select r.run_id as "run_id: _", r.corpus_id as "corpus_id: _", c.name as corpus_name, r.method, r.params,
                   r.status as "status: RunStatus", r.done, r.total, r.candidates, r.stats, r.error,
-                  r.created_at, r.started_at, r.finished_at, r.mining_seconds
+                  r.created_at, r.started_at, r.finished_at, r.mining_seconds, r.saving_total, r.saved
            from mining_run r join corpus c using (corpus_id) where r.run_id = $1"#,
         run_id as RunId
     )
@@ -138,6 +143,41 @@ pub async fn end_run(
     Ok(())
 }
 
+/// Candidates written per statement (the saving progress moves by this much).
+pub const SAVE_CHUNK: usize = 10_000;
+
+/// The miner's pass is over: `total` candidates are about to be written.
+pub async fn start_saving(
+    db: impl PgExecutor<'_>,
+    run_id: RunId,
+    total: usize,
+) -> Result<(), AppError> {
+    sqlx::query!(
+        "update mining_run set saving_total = $2, saved = 0, done = total where run_id = $1",
+        run_id as RunId,
+        total as i64
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Candidates written so far (outside the writing transaction, so pages see it).
+pub async fn set_saved(db: impl PgExecutor<'_>, run_id: RunId, saved: u64) -> Result<(), AppError> {
+    sqlx::query!(
+        // Skips the row while the writing transaction holds it (its last statement marks the
+        // run finished): waiting there would wait for a commit that waits for this.
+        r#"update mining_run set saved = $2
+           where run_id = (select run_id from mining_run
+                           where run_id = $1 and status = 'running' for update skip locked)"#,
+        run_id as RunId,
+        saved as i64
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
 /// Writes the candidates and marks the run finished, in one transaction (by the caller).
 pub async fn finish_run(
     conn: &mut PgConnection,
@@ -146,8 +186,9 @@ pub async fn finish_run(
     stats: &PairStats,
     done: u64,
     mining_seconds: f64,
+    saved: &AtomicU64,
 ) -> Result<(), AppError> {
-    for chunk in candidates.chunks(10_000) {
+    for chunk in candidates.chunks(SAVE_CHUNK) {
         let a: Vec<i64> = chunk.iter().map(|c| c.a).collect();
         let b: Vec<i64> = chunk.iter().map(|c| c.b).collect();
         let d: Vec<i32> = chunk.iter().map(|c| c.edit_distance as i32).collect();
@@ -173,9 +214,11 @@ pub async fn finish_run(
         )
         .execute(&mut *conn)
         .await?;
+        saved.fetch_add(chunk.len() as u64, Ordering::Relaxed);
     }
     sqlx::query!(
         r#"update mining_run set status = 'finished', done = $2, total = $2, candidates = $3,
+               saved = $3::int4,
                stats = $4, mining_seconds = $5, finished_at = now()
            where run_id = $1"#,
         run_id as RunId,
@@ -205,7 +248,8 @@ pub async fn mark_interrupted(db: impl PgExecutor<'_>) -> Result<u64, AppError> 
 pub async fn requeue(conn: &mut PgConnection, run_id: RunId) -> Result<bool, AppError> {
     let moved = sqlx::query!(
         r#"update mining_run set status = 'queued', done = 0, total = 0, candidates = 0, stats = null,
-               error = null, started_at = null, finished_at = null, mining_seconds = null
+               error = null, started_at = null, finished_at = null, mining_seconds = null,
+               saving_total = null, saved = 0
            where run_id = $1 and status in ('interrupted', 'cancelled', 'failed')"#,
         run_id as RunId
     )

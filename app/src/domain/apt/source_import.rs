@@ -55,6 +55,22 @@ pub enum SourceFormat {
     JsonLines,
 }
 
+/// The origin recorded for rows that name none: the one given, else `msrp` for MSRP's own files
+/// (so serving can balance MSRP against other origins, as the APT study did), else `upload`.
+pub fn default_origin(format: SourceFormat, given: &str) -> String {
+    let given = given.trim();
+    if !given.is_empty() {
+        given.to_owned()
+    } else if matches!(
+        format,
+        SourceFormat::MsrpPairs | SourceFormat::MsrpSentences
+    ) {
+        "msrp".to_owned()
+    } else {
+        "upload".to_owned()
+    }
+}
+
 /// Guesses the format: MSRP headers first, then the extension (`.jsonl`/`.json`, `.csv`),
 /// then a JSON object on the first line, else TSV.
 pub fn detect_format(filename: &str, text: &str) -> SourceFormat {
@@ -218,6 +234,15 @@ pub fn check_size(text: &str) -> Result<(), ImportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn msrp_files_are_recorded_as_msrp_unless_told_otherwise() {
+        assert_eq!(default_origin(SourceFormat::MsrpPairs, ""), "msrp");
+        assert_eq!(default_origin(SourceFormat::MsrpSentences, "  "), "msrp");
+        assert_eq!(default_origin(SourceFormat::MsrpPairs, "news"), "news");
+        assert_eq!(default_origin(SourceFormat::Csv, ""), "upload");
+        assert_eq!(default_origin(SourceFormat::Tsv, "ppnmt"), "ppnmt");
+    }
 
     const MSRP: &str = "\u{feff}Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n\
         1\t702876\t702977\tAmrozi accused his brother, whom he called \"the witness\", of deliberately distorting his evidence.\tReferring to him as only \"the witness\", Amrozi accused his brother.\n\

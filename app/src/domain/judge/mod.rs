@@ -6,6 +6,7 @@ pub mod gate_table;
 pub mod labels;
 pub mod pair_import;
 pub mod report;
+pub mod rule_text;
 pub mod schedule;
 pub mod settings;
 pub mod simulation;

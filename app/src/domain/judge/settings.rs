@@ -116,6 +116,9 @@ pub struct JudgeSettings {
     pub thresholds: Thresholds,
     /// An abandoned assignment frees its slot after this long.
     pub lease_seconds: u32,
+    /// The judging page ignores an answer to a pair shown for less than this many
+    /// milliseconds: a quick double press would otherwise answer the next pair unread.
+    pub min_display_ms: u32,
 }
 
 impl Default for JudgeSettings {
@@ -130,6 +133,7 @@ impl Default for JudgeSettings {
             gate_rule: GateRule::Evidence,
             thresholds: default_thresholds(6),
             lease_seconds: 900,
+            min_display_ms: 300,
         }
     }
 }
@@ -168,6 +172,12 @@ impl JudgeSettings {
             return Err(Invalid::new(
                 "lease_seconds",
                 "A lease lasts 30 seconds to a day.",
+            ));
+        }
+        if self.min_display_ms > 5_000 {
+            return Err(Invalid::new(
+                "min_display_ms",
+                "The shortest time a pair is shown before an answer counts is 0 to 5,000 ms.",
             ));
         }
         check_thresholds(self.judgments_per_pair, self.thresholds)
@@ -231,6 +241,7 @@ mod tests {
         assert_eq!(bad(|s| s.min_test_accuracy = 1.5), "min_test_accuracy");
         assert_eq!(bad(|s| s.min_kappa = f64::NAN), "min_kappa");
         assert_eq!(bad(|s| s.lease_seconds = 5), "lease_seconds");
+        assert_eq!(bad(|s| s.min_display_ms = 60_000), "min_display_ms");
         assert_eq!(bad(|s| s.judgments_per_pair = 3), "thresholds");
     }
 

@@ -4,6 +4,7 @@
 //! numbers of a run ([`stats`]). Pure code: the job runner and the database live elsewhere.
 use crate::domain::invalid::Invalid;
 pub mod corpus;
+pub mod deploy_guard;
 pub mod edit_distance;
 pub mod embedding;
 pub mod f2;

@@ -38,105 +38,124 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                 })}
             </Transition>
         </section>
-        <div class="two-columns">
-            <section class="card">
-                <h2>"New writing campaign (APT)"</h2>
-                <ActionForm action=create_apt>
-                    <input type="hidden" name="kind" value="apt" />
-                    <label>"Title" <input name="title" required maxlength="200" /></label>
-                    <label>
-                        "Extra instructions (optional)"
-                        <textarea name="instructions" rows="3" maxlength="20000"></textarea>
-                    </label>
-                    <label>
-                        "Pay cap per worker, in cents"
-                        <input name="budget_cap_cents" type="number" min="1" max="1000000" value="2000" required />
-                    </label>
-                    <label>
-                        "BLEURT threshold (no reward above it)"
-                        <input name="bleurt_threshold" type="number" step="0.01" min="-10" max="10" value="0.5" required />
-                    </label>
-                    <button type="submit">"Create writing campaign"</button>
-                </ActionForm>
-                {move || create_apt.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
-            </section>
-            <section class="card">
-                <h2>"New judging campaign (MultiPIT)"</h2>
-                <ActionForm action=create_judge>
-                    <label>"Title" <input name="title" required maxlength="200" /></label>
-                    <label>
-                        "Paraphrase definition"
-                        <select name="definition">
-                            <option value="loose" selected>"Loose (crowd): relevant extra information allowed"</option>
-                            <option value="strict">"Strict (expert): no information that needs fact-checking"</option>
-                        </select>
-                    </label>
-                    <label>
-                        "Extra instructions (optional)"
-                        <textarea name="instructions" rows="3" maxlength="20000"></textarea>
-                    </label>
-                    <div class="fields">
-                        <label>"Judgments per pair" <input name="judgments_per_pair" type="number" min="1" max="50" value="6" required /></label>
-                        <label>"One test pair in every" <input name="test_every" type="number" min="0" max="100" value="5" required /></label>
-                        <label>"Minimum test accuracy" <input name="min_test_accuracy" type="number" step="0.01" min="0" max="1" value="0.85" required /></label>
-                        <label>"Minimum kappa" <input name="min_kappa" type="number" step="0.01" min="-1" max="1" value="0.2" required /></label>
-                        <label>"Gate applies after (judgments)" <input name="gate_min_judgments" type="number" min="1" value="30" required /></label>
-                    </div>
-                    <label>
-                        "Quality gate"
-                        <select name="gate_rule">
-                            <option value="evidence" selected>"Pooled evidence: tests and agreement with the majority together (keeps honest workers, stops bad ones)"</option>
-                            <option value="paper">"MultiPIT's rule as written: test accuracy and kappa above the minimums (stops about half of honest 80-95% workers)"</option>
-                        </select>
-                    </label>
-                    <p class="muted small">
-                        "Labels: a strict majority of judgments either way; a tie is unresolved (6 judgments: ≥ 4 paraphrase, ≤ 2 not, 3 unresolved)."
-                    </p>
-                    <button type="submit">"Create judging campaign"</button>
-                </ActionForm>
-                {move || create_judge.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
-            </section>
-        </div>
+        // The creation forms only for those the list was shown to (admins): anyone else sees
+        // the refusal above and nothing to fill in (issue #22 item 12).
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                campaigns
+                    .await
+                    .is_ok()
+                    .then(|| {
+                        view! {
+                <div class="two-columns">
+                    <section class="card">
+                        <h2>"New writing campaign (APT)"</h2>
+                        <ActionForm action=create_apt>
+                            <input type="hidden" name="kind" value="apt" />
+                            <label>"Title" <input name="title" required maxlength="200" /></label>
+                            <label>
+                                "Extra instructions (optional)"
+                                <textarea name="instructions" rows="3" maxlength="20000"></textarea>
+                            </label>
+                            <label>
+                                "Pay cap per worker, in cents"
+                                <input name="budget_cap_cents" type="number" min="1" max="1000000" value="2000" required />
+                            </label>
+                            <label>
+                                "BLEURT threshold (no reward above it)"
+                                <input name="bleurt_threshold" type="number" step="0.01" min="-10" max="10" value="0.5" required />
+                            </label>
+                            <button type="submit">"Create writing campaign"</button>
+                        </ActionForm>
+                        {move || create_apt.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
+                    </section>
+                    <section class="card">
+                        <h2>"New judging campaign (MultiPIT)"</h2>
+                        <ActionForm action=create_judge>
+                            <label>"Title" <input name="title" required maxlength="200" /></label>
+                            <label>
+                                "Paraphrase definition"
+                                <select name="definition">
+                                    <option value="loose" selected>"Loose (crowd): relevant extra information allowed"</option>
+                                    <option value="strict">"Strict (expert): no information that needs fact-checking"</option>
+                                </select>
+                            </label>
+                            <label>
+                                "Extra instructions (optional)"
+                                <textarea name="instructions" rows="3" maxlength="20000"></textarea>
+                            </label>
+                            <div class="fields">
+                                <label>"Judgments per pair" <input name="judgments_per_pair" type="number" min="1" max="50" value="6" required /></label>
+                                <label>"One test pair in every" <input name="test_every" type="number" min="0" max="100" value="5" required /></label>
+                                <label>"Minimum test accuracy" <input name="min_test_accuracy" type="number" step="0.01" min="0" max="1" value="0.85" required /></label>
+                                <label>"Minimum kappa" <input name="min_kappa" type="number" step="0.01" min="-1" max="1" value="0.2" required /></label>
+                                <label>"Gate applies after (judgments)" <input name="gate_min_judgments" type="number" min="1" value="30" required /></label>
+                                <label>"Ignore answers faster than (ms)" <input name="min_display_ms" type="number" min="0" max="5000" value="300" required /></label>
+                            </div>
+                            <label>
+                                "Quality gate"
+                                <select name="gate_rule">
+                                    <option value="evidence" selected>"Pooled evidence (recommended)"</option>
+                                    <option value="paper">"MultiPIT's rule as written"</option>
+                                </select>
+                            </label>
+                            <p class="muted small">
+                                "Pooled evidence counts check answers and agreement with the others' majority together: it keeps honest workers and stops bad ones. MultiPIT's rule as written needs test accuracy and kappa above the minimums, and stops about half of honest workers who are right 80-95% of the time."
+                            </p>
+                            <p class="muted small">
+                                "Labels: a strict majority of judgments either way; a tie is unresolved (6 judgments: ≥ 4 paraphrase, ≤ 2 not, 3 unresolved)."
+                            </p>
+                            <button type="submit">"Create judging campaign"</button>
+                        </ActionForm>
+                        {move || create_judge.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
+                    </section>
+                </div>
+                        }
+                    })
+            })}
+        </Transition>
     }
 }
 
 #[component]
 fn CampaignTable(list: Vec<AdminCampaign>) -> impl IntoView {
     view! {
-        <table class="users campaigns-table">
-            <thead>
-                <tr>
-                    <th scope="col">"Title"</th>
-                    <th scope="col">"Kind"</th>
-                    <th scope="col">"Status"</th>
-                    <th scope="col">"Items"</th>
-                    <th scope="col">"Work done"</th>
-                    <th scope="col">"Created"</th>
-                </tr>
-            </thead>
-            <tbody>
-                {list
-                    .into_iter()
-                    .map(|c| {
-                        let href = format!("/admin/campaigns/{}", c.campaign_id);
-                        let (kind, items, work) = if c.kind == crate::domain::CampaignKind::Apt {
-                            ("Writing", "sentences", "checks")
-                        } else {
-                            ("Judging", "pairs", "judgments")
-                        };
-                        view! {
-                            <tr>
-                                <td><a href=href>{c.title}</a></td>
-                                <td>{kind}</td>
-                                <td class=format!("status {}", c.status)>{c.status.as_str()}</td>
-                                <td>{format!("{} {items}", c.items)}</td>
-                                <td>{format!("{} {work}", c.work)}</td>
-                                <td>{c.created_at.get(..10).unwrap_or_default().to_owned()}</td>
-                            </tr>
-                        }
-                    })
-                    .collect_view()}
-            </tbody>
-        </table>
+        <div class="scroll-x">
+            <table class="users campaigns-table">
+                <thead>
+                    <tr>
+                        <th scope="col">"Title"</th>
+                        <th scope="col">"Kind"</th>
+                        <th scope="col">"Status"</th>
+                        <th scope="col">"Items"</th>
+                        <th scope="col">"Work done"</th>
+                        <th scope="col">"Created"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {list
+                        .into_iter()
+                        .map(|c| {
+                            let href = format!("/admin/campaigns/{}", c.campaign_id);
+                            let (kind, items, work) = if c.kind == crate::domain::CampaignKind::Apt {
+                                ("Writing", "sentences", "checks")
+                            } else {
+                                ("Judging", "pairs", "judgments")
+                            };
+                            view! {
+                                <tr>
+                                    <td><a href=href>{c.title}</a></td>
+                                    <td>{kind}</td>
+                                    <td class=format!("status {}", c.status)>{c.status.as_str()}</td>
+                                    <td>{format!("{} {items}", c.items)}</td>
+                                    <td>{format!("{} {work}", c.work)}</td>
+                                    <td>{c.created_at.get(..10).unwrap_or_default().to_owned()}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
 }

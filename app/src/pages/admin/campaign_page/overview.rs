@@ -18,6 +18,7 @@ pub(super) fn Overview(
             " · kept while test accuracy > " {format!("{:.0}%", o.min_test_accuracy * 100.0)}
             " and kappa > " {format!("{:.2}", o.min_kappa)} " (after " {o.gate_min_judgments} " judgments, " {o.gate_rule.clone()} " rule)"
             " · labels: ≥ " {o.paraphrase_min_votes} " paraphrase, ≤ " {o.non_paraphrase_max_votes} " not"
+            " · answers within " {o.min_display_ms} " ms of a pair appearing are ignored"
         </p>
         {o.gold_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="gold-warning">{w}</p> })}
         {o.test_pool_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="test-pool-warning">{w}</p> })}
@@ -34,22 +35,24 @@ pub(super) fn Overview(
             view! { <p class="empty">"No worker has started yet."</p> }.into_any()
         } else {
             view! {
-                <table class="users" aria-label="Workers">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Worker"</th>
-                            <th scope="col">"Judgments"</th>
-                            <th scope="col">"Test accuracy"</th>
-                            <th scope="col">"Test pairs seen / missed"</th>
-                            <th scope="col">"Status"</th>
-                            <th scope="col">"Why"</th>
-                            <th scope="col"></th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {o.workers.into_iter().map(|w| view! { <WorkerRow w campaign_id=campaign_id.clone() set_worker /> }).collect_view()}
-                    </tbody>
-                </table>
+                <div class="scroll-x">
+                    <table class="users" aria-label="Workers">
+                        <thead>
+                            <tr>
+                                <th scope="col">"Worker"</th>
+                                <th scope="col">"Judgments"</th>
+                                <th scope="col">"Test accuracy"</th>
+                                <th scope="col">"Test pairs seen / missed"</th>
+                                <th scope="col">"Status"</th>
+                                <th scope="col">"Why"</th>
+                                <th scope="col"></th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {o.workers.into_iter().map(|w| view! { <WorkerRow w campaign_id=campaign_id.clone() set_worker /> }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
             }
                 .into_any()
         }}

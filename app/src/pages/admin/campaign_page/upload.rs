@@ -8,7 +8,7 @@ pub(super) fn Upload(
     imported: RwSignal<u32>,
     message: RwSignal<Option<Result<String, AppError>>>,
 ) -> impl IntoView {
-    let origin = RwSignal::new(String::from("upload"));
+    let origin = RwSignal::new(String::new());
     let as_tests = RwSignal::new(false);
     let cid = StoredValue::new(campaign_id);
     // Reading a file is a browser future (not Send): an unsync action.
@@ -57,7 +57,12 @@ pub(super) fn Upload(
         "CSV/TSV/JSONL with `sentence1` and `sentence2` (or `sent_1`/`sent_2`, MSRP's `#1 String`/`#2 String`), optional group (`trend`, `url`, `topic`), `label` and `explanation`."
     };
     view! {
-        <form class="upload" on:submit=move |ev| {
+        <noscript>
+            <p class="notice warn">
+                "Uploading needs JavaScript: the page reads the file in your browser and sends its text. Turn JavaScript on, or the CLI can import the same files: paracrowd import-sources / import-pairs CAMPAIGN FILE (see the README)."
+            </p>
+        </noscript>
+        <form class="upload needs-js" on:submit=move |ev| {
             ev.prevent_default();
             message.set(None);
             upload.dispatch(());
@@ -70,6 +75,7 @@ pub(super) fn Upload(
                         "Origin for rows without one"
                         <input
                             name="default_origin"
+                            placeholder="msrp for MSRP's files, else upload"
                             prop:value=move || origin.get()
                             on:input=move |ev| origin.set(event_target_value(&ev))
                         />

@@ -57,19 +57,21 @@ pub(super) fn Compare(
             <select aria-label="First run" prop:value=move || left.get() on:change=move |ev| left.set(event_target_value(&ev))>{options()}</select>
             <select aria-label="Second run" prop:value=move || right.get() on:change=move |ev| right.set(event_target_value(&ev))>{options()}</select>
         </div>
-        <table class="table2" aria-label="Comparison">
-            <tbody>
-                {row("Parameters", |r| r.params.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "))}
-                {row("Candidates", |r| r.candidates.to_string())}
-                {row("Pairs examined", |r| r.done.to_string())}
-                {row("Mining time", |r| r.mining_seconds.map_or("–".into(), |s| format!("{s:.2} s")))}
-                {row("Pairs examined per second", |r| num(r.rate, 0))}
-                {row("Mean edit distance", |r| num(r.stats.as_ref().and_then(|s| s.mean_edit_distance), 2))}
-                {row("Mean length (words)", |r| num(r.stats.as_ref().and_then(|s| s.mean_words), 1))}
-                {row("Mean length (characters)", |r| num(r.stats.as_ref().and_then(|s| s.mean_chars), 1))}
-                {row("Self-BLEU", |r| num(r.stats.as_ref().and_then(|s| s.self_bleu), 1))}
-            </tbody>
-        </table>
+        <div class="scroll-x">
+            <table class="table2" aria-label="Comparison">
+                <tbody>
+                    {row("Parameters", |r| r.params.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "))}
+                    {row("Candidates", |r| r.candidates.to_string())}
+                    {row("Pairs examined", |r| r.done.to_string())}
+                    {row("Mining time", |r| r.mining_seconds.map_or("–".into(), |s| format!("{s:.2} s")))}
+                    {row("Pairs examined per second", |r| num(r.rate, 0))}
+                    {row("Mean edit distance", |r| num(r.stats.as_ref().and_then(|s| s.mean_edit_distance), 2))}
+                    {row("Mean length (words)", |r| num(r.stats.as_ref().and_then(|s| s.mean_words), 1))}
+                    {row("Mean length (characters)", |r| num(r.stats.as_ref().and_then(|s| s.mean_chars), 1))}
+                    {row("Self-BLEU", |r| num(r.stats.as_ref().and_then(|s| s.self_bleu), 1))}
+                </tbody>
+            </table>
+        </div>
     }
     .into_any()
 }

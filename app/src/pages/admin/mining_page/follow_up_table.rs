@@ -7,14 +7,16 @@ pub(super) fn FollowUpTable(list: Vec<crate::api::mining::FollowUpView>) -> impl
             .into_any();
     }
     view! {
-        <table aria-label="Follow-ups">
-            <thead><tr><th>"Group"</th><th>"Paraphrases in the first batch"</th><th>"Follow-up pairs"</th><th>"Added"</th></tr></thead>
-            <tbody>
-                {list.into_iter().map(|f| view! {
-                    <tr><td>{f.group}</td><td>{f.paraphrases}</td><td>{f.pairs}</td><td>{f.deployed}</td></tr>
-                }).collect_view()}
-            </tbody>
-        </table>
+        <div class="scroll-x">
+            <table aria-label="Follow-ups">
+                <thead><tr><th>"Group"</th><th>"Paraphrases in the first batch"</th><th>"Follow-up pairs"</th><th>"Added"</th></tr></thead>
+                <tbody>
+                    {list.into_iter().map(|f| view! {
+                        <tr><td>{f.group}</td><td>{f.paraphrases}</td><td>{f.pairs}</td><td>{f.deployed}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
     .into_any()
 }

@@ -57,7 +57,12 @@ pub(super) fn ImportCorpus(
     };
     view! {
         <h3>"Import a corpus"</h3>
-        <form class="upload" on:submit=move |ev| {
+        <noscript>
+            <p class="notice warn">
+                "Uploading needs JavaScript: the page reads the file in your browser and sends its text. Turn JavaScript on, or the CLI can import the same files: paracrowd import-corpus (see the README)."
+            </p>
+        </noscript>
+        <form class="upload needs-js" on:submit=move |ev| {
             ev.prevent_default();
             message.set(None);
             upload.dispatch(());

@@ -1,4 +1,5 @@
 use super::*;
+use crate::domain::mining::deploy_guard;
 
 /// A finished run's candidates: a sample to read, and deploying a selection to a campaign.
 #[component]
@@ -10,7 +11,15 @@ pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> imp
         |id| mining_candidates(id, None, None, Some(20), true, None, None),
     );
     let deploy = ServerAction::<DeployCandidates>::new();
-    let how = RwSignal::new(String::from("all"));
+    // A sample by default: "all" of a large run is asked for, and confirmed (issue #22 item 9).
+    let how = RwSignal::new(String::from("sample"));
+    // The count a large deploy asked to confirm, sent back with the next Deploy.
+    let confirm: RwSignal<Option<u64>> = RwSignal::new(None);
+    Effect::new(move || {
+        if let Some(Ok(s)) = deploy.value().get() {
+            confirm.set(s.needs_confirmation);
+        }
+    });
     view! {
         <section class="card wide">
             <Transition fallback=|| ()>
@@ -31,9 +40,10 @@ pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> imp
             <h3>"A sample"</h3>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
+                    let method = run.await.map(|r| r.method).unwrap_or_default();
                     match sample.await {
                         Ok(list) if list.is_empty() => view! { <p class="empty">"This run found no candidates."</p> }.into_any(),
-                        Ok(list) => view! { <CandidateTable list /> }.into_any(),
+                        Ok(list) => view! { <CandidateTable list method /> }.into_any(),
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }
                 })}
@@ -52,10 +62,10 @@ pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> imp
                                 </select>
                             </label>
                             <label>"Which"
-                                <select prop:value=move || how.get() on:change=move |ev| how.set(event_target_value(&ev))>
-                                    <option value="all">"All (in the range below)"</option>
+                                <select prop:value=move || how.get() on:change=move |ev| { how.set(event_target_value(&ev)); confirm.set(None); }>
                                     <option value="sample">"A random sample"</option>
                                     <option value="first">"The first, in corpus order"</option>
+                                    <option value="all">"All (in the range below)"</option>
                                 </select>
                             </label>
                             <Show when=move || how.get() != "all">
@@ -67,11 +77,21 @@ pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> imp
                             <label>"to" <input name="max_score" type="number" step="any" placeholder="any" /></label>
                         </div>
                         <Show when=move || how.get() == "sample"><input type="hidden" name="sample" value="true" /></Show>
-                        <button type="submit" disabled=move || deploy.pending().get()>"Deploy"</button>
+                        {move || confirm.get().map(|n| view! { <input type="hidden" name="confirm_count" value=n.to_string() /> })}
+                        {move || match confirm.get() {
+                            Some(n) => view! {
+                                <div class="notice warn" role="alertdialog" aria-label="Confirm the deploy">
+                                    <p>{format!("This adds {n} candidates to the campaign (more than {} at once are confirmed first).", deploy_guard::CONFIRM_ABOVE)}</p>
+                                    <button type="submit" disabled=move || deploy.pending().get()>{format!("Add all {n}")}</button>
+                                </div>
+                            }.into_any(),
+                            None => view! { <button type="submit" disabled=move || deploy.pending().get()>"Deploy"</button> }.into_any(),
+                        }}
                     </ActionForm>
                 }.into_any()
             }}
             {move || deploy.value().get().map(|r| match r {
+                Ok(s) if s.needs_confirmation.is_some() => ().into_any(),
                 Ok(s) => view! {
                     <p class="notice ok" role="status" data-testid="deploy-result">
                         {format!("Added {} pairs to the campaign; {} were already in it.", s.added, s.already_in_campaign)}

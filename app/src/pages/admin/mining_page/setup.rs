@@ -19,15 +19,17 @@ pub(super) fn Setup(
                 view! { <p class="empty">"No corpus yet. Import one below."</p> }.into_any()
             } else {
                 view! {
-                    <table aria-label="Corpora">
-                        <thead><tr><th>"Name"</th><th>"Shape"</th><th>"File"</th><th>"Clusters"</th><th>"Documents"</th><th>"Sentences"</th></tr></thead>
-                        <tbody>
-                            {o.corpora.iter().map(|c| view! {
-                                <tr><td>{c.name.clone()}</td><td>{c.shape.clone()}</td><td>{c.filename.clone()}</td>
-                                <td>{c.clusters}</td><td>{c.documents}</td><td>{c.sentences}</td></tr>
-                            }).collect_view()}
-                        </tbody>
-                    </table>
+                    <div class="scroll-x">
+                        <table aria-label="Corpora">
+                            <thead><tr><th>"Name"</th><th>"Shape"</th><th>"File"</th><th>"Clusters"</th><th>"Documents"</th><th>"Sentences"</th></tr></thead>
+                            <tbody>
+                                {o.corpora.iter().map(|c| view! {
+                                    <tr><td>{c.name.clone()}</td><td>{c.shape.clone()}</td><td>{c.filename.clone()}</td>
+                                    <td>{c.clusters}</td><td>{c.documents}</td><td>{c.sentences}</td></tr>
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    </div>
                 }.into_any()
             }}
             <ImportCorpus imported message />

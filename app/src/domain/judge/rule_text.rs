@@ -1,0 +1,232 @@
+//! The quality gate in the words a worker reads (issue #22 item 4): the rule before the first
+//! pair, and a gentle warning while a worker is heading for the bar, so that being stopped is
+//! never a surprise. Pure: the numbers come from `gate::numbers` / `GateCounts::numbers`.
+use super::gate::{GateNumbers, EVIDENCE_MAX_SHARE, MIN_EVIDENCE};
+use super::settings::{GateRule, JudgeSettings};
+
+/// Fewest check answers before a worker is warned about their accuracy on them.
+pub const WARN_AFTER_TESTS: u32 = 2;
+/// With the `evidence` rule, a worker whose agreeing share is within this of the bar is warned.
+pub const WARN_MARGIN: f64 = 0.10;
+
+/// The rule, said once before the first pair.
+pub fn quality_rule(s: &JudgeSettings) -> String {
+    let checks = if s.test_every == 0 {
+        String::new()
+    } else {
+        format!(
+            "About one pair in every {} is a check question whose answer is known; if you miss one, you are shown the answer. ",
+            s.test_every
+        )
+    };
+    let bar = match (s.gate_rule, s.test_every) {
+        (GateRule::Paper, 0) => format!(
+            "You can keep judging while your answers agree with other annotators' more than chance would (Cohen's kappa above {:.2})",
+            s.min_kappa
+        ),
+        (GateRule::Paper, _) => format!(
+            "You can keep judging while more than {:.0}% of your check answers are right and your answers agree with other annotators' (Cohen's kappa above {:.2})",
+            s.min_test_accuracy * 100.0,
+            s.min_kappa
+        ),
+        (GateRule::Evidence, 0) => format!(
+            "You can keep judging while your answers agree with other annotators' majority more than {:.0}% of the time, and more than chance would",
+            EVIDENCE_MAX_SHARE * 100.0
+        ),
+        (GateRule::Evidence, _) => format!(
+            "You can keep judging while your answers, check questions and other pairs together, agree with the known answers and other annotators' majority more than {:.0}% of the time, and more than chance would",
+            EVIDENCE_MAX_SHARE * 100.0
+        ),
+    };
+    format!(
+        "{checks}{bar}, checked from your {} judgment on. If you are stopped, the judgments you made are kept.",
+        ordinal(s.gate_min_judgments)
+    )
+}
+
+/// A warning for a worker the gate keeps but who is heading for its bar; `None` while they are
+/// comfortably above it.
+pub fn warning(s: &JudgeSettings, n: &GateNumbers) -> Option<String> {
+    let checks = |right: u32| {
+        format!(
+            "you have answered {right} of {} check questions as expected",
+            n.tests_answered
+        )
+    };
+    let right = n
+        .test_accuracy
+        .map_or(0, |a| (a * f64::from(n.tests_answered)).round() as u32);
+    let advice = "Take your time, and open the definition if you are unsure.";
+    match s.gate_rule {
+        GateRule::Paper => {
+            if let Some(accuracy) = n.test_accuracy {
+                if n.tests_answered >= WARN_AFTER_TESTS && accuracy <= s.min_test_accuracy {
+                    return Some(format!(
+                        "Careful: {}. Workers who stay at or below {:.0}% on the check questions are stopped{}. {advice}",
+                        checks(right),
+                        s.min_test_accuracy * 100.0,
+                        from_judgment(s, n)
+                    ));
+                }
+            }
+            match n.kappa {
+                Some(kappa) if kappa <= s.min_kappa + WARN_MARGIN => Some(format!(
+                    "Careful: your answers agree little with other annotators' (kappa {kappa:.2}); workers at or below {:.2} are stopped{}. {advice}",
+                    s.min_kappa,
+                    from_judgment(s, n)
+                )),
+                _ => None,
+            }
+        }
+        // The evidence rule stops on the pooled share (checks and pairs with a majority of
+        // others together), never on the checks alone: the warning says that share.
+        GateRule::Evidence => {
+            let enough = n.tests_answered >= WARN_AFTER_TESTS || n.evidence >= MIN_EVIDENCE / 2;
+            if !enough || n.evidence == 0 {
+                return None;
+            }
+            let share = f64::from(n.agreements) / f64::from(n.evidence);
+            (share <= EVIDENCE_MAX_SHARE + WARN_MARGIN).then(|| {
+                let head = if n.tests_answered > 0 {
+                    format!("{}, and ", checks(right))
+                } else {
+                    String::new()
+                };
+                format!(
+                    "Careful: {head}your answers have matched the known answers and other annotators' majority {:.0}% of the time; workers at or below {:.0}% are stopped{}. {advice}",
+                    share * 100.0,
+                    EVIDENCE_MAX_SHARE * 100.0,
+                    from_judgment(s, n)
+                )
+            })
+        }
+    }
+}
+
+fn from_judgment(s: &JudgeSettings, n: &GateNumbers) -> String {
+    if n.judgments < s.gate_min_judgments {
+        format!(" from their {} judgment on", ordinal(s.gate_min_judgments))
+    } else {
+        String::new()
+    }
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, r) if r != 11 => "st",
+        (2, r) if r != 12 => "nd",
+        (3, r) if r != 13 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbers(
+        judgments: u32,
+        tests: u32,
+        right: u32,
+        agreements: u32,
+        evidence: u32,
+    ) -> GateNumbers {
+        GateNumbers {
+            judgments,
+            tests_answered: tests,
+            test_accuracy: (tests > 0).then(|| f64::from(right) / f64::from(tests)),
+            kappa: None,
+            kappa_items: evidence - tests,
+            agreements,
+            evidence,
+        }
+    }
+
+    #[test]
+    fn the_rule_names_the_checks_the_bar_and_when_it_applies() {
+        let paper = JudgeSettings {
+            gate_rule: GateRule::Paper,
+            ..JudgeSettings::default()
+        };
+        let r = quality_rule(&paper);
+        assert!(r.contains("one pair in every 5 is a check question"), "{r}");
+        assert!(r.contains("more than 85% of your check answers"), "{r}");
+        assert!(r.contains("kappa above 0.20"), "{r}");
+        assert!(r.contains("from your 30th judgment on"), "{r}");
+        let r = quality_rule(&JudgeSettings::default());
+        assert!(
+            r.contains("more than 66% of the time, and more than chance would"),
+            "{r}"
+        );
+        let none = JudgeSettings {
+            test_every: 0,
+            ..JudgeSettings::default()
+        };
+        assert!(!quality_rule(&none).contains("check question"));
+    }
+
+    #[test]
+    fn missed_checks_warn_before_the_gate_applies() {
+        let s = JudgeSettings::default();
+        // Five missed checks in a row (the issue's case), long before judgment 30.
+        let w = warning(&s, &numbers(25, 5, 0, 10, 15)).expect("a warning");
+        assert!(w.contains("0 of 5 check questions"), "{w}");
+        // The default rule stops on the pooled share, and the warning says that share.
+        assert!(w.contains("majority 67% of the time"), "{w}");
+        assert!(w.contains("from their 30th judgment on"), "{w}");
+        // Two checks missed, nothing else to compare yet: 0%.
+        let w = warning(&s, &numbers(8, 2, 0, 0, 2)).expect("a warning");
+        assert!(
+            w.contains("0 of 2 check questions") && w.contains(" 0% of the time"),
+            "{w}"
+        );
+        // Under MultiPIT's rule the checks' accuracy itself is the bar.
+        let paper = JudgeSettings {
+            gate_rule: GateRule::Paper,
+            ..JudgeSettings::default()
+        };
+        let w = warning(&paper, &numbers(25, 5, 0, 10, 15)).expect("a warning");
+        assert!(w.contains("at or below 85% on the check questions"), "{w}");
+        // One check, missed: too early to say anything.
+        assert_eq!(warning(&s, &numbers(5, 1, 0, 1, 1)), None);
+    }
+
+    #[test]
+    fn a_worker_well_above_the_bar_is_not_warned() {
+        let s = JudgeSettings::default();
+        assert_eq!(warning(&s, &numbers(40, 8, 8, 28, 32)), None);
+        let paper = JudgeSettings {
+            gate_rule: GateRule::Paper,
+            ..JudgeSettings::default()
+        };
+        // 9 of 10 right is above 85%.
+        assert_eq!(warning(&paper, &numbers(50, 10, 9, 30, 30)), None);
+        // 8 of 10 is not.
+        assert!(warning(&paper, &numbers(50, 10, 8, 30, 30)).is_some());
+    }
+
+    #[test]
+    fn low_agreement_with_the_majority_warns_under_the_evidence_rule() {
+        let s = JudgeSettings::default();
+        // No checks answered, 7 of 10 pairs with the majority: 70%, within 10 points of 66%.
+        let w = warning(&s, &numbers(12, 0, 0, 7, 10)).expect("a warning");
+        assert!(w.contains("70% of the time"), "{w}");
+        assert_eq!(warning(&s, &numbers(12, 0, 0, 9, 10)), None);
+    }
+
+    #[test]
+    fn ordinals() {
+        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 30, 101, 111]
+            .into_iter()
+            .map(ordinal)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "30th",
+                "101st", "111th"
+            ]
+        );
+    }
+}

@@ -1,0 +1,169 @@
+// Phones (issue #22 item 1): at 320, 390 and 430 CSS pixels, as Chromium emulates a touch phone,
+// every annotator page fits the width with no sideways scroll, the answer and Check/Submit
+// buttons are whole, on screen and touch-sized (44 px, WCAG 2.5.5), the APT Check result is in
+// view after a Check, and the admin and researcher pages do not scroll sideways either (their
+// wide tables scroll inside their own box).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile,
+  phone, sidewaysScroll,
+} from '../support.mjs';
+
+let server;
+let browser;
+let judgeId;
+let aptId;
+
+// Long sentences, and one with a 60-character token (a URL, a hashtag run) that cannot wrap at a
+// space: it must break rather than widen the page.
+const LONG = 'The committee, after a long and often heated debate that ran well past midnight, agreed to postpone the vote on the new budget until the spring session.';
+const PAIRS = ['sentence1,sentence2']
+  .concat(Array.from({ length: 12 }, (_, i) => `"${LONG} (${i})",Pair ${i}: see https://example.org/a-very-long-path-without-any-spaces-at-all-${i}`))
+  .join('\n');
+// Test pairs with no explanation: a miss shows the definition instead (issue #22 item 5).
+const GOLD = ['sentence1,sentence2,label']
+  .concat(Array.from({ length: 4 }, (_, i) => `Test ${i} happened on Monday.,Test ${i} happened on Friday.,0`))
+  .join('\n');
+const SOURCE = 'The company said its profits rose sharply last year.';
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  const admin = await newPage(browser);
+  await loginAdmin(admin, server);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  const judgeForm = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
+  await judgeForm.getByLabel('Title').fill('Phone judging');
+  await judgeForm.getByRole('button', { name: 'Create judging campaign' }).click();
+  await admin.getByRole('heading', { name: 'Phone judging' }).waitFor();
+  await uploadFile(admin, 'pairs.csv', PAIRS);
+  await uploadFile(admin, 'gold.csv', GOLD, { asTests: true });
+  await admin.getByRole('button', { name: 'Open to workers' }).click();
+  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  judgeId = admin.url().split('/').pop();
+
+  await admin.goto(`${server.url}/admin/campaigns`);
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  const aptForm = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
+  await aptForm.getByLabel('Title').fill('Phone writing');
+  await aptForm.getByRole('button', { name: 'Create writing campaign' }).click();
+  await admin.getByRole('heading', { name: 'Phone writing' }).waitFor();
+  await uploadFile(admin, 'sources.tsv', `text\torigin\n${SOURCE}\tmsrp\n${LONG}\tmsrp\n`);
+  await admin.getByRole('button', { name: 'Open to workers' }).click();
+  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  aptId = admin.url().split('/').pop();
+  await admin.context().close();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Asserts that `locator`'s box is whole inside the window and at least 44 px both ways. */
+async function assertTouchTarget(page, locator, what) {
+  const box = await locator.boundingBox();
+  const { width, height } = page.viewportSize();
+  assert.ok(box, `${what} is drawn`);
+  assert.ok(box.x >= 0 && box.x + box.width <= width + 1, `${what} fits across (${JSON.stringify(box)} in ${width} px)`);
+  assert.ok(box.y >= 0 && box.y + box.height <= height + 1, `${what} is on screen (${JSON.stringify(box)} in ${height} px)`);
+  assert.ok(box.height >= 44 && box.width >= 44, `${what} is touch-sized (${box.width} x ${box.height})`);
+}
+
+/** With E2E_SCREENSHOTS=DIR, saves what the page looks like (to look at by eye). */
+async function shot(page, name) {
+  if (process.env.E2E_SCREENSHOTS) await page.screenshot({ path: `${process.env.E2E_SCREENSHOTS}/${name}.png` });
+}
+
+async function assertFits(page, what) {
+  assert.equal(await sidewaysScroll(page), 0, `${what} scrolls sideways at ${page.viewportSize().width} px`);
+}
+
+for (const width of [320, 390, 430]) {
+  test(`annotator pages fit a ${width} px phone`, async () => {
+    const page = await newPage(browser, phone(width));
+    await page.goto(server.url);
+    await assertFits(page, 'the welcome page');
+    await page.goto(`${server.url}/login`);
+    await assertFits(page, 'the login page');
+    await registerWorker(page, server, `phone${width}`);
+    await assertFits(page, 'the home page');
+    await assertTouchTarget(page, page.getByRole('button', { name: 'Log out' }), 'Log out');
+
+    // Judging: both answers whole, side by side or not, and big enough to tap.
+    await page.getByRole('link', { name: 'Phone judging' }).click();
+    await page.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
+    await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+    await assertFits(page, 'the judging page');
+    await shot(page, `judge-${width}`);
+    const yes = page.getByRole('button', { name: /^Paraphrase/ });
+    const no = page.getByRole('button', { name: 'Not paraphrase' });
+    await assertTouchTarget(page, yes, '"Paraphrase"');
+    await assertTouchTarget(page, no, '"Not paraphrase"');
+    assert.equal(await page.getByText('Keys: 1 or').isVisible(), false, 'no keyboard hints on a touch screen');
+    await page.getByRole('button', { name: 'Show the definition' }).tap();
+    await page.getByTestId('definition').waitFor();
+    await assertFits(page, 'the judging page with its definition open');
+    // Tap "Paraphrase" through the first block of five pairs: its test pair is missed, and its
+    // feedback (the definition, as the pair has no explanation) fits too.
+    let feedbacks = 0;
+    for (let n = 0; n < 5; n += 1) {
+      await page.waitForTimeout(400); // reading; answers faster than the campaign's minimum are ignored
+      await page.getByRole('button', { name: /^Paraphrase/ }).tap();
+      const moved = page.getByTestId('judged').filter({ hasText: new RegExp(`^${n + 1}$`) });
+      const alert = page.getByRole('alertdialog');
+      await Promise.race([moved.waitFor(), alert.waitFor()]);
+      if (await alert.count()) {
+        feedbacks += 1;
+        assert.match(await alert.getByTestId('explanation-fallback').textContent(), /^The definition: /);
+        await assertFits(page, 'a test pair\'s feedback');
+        await shot(page, `feedback-${width}`);
+        await alert.getByRole('button', { name: /Continue/ }).tap();
+        await moved.waitFor();
+      }
+      await assertFits(page, `judging pair ${n + 2}`);
+    }
+    assert.equal(feedbacks, 1, 'one test pair in the first five, missed');
+
+    // Writing: the Check result is in view without scrolling, and Submit is whole.
+    await page.goto(`${server.url}/apt/${aptId}`);
+    await page.getByRole('heading', { name: 'Rewrite the sentence' }).waitFor();
+    await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+    await assertFits(page, 'the writing page');
+    await page.getByLabel('Your sentence').fill('According to the firm, last year brought a steep increase in earnings.');
+    await page.getByRole('button', { name: 'Check', exact: true }).tap();
+    const result = page.getByTestId('check-result');
+    await result.waitFor();
+    await page.waitForFunction(() => {
+      const r = document.querySelector('[data-testid="check-result"]').getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    }, null, { timeout: 5000 }).catch(() => {});
+    const box = await result.boundingBox();
+    assert.ok(box.y >= 0 && box.y + box.height <= 844 + 1, `the Check result is in view at ${width} px (${JSON.stringify(box)})`);
+    await shot(page, `apt-${width}`);
+    await assertFits(page, 'the writing page with a result');
+    await assertTouchTarget(page, page.getByRole('button', { name: /^Submit/ }), 'Submit');
+    assert.deepEqual(unexpectedErrors(page), []);
+    await page.context().close();
+  });
+}
+
+test('admin and researcher pages do not scroll sideways at 390 px', async () => {
+  const admin = await newPage(browser, phone(390));
+  await loginAdmin(admin, server);
+  const pages = [
+    '/', '/admin/campaigns', `/admin/campaigns/${judgeId}`, `/admin/campaigns/${aptId}`,
+    '/admin/mining', '/admin/users', `/research/judge/${judgeId}`, `/research/apt/${aptId}`,
+    `/research/export/${judgeId}`, `/research/export/${aptId}`,
+  ];
+  for (const path of pages) {
+    await admin.goto(`${server.url}${path}`);
+    await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+    await assertFits(admin, path);
+    await shot(admin, `admin${path.replace(/[^a-z0-9]+/g, '-')}`);
+  }
+  assert.deepEqual(unexpectedErrors(admin), []);
+  await admin.context().close();
+});
