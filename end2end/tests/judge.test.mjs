@@ -103,11 +103,15 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   const id = admin.url().split('/').pop();
   await admin.goto(`${server.url}/research/judge/${id}`);
   await admin.getByRole('table', { name: 'Agreement' }).waitFor();
-  await admin.locator('svg.chart.votes').waitFor();
+  // No pair has its six judgments yet: words, not a chart of zeros (issue #22 item 10).
+  await admin.getByTestId('no-complete-pairs').waitFor();
+  assert.equal(await admin.locator('svg.chart.votes').count(), 0);
   await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
   const workerRows = admin.getByRole('table', { name: 'Workers' }).locator('tbody tr');
   assert.equal(await workerRows.count(), 1);
-  assert.match(await workerRows.first().textContent(), /^W[0-9a-f]{8}active8/);
+  // Every judgment counted (ten, eight of them trusted ordinary ones the statistics use), and
+  // two missed checks of two flagged whatever the gate says (issue #22 item 10).
+  assert.match(await workerRows.first().textContent(), /^W[0-9a-f]{8}active — low test accuracy10 \(8 counted\)/);
 
   // The export page: statistics for the chosen options, then the worker's judgments as a file.
   await admin.goto(`${server.url}/admin/campaigns/${id}`);
@@ -115,11 +119,15 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await admin.getByRole('heading', { name: 'Export: Tweet pairs' }).waitFor();
   await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
   assert.match(await admin.getByTestId('export-counts').textContent(), /^36 pairs, 10 judgments \(10 trusted\)$/);
+  // The rows a default export leaves out, and why (issue #22 item 10).
+  assert.match(await admin.getByTestId('export-unlabelled').textContent(),
+    /^6 of 36 pairs have a label by vote: 30 have fewer trusted judgments than each pair needs and 0 are unresolved .* Their rows are left out;/);
   await admin.getByLabel('Unresolved pairs').selectOption('keep');
   await admin.getByTestId('show-stats').click();
   await admin.waitForURL(/unresolved=keep/);
   const stats = admin.getByRole('table', { name: 'Dataset statistics' });
   await stats.waitFor();
+  assert.match(await admin.getByTestId('export-unlabelled').textContent(), /Their rows are kept with an empty label\.$/);
   // 36 pairs kept (none has its 6 judgments: all unresolved but the 6 gold test pairs).
   assert.equal(await stats.locator('tr', { hasText: /^Pairs/ }).locator('td[data-part="all"]').textContent(), '36');
   assert.equal(await stats.locator('tr', { hasText: /^Gold \(test\) pairs/ }).locator('td[data-part="all"]').textContent(), '6');

@@ -266,8 +266,9 @@ async fn import_pairs(
         .await
         .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
         println!(
-            "imported {} pairs ({} test pairs in the file, {} duplicates in the file, {} already in the campaign)",
-            summary.imported, summary.tests_in_file, summary.duplicates_in_file, summary.already_in_campaign
+            "imported {} pairs ({} test pairs in the file, {} duplicates in the file, {} already in the campaign; explanations added or replaced on {} test pairs already in it)",
+            summary.imported, summary.tests_in_file, summary.duplicates_in_file, summary.already_in_campaign,
+            summary.explanations_updated
         );
         Ok(())
     })

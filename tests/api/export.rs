@@ -311,6 +311,11 @@ async fn the_statistics_page_counts_each_split(pool: PgPool) {
     };
     assert_eq!(sum("pairs"), 60);
     assert_eq!(sum("groups"), 20, "no group in two parts");
+    // Dawid-Skene labels every judged pair (issue #22 item 10: the page says what is left out).
+    assert_eq!(
+        v["unlabelled"],
+        serde_json::json!({"short_of_judgments": 0, "unresolved": 0})
+    );
     assert_eq!(
         (
             parts["dev"]["pairs"].as_u64(),
@@ -330,6 +335,30 @@ async fn the_statistics_page_counts_each_split(pool: PgPool) {
     let html = page.text().await.unwrap();
     assert!(html.contains("data-testid=\"export-stats\""), "{html}");
     assert!(html.contains(&format!("formaction=\"/export/judge/{id}\"")));
+    assert!(
+        !html.contains("export-unlabelled"),
+        "nothing left out: {html}"
+    );
+    // By vote the 20 ties have no label, and the page says why their rows are missing.
+    let resp = app
+        .call(&researcher, "research/export_view", &[("campaign_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let by_vote: Value = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
+    assert_eq!(
+        by_vote["unlabelled"],
+        serde_json::json!({"short_of_judgments": 0, "unresolved": 20})
+    );
+    let html = app
+        .get(&researcher, &format!("/research/export/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("40 of 60 pairs have a label by vote: 0 have fewer trusted judgments than each pair needs and 20 are unresolved"),
+        "{html}"
+    );
     let (annotator, _) = app.annotator().await;
     let resp = app
         .call(&annotator, "research/export_view", &[("campaign_id", &id)])

@@ -556,6 +556,76 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     .await
     .unwrap();
     assert_eq!(drift, 0);
+    // The researcher's dashboard counts a stopped worker's judgments as the history does, not
+    // as the trusted ones (none), and flags low test accuracy (issue #22 item 10).
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let report = json(
+        app.call(
+            &researcher,
+            "research/judge_report",
+            &[("campaign_id", &id)],
+        )
+        .await,
+    )
+    .await;
+    let rows = report["workers"].as_array().unwrap();
+    let stops: Vec<&serde_json::Value> = report["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["status"] == "stopped")
+        .collect();
+    assert_eq!(stops.len(), 2, "{report}");
+    for e in stops {
+        let row = rows.iter().find(|w| w["worker"] == e["worker"]).unwrap();
+        assert_eq!(row["status"], "stopped");
+        assert_eq!(row["judgments"], 0, "no trusted judgment is left: {row}");
+        assert_eq!(row["judgments_made"], e["judgments"], "{row} {e}");
+    }
+    let flagged = |status: &str| {
+        rows.iter()
+            .filter(|w| w["status"] == status && w["low_test_accuracy"] == true)
+            .count()
+    };
+    assert_eq!(
+        flagged("active"),
+        0,
+        "honest workers answer every check: {report}"
+    );
+    assert!(flagged("stopped") >= 1, "{report}");
+    // Gold rows of the pairs export count every answer their pair got, the stopped workers'
+    // too (their trusted counters lost them: the rows said 0).
+    let csv_text = app
+        .get(
+            &researcher,
+            &format!("/export/judge/{id}?spreadsheet_safe=false"),
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let (mut gold_answers, mut gold_yes) = (0i64, 0i64);
+    for r in reader.records() {
+        let r = r.unwrap();
+        if &r[7] == "1" {
+            gold_answers += r[4].parse::<i64>().unwrap();
+            gold_yes += r[3].parse::<i64>().unwrap();
+        }
+    }
+    let (answers, yes): (i64, i64) = sqlx::query_as(
+        "select count(*), count(*) filter (where is_paraphrase) from judge_judgment where is_test",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    let untrusted: i64 = count(
+        &pool,
+        "select count(*) from judge_judgment where is_test and not trusted",
+    )
+    .await;
+    assert!(untrusted > 0, "the stopped workers answered test pairs");
+    assert_eq!((gold_answers, gold_yes), (answers, yes));
 
     // The admin sees it and reverses it; the worker goes on with trusted judgments.
     let overview = json(
@@ -905,6 +975,10 @@ async fn the_dashboard_caches_its_statistics_and_catches_up_with_new_judgments(p
     let cold = report().await;
     assert_eq!(cold["agreement"]["judgments"], 4);
     assert_eq!(cold["stale"], false);
+    // No pair is complete and none judged twice: no chart of zeros, but words (issue #22
+    // item 10).
+    assert_eq!(cold["votes_svg"], serde_json::Value::Null, "{cold}");
+    assert_eq!(cold["over_time_svg"], serde_json::Value::Null, "{cold}");
     let warm = report().await;
     assert_eq!(
         (&warm["computed_at"], &warm["compute_ms"], &warm["stale"]),
@@ -939,6 +1013,86 @@ async fn the_dashboard_caches_its_statistics_and_catches_up_with_new_judgments(p
         .await
         .unwrap();
     assert!(html.contains("computed at"), "{html}");
+    assert!(html.contains("No complete pairs yet"), "{html}");
+    assert!(!html.contains("class=\"chart votes\""), "{html}");
+    app.stop().await;
+}
+
+/// Issue #22 item 5: test pairs uploaded without explanations get them in bulk by uploading
+/// the same file again with an `explanation` column; a row whose gold label disagrees with the
+/// stored one changes nothing, and the same upload twice changes nothing the second time.
+#[sqlx::test(migrations = "../migrations")]
+async fn uploading_test_pairs_again_adds_their_explanations(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let bare: String = tests_csv(6)
+        .lines()
+        .map(|l| l.rsplit_once(',').unwrap().0.to_owned() + "\n")
+        .collect();
+    assert!(
+        bare.starts_with("sentence1,sentence2,gold_label\n"),
+        "{bare}"
+    );
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 6,
+            test_every: 2,
+            gate_min_judgments: 10_000,
+            gate_rule: None,
+            pairs_csv: &pairs_csv(6),
+            tests_csv: Some(&bare),
+        },
+    )
+    .await;
+    let explained = || {
+        count(
+            &pool,
+            "select count(*) from judge_pair where is_test and gold_explanation is not null",
+        )
+    };
+    assert_eq!(explained().await, 0);
+    // Test 5's row claims the other label: its explanation is not taken.
+    let again = tests_csv(6).replace(
+        "Test 5 second sentence [N].,0,",
+        "Test 5 second sentence [N].,1,",
+    );
+    let upload = |content: String| {
+        let (app, admin, id) = (&app, &admin, &id);
+        async move {
+            json(
+                app.call(
+                    admin,
+                    "admin/import_pairs",
+                    &[
+                        ("campaign_id", id.as_str()),
+                        ("filename", "gold.csv"),
+                        ("content", content.as_str()),
+                        ("labels_are_tests", "true"),
+                    ],
+                )
+                .await,
+            )
+            .await
+        }
+    };
+    let summary = upload(again.clone()).await;
+    assert_eq!(
+        (&summary["imported"], &summary["explanations_updated"]),
+        (&serde_json::json!(0), &serde_json::json!(5)),
+        "{summary}"
+    );
+    assert_eq!(explained().await, 5);
+    let stored: Option<String> = sqlx::query_scalar(
+        "select gold_explanation from judge_pair where sentence1 = 'Test 2 first sentence.'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(stored.as_deref(), Some("Because test 2 is P."));
+    let summary = upload(again).await;
+    assert_eq!(summary["explanations_updated"], 0, "{summary}");
     app.stop().await;
 }
 
@@ -1626,6 +1780,31 @@ async fn the_evidence_gate_keeps_a_worker_with_one_missed_test(pool: PgPool) {
     assert!(missed);
     assert_eq!(seen.len(), 12);
     assert!(last.get("Judge").is_some(), "{last}");
+    // Kept, and the dashboard still flags the accuracy under the campaign's bar (issue #22
+    // item 10): the rule that kept the worker is not the researcher's only view.
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let report = json(
+        app.call(
+            &researcher,
+            "research/judge_report",
+            &[("campaign_id", &id)],
+        )
+        .await,
+    )
+    .await;
+    let row = &report["workers"][0];
+    assert_eq!(row["status"], "active", "{report}");
+    assert_eq!(row["judgments_made"], 12, "{row}");
+    let accuracy = row["test_accuracy"].as_f64().unwrap();
+    assert!(accuracy < 0.85, "{row}");
+    assert_eq!(row["low_test_accuracy"], true, "{row}");
+    let html = app
+        .get(&researcher, &format!("/research/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("low test accuracy"), "{html}");
     assert_gate_counts_match_history(&pool, &id).await;
     app.stop().await;
 }

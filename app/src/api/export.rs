@@ -22,6 +22,8 @@ pub struct ExportPageData {
     /// (part, statistics): `all`, `train`, `dev`, `test`. APT campaigns count their attempts
     /// (or submissions) as pairs of source and candidate, paraphrase = mutual implication.
     pub parts: Vec<(String, DatasetStats)>,
+    /// A judging campaign's pairs without a label under the chosen labelling, by why.
+    pub unlabelled: Option<crate::domain::export::stats::UnlabelledCounts>,
 }
 
 /// Researchers and admins only.
@@ -54,6 +56,7 @@ mod ssr {
             attempts,
             submissions,
             parts: o.parts,
+            unlabelled: o.unlabelled,
         })
     }
 }

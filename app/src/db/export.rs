@@ -59,9 +59,10 @@ pub struct ExportPair {
     pub is_test: bool,
     /// The reference or gold label (`true` = paraphrase), if the upload had one.
     pub gold_label: Option<bool>,
-    /// Trusted judgments so far.
+    /// Trusted judgments so far; for a test pair, every answer it got (workers stopped since
+    /// included: its label is the gold one, and the count says how often it was checked).
     pub n_judgments: i32,
-    /// Trusted "paraphrase" votes so far.
+    /// Trusted "paraphrase" votes so far (a test pair: every "paraphrase" answer).
     pub n_paraphrase: i32,
 }
 
@@ -146,9 +147,19 @@ fn pair_rows<'e>(
 ) -> BoxStream<'e, Result<ExportPair, sqlx::Error>> {
     sqlx::query_as!(
         ExportPair,
-        r#"select pair_id as "pair_id: _", external_id, sentence1, sentence2, group_key, is_test, gold_label,
-                  n_judgments, n_paraphrase
-           from judge_pair where campaign_id = $1 order by created_at, pair_id"#,
+        // A test pair's counters, like any pair's, hold trusted judgments only, and stopping a
+        // worker takes theirs away; its label is the gold one, so its row counts every answer
+        // it got instead (the one-time filter on is_test skips the join for ordinary pairs).
+        r#"select p.pair_id as "pair_id: _", p.external_id, p.sentence1, p.sentence2, p.group_key,
+                  p.is_test, p.gold_label,
+                  case when p.is_test then t.n else p.n_judgments end as "n_judgments!",
+                  case when p.is_test then t.yes else p.n_paraphrase end as "n_paraphrase!"
+           from judge_pair p
+           left join lateral (
+               select count(*)::int4 as n, (count(*) filter (where j.is_paraphrase))::int4 as yes
+               from judge_judgment j where j.pair_id = p.pair_id and p.is_test
+           ) t on true
+           where p.campaign_id = $1 order by p.created_at, p.pair_id"#,
         campaign_id as CampaignId
     )
     .fetch(db)

@@ -14,6 +14,9 @@ pub struct PairImportSummary {
     /// Imported pairs whose two sentences are the same text.
     #[serde(default)]
     pub identical: u64,
+    /// Test pairs already in the campaign whose explanation the file added or replaced.
+    #[serde(default)]
+    pub explanations_updated: u64,
 }
 
 /// A pair with its gold fields, as stored (`db::judge` reads it straight from `judge_pair`).

@@ -10,6 +10,12 @@ use crate::domain::{CampaignStatus, WorkerStatus};
 pub struct JudgeWorkerReport {
     pub worker: String,
     pub status: WorkerStatus,
+    /// Every judgment the worker made (test pairs and judgments no longer trusted included);
+    /// the agreement's `judgments` counts only trusted judgments of ordinary pairs.
+    pub judgments_made: i64,
+    /// Test accuracy at or below the campaign's bar (`gate::below_test_bar`), whatever the
+    /// gate rule decided.
+    pub low_test_accuracy: bool,
     pub tests_answered: i64,
     pub test_accuracy: Option<f64>,
     #[serde(flatten)]
@@ -39,9 +45,10 @@ pub struct JudgeReportView {
     pub pairs: i64,
     pub complete_pairs: i64,
     pub agreement: Agreement,
-    /// The vote distribution as SVG markup drawn on the server.
-    pub votes_svg: String,
-    /// Krippendorff's alpha as the judgments came in (SVG line chart).
+    /// The vote distribution as SVG markup drawn on the server; `None` until a pair is complete.
+    pub votes_svg: Option<String>,
+    /// Krippendorff's alpha as the judgments came in (SVG line chart); `None` until alpha is
+    /// defined at some point (two judgments of one pair).
     pub over_time_svg: Option<String>,
     pub workers: Vec<JudgeWorkerReport>,
     /// Pairs whose republished judgments still wait for replacements.

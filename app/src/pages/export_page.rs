@@ -105,6 +105,31 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
             v.pairs, v.judgments, v.trusted_judgments
         )
     };
+    // Pairs without a label (a judging campaign's rows of pairs): say how many and why, since by
+    // default their rows are left out.
+    let by_pairs = q.rows.as_deref().is_none_or(|r| r == "pairs");
+    let by_ds = q.labels.as_deref() == Some("dawid_skene");
+    let kept = q.unresolved.as_deref() == Some("keep");
+    let unlabelled = v.unlabelled.filter(|u| by_pairs && u.total() > 0).map(|u| {
+        let labelled = (v.pairs.max(0) as u64).saturating_sub(u.total());
+        let short = if by_ds {
+            "have no trusted judgment"
+        } else {
+            "have fewer trusted judgments than each pair needs"
+        };
+        let what = if kept {
+            "Their rows are kept with an empty label."
+        } else {
+            "Their rows are left out; choose \"Unresolved pairs: kept, empty label\" to include them."
+        };
+        format!(
+            "{labelled} of {} pairs have a label {}: {} {short} and {} are unresolved (a tie between the thresholds). {what}",
+            v.pairs,
+            if by_ds { "by Dawid-Skene" } else { "by vote" },
+            u.short_of_judgments,
+            u.unresolved,
+        )
+    });
     let rows_choice = if is_apt {
         select(
             "rows",
@@ -169,6 +194,7 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
     view! {
         <h1>"Export: " {v.title.clone()}</h1>
         <p class="muted" data-testid="export-counts">{counts}</p>
+        {unlabelled.map(|m| view! { <p class="notice" role="note" data-testid="export-unlabelled">{m}</p> })}
         <form method="get" class="export-form" id="export-form" aria-label="Export options">
             <fieldset>
                 <legend>"Rows and format"</legend>

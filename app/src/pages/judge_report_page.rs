@@ -52,7 +52,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 "kappa" => w.agreement.kappa_vs_majority.unwrap_or(f64::NEG_INFINITY),
                 "accuracy" => w.test_accuracy.unwrap_or(f64::NEG_INFINITY),
                 "seconds" => w.agreement.median_seconds.unwrap_or(f64::NEG_INFINITY),
-                _ => w.agreement.judgments as f64,
+                _ => w.judgments_made as f64,
             }
         };
         list.sort_by(|x, y| key(y).total_cmp(&key(x)));
@@ -86,11 +86,20 @@ fn Report(r: JudgeReportView) -> impl IntoView {
             </table>
         </div>
         <h2>"Votes per complete pair"</h2>
-        <div class="figure" inner_html=r.votes_svg.clone()></div>
+        {match r.votes_svg.clone() {
+            Some(svg) => view! { <div class="figure" inner_html=svg></div> }.into_any(),
+            None => view! {
+                <p class="empty" data-testid="no-complete-pairs">
+                    "No complete pairs yet: a pair is counted here once it has all its " {r.judgments_per_pair} " judgments."
+                </p>
+            }.into_any(),
+        }}
         <h2>"Agreement over time"</h2>
         {match r.over_time_svg.clone() {
             Some(svg) => view! { <div class="figure" inner_html=svg></div> }.into_any(),
-            None => view! { <p class="empty">"No judgments yet."</p> }.into_any(),
+            None => view! {
+                <p class="empty" data-testid="no-alpha-yet">"Not enough judgments yet: alpha needs a pair judged by two workers."</p>
+            }.into_any(),
         }}
         <h2>"Labels: vote threshold vs Dawid-Skene"</h2>
         <div class="scroll-x">
@@ -136,8 +145,16 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                     <For each=rows key=|w| w.worker.clone() let:w>
                         <tr>
                             <td>{w.worker.clone()}</td>
-                            <td>{w.status.as_str()}</td>
-                            <td>{w.agreement.judgments}</td>
+                            <td class=if w.low_test_accuracy { "status blocked" } else { "status" }>
+                                {w.status.as_str()}
+                                {w.low_test_accuracy.then(|| view! {
+                                    <span data-testid="low-test-accuracy" title="Test accuracy at or below the campaign's bar, whatever the gate decided">" — low test accuracy"</span>
+                                })}
+                            </td>
+                            <td title="Every judgment made; in brackets, the trusted judgments of ordinary pairs the statistics use">
+                                {w.judgments_made}
+                                {(w.judgments_made != w.agreement.judgments as i64).then(|| format!(" ({} counted)", w.agreement.judgments))}
+                            </td>
                             <td>{format!("{} of {}", pct(w.test_accuracy), w.tests_answered)}</td>
                             <td>{num(w.agreement.kappa_vs_majority)}</td>
                             <td>{num(w.agreement.sensitivity)}</td>

@@ -24,7 +24,9 @@ use crate::domain::export::format::{
 use crate::domain::export::labels::{dawid_skene_labels, Vote};
 use crate::domain::export::spec::{CampaignKind, ExportQuery, ExportSpec, LabelBy, Rows};
 use crate::domain::export::split::{split, Part, Row};
-use crate::domain::export::stats::{dataset_stats, DatasetStats, StatRow};
+use crate::domain::export::stats::{
+    dataset_stats, DatasetStats, StatRow, Unlabelled, UnlabelledCounts,
+};
 use crate::domain::judge::labels::{vote_label, VoteLabel};
 use crate::domain::judge::settings::JudgeSettings;
 use crate::domain::{CampaignId, PairId, SourceId, UserId};
@@ -147,20 +149,29 @@ impl Labeller {
         })
     }
 
-    fn label(&self, p: &ExportPair) -> Option<u8> {
+    /// The pair's label, or why it has none.
+    fn label(&self, p: &ExportPair) -> Result<u8, Unlabelled> {
         if p.is_test {
-            return p.gold_label.map(u8::from);
+            return p
+                .gold_label
+                .map(u8::from)
+                .ok_or(Unlabelled::ShortOfJudgments);
         }
         if let Some(ds) = &self.dawid_skene {
-            return ds.get(&p.pair_id).copied().flatten();
+            // Dawid-Skene labels every pair with a trusted judgment.
+            return ds
+                .get(&p.pair_id)
+                .copied()
+                .flatten()
+                .ok_or(Unlabelled::ShortOfJudgments);
         }
         if (p.n_judgments.max(0) as u32) < self.settings.judgments_per_pair {
-            return None;
+            return Err(Unlabelled::ShortOfJudgments);
         }
         match vote_label(p.n_paraphrase.max(0) as u32, self.settings.thresholds) {
-            VoteLabel::Paraphrase => Some(1),
-            VoteLabel::NotParaphrase => Some(0),
-            VoteLabel::Unresolved => None,
+            VoteLabel::Paraphrase => Ok(1),
+            VoteLabel::NotParaphrase => Ok(0),
+            VoteLabel::Unresolved => Err(Unlabelled::Unresolved),
         }
     }
 }
@@ -291,7 +302,7 @@ async fn judge_stream(
                 if want.is_some_and(|w| w != part) {
                     return None;
                 }
-                let label = labeller.label(&p);
+                let label = labeller.label(&p).ok();
                 if label.is_none() && !keep_unresolved {
                     return None;
                 }
@@ -434,6 +445,9 @@ pub struct ExportOverview {
     /// Pairs, judgments, trusted judgments, attempts, submissions.
     pub counts: (i64, i64, i64, i64, i64),
     pub parts: Vec<(String, DatasetStats)>,
+    /// A judging campaign's pairs without a label under the asked labelling, by why (left out
+    /// of the rows unless unresolved pairs are kept).
+    pub unlabelled: Option<UnlabelledCounts>,
 }
 
 /// The export page's numbers for `query` (checked as a download's would be).
@@ -447,32 +461,40 @@ pub async fn overview(
         .ok_or(AppError::NotFound)?;
     let (kind, spec) = check(pool, campaign_id, query).await?;
     let counts = crate::db::export::row_counts(pool, campaign_id).await?;
-    let parts = match kind {
-        CampaignKind::Judge => judge_statistics(pool, campaign_id, &spec).await?,
-        CampaignKind::Apt => apt_statistics(pool, campaign_id, &spec).await?,
+    let (parts, unlabelled) = match kind {
+        CampaignKind::Judge => {
+            let (parts, unlabelled) = judge_statistics(pool, campaign_id, &spec).await?;
+            (parts, Some(unlabelled))
+        }
+        CampaignKind::Apt => (apt_statistics(pool, campaign_id, &spec).await?, None),
     };
     Ok(ExportOverview {
         campaign,
         counts,
         parts,
+        unlabelled,
     })
 }
 
 /// Statistics of the dataset a judging export with this spec gives (pairs, labelled as the spec
-/// says), for all parts and each part (the spec's own part is ignored: the page shows them all).
+/// says), for all parts and each part (the spec's own part is ignored: the page shows them all),
+/// and how many pairs have no label, by why.
 pub async fn judge_statistics(
     pool: &PgPool,
     campaign_id: CampaignId,
     spec: &ExportSpec,
-) -> Result<Vec<(String, DatasetStats)>, AppError> {
+) -> Result<(Vec<(String, DatasetStats)>, UnlabelledCounts), AppError> {
     let (ids, parts) = judge_parts(pool, campaign_id, spec).await?;
     let labeller = Labeller::load(pool, campaign_id, spec.labels, &ids).await?;
     let pairs = crate::db::export::all_pairs(pool, campaign_id).await?;
+    let labels: Vec<Result<u8, Unlabelled>> = pairs.iter().map(|p| labeller.label(p)).collect();
+    let unlabelled = UnlabelledCounts::count(labels.iter().copied());
     let labelled: Vec<(Part, Option<u8>, &ExportPair)> = pairs
         .iter()
-        .map(|p| {
+        .zip(&labels)
+        .map(|(p, label)| {
             let part = parts.get(&p.pair_id).copied().unwrap_or(Part::Train);
-            (part, labeller.label(p), p)
+            (part, label.ok(), p)
         })
         .filter(|(_, label, _)| label.is_some() || spec.keep_unresolved)
         .collect();
@@ -489,7 +511,7 @@ pub async fn judge_statistics(
             (*part, row)
         })
         .collect();
-    Ok(per_part(&rows))
+    Ok((per_part(&rows), unlabelled))
 }
 
 /// Statistics of an APT campaign's attempts (or submissions, as the spec's rows say) as a

@@ -58,11 +58,15 @@ pub async fn judge_pairs(
         settings.judgments_per_pair,
     )
     .await?;
+    // Test pairs uploaded again with an explanation get it (issue #22 item 5).
+    let explanations_updated =
+        crate::db::judge::update_explanations(&mut tx, campaign_id, &parsed.rows).await?;
     tx.commit().await?;
     Ok(PairImportSummary {
         imported,
         duplicates_in_file: parsed.duplicates_in_file as u64,
         already_in_campaign: skipped,
+        explanations_updated,
         tests_in_file: parsed.tests as u64,
         identical: parsed.identical as u64,
     })

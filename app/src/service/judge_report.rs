@@ -14,6 +14,7 @@ use sqlx::PgPool;
 
 use crate::db::{campaigns, judge as db};
 use crate::domain::account::pseudonym;
+use crate::domain::judge::gate::below_test_bar;
 use crate::domain::judge::report::{
     agreement, agreement_over_time, agreement_over_time_svg, vote_distribution_svg, Agreement,
     WorkerAgreement,
@@ -37,7 +38,7 @@ struct Statistics {
     agreement: Agreement,
     /// Each worker's numbers by user id (`agreement.workers` is in computation order).
     by_worker: HashMap<UserId, WorkerAgreement>,
-    votes_svg: String,
+    votes_svg: Option<String>,
     over_time_svg: Option<String>,
     compute_ms: f64,
 }
@@ -138,8 +139,12 @@ async fn compute(
                 .into_iter()
                 .zip(a.workers.iter().cloned())
                 .collect(),
-            votes_svg: vote_distribution_svg(&a.vote_distribution),
-            over_time_svg: (!over_time.is_empty()).then(|| agreement_over_time_svg(&over_time)),
+            votes_svg: (a.vote_distribution.iter().sum::<u64>() > 0)
+                .then(|| vote_distribution_svg(&a.vote_distribution)),
+            over_time_svg: over_time
+                .iter()
+                .any(|p| p.alpha.is_some())
+                .then(|| agreement_over_time_svg(&over_time)),
             agreement: a,
             compute_ms,
         }
@@ -175,6 +180,8 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
             JudgeWorkerReport {
                 worker: pseudonym(&w.app_user_id),
                 status: w.status,
+                judgments_made: w.judgments,
+                low_test_accuracy: below_test_bar(w.test_accuracy(), &settings),
                 tests_answered: w.tests_answered,
                 test_accuracy: w.test_accuracy(),
                 agreement: s.cloned().unwrap_or_default(),

@@ -45,6 +45,46 @@ pub async fn insert_pairs(
     Ok((inserted, rows.len() as u64 - inserted))
 }
 
+/// Gives test pairs already in the campaign the explanation their row in `rows` carries (same
+/// sentences, same gold label, an explanation that differs): explanations added in bulk by
+/// uploading the test pairs again. Returns how many pairs changed.
+pub async fn update_explanations(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    rows: &[PairRow],
+) -> Result<u64, AppError> {
+    let mut updated = 0;
+    let explained: Vec<&PairRow> = rows
+        .iter()
+        .filter(|r| r.is_test && r.explanation.is_some())
+        .collect();
+    for chunk in explained.chunks(2000) {
+        let s1: Vec<&str> = chunk.iter().map(|r| r.sentence1.as_str()).collect();
+        let s2: Vec<&str> = chunk.iter().map(|r| r.sentence2.as_str()).collect();
+        let label: Vec<Option<bool>> = chunk.iter().map(|r| r.label).collect();
+        let expl: Vec<&str> = chunk
+            .iter()
+            .map(|r| r.explanation.as_deref().unwrap_or_default())
+            .collect();
+        let done = sqlx::query!(
+            r#"update judge_pair p set gold_explanation = u.x
+               from unnest($2::text[], $3::text[], $4::bool[], $5::text[]) as u(s1, s2, l, x)
+               where p.campaign_id = $1 and p.sentence1 = u.s1 and p.sentence2 = u.s2
+                 and p.is_test and p.gold_label is not distinct from u.l
+                 and p.gold_explanation is distinct from u.x"#,
+            campaign_id as CampaignId,
+            &s1 as &[&str],
+            &s2 as &[&str],
+            &label as &[Option<bool>],
+            &expl as &[&str],
+        )
+        .execute(&mut *conn)
+        .await?;
+        updated += done.rows_affected();
+    }
+    Ok(updated)
+}
+
 /// One page of the campaign's pairs (or only its test pairs), in import order.
 pub async fn list_pairs(
     db: impl PgExecutor<'_>,

@@ -19,6 +19,45 @@ use serde::{Deserialize, Serialize};
 use crate::domain::mining::stats::corpus_bleu;
 use crate::domain::mining::words::words;
 
+/// Why a pair has no label in a labelled export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unlabelled {
+    /// Fewer trusted judgments than the campaign asks per pair (or, by Dawid-Skene, none).
+    ShortOfJudgments,
+    /// All its judgments, and the vote falls between the thresholds.
+    Unresolved,
+}
+
+/// How many pairs a labelled export has no label for, by why: the export page says so, since
+/// by default those rows are left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnlabelledCounts {
+    /// Pairs short of their judgments (no trusted judgment, by Dawid-Skene).
+    pub short_of_judgments: u64,
+    /// Pairs with all their judgments and a vote between the thresholds.
+    pub unresolved: u64,
+}
+
+impl UnlabelledCounts {
+    /// Counts the reasons of `labels`' `Err`s.
+    pub fn count<T>(labels: impl IntoIterator<Item = Result<T, Unlabelled>>) -> Self {
+        let mut c = Self::default();
+        for l in labels {
+            match l {
+                Ok(_) => {}
+                Err(Unlabelled::ShortOfJudgments) => c.short_of_judgments += 1,
+                Err(Unlabelled::Unresolved) => c.unresolved += 1,
+            }
+        }
+        c
+    }
+
+    /// Every pair without a label.
+    pub fn total(&self) -> u64 {
+        self.short_of_judgments + self.unresolved
+    }
+}
+
 /// One exported pair as the statistics need it.
 #[derive(Debug, Clone, Copy)]
 pub struct StatRow<'a> {

@@ -170,6 +170,14 @@ pub fn decide(settings: &JudgeSettings, n: &GateNumbers) -> GateDecision {
     GateDecision::Keep
 }
 
+/// Whether a worker's test accuracy is at or below the campaign's bar (`min_test_accuracy`), as
+/// the dashboard flags it whatever the gate rule: under the pooled-evidence rule a worker who
+/// misses every check question can stay active on agreement with the others, and the
+/// researcher should see that. `None` (no test pair answered yet) is not flagged.
+pub fn below_test_bar(test_accuracy: Option<f64>, settings: &JudgeSettings) -> bool {
+    test_accuracy.is_some_and(|a| a <= settings.min_test_accuracy)
+}
+
 fn decide_by_evidence(n: &GateNumbers) -> GateDecision {
     if n.evidence >= MIN_EVIDENCE {
         let share = f64::from(n.agreements) / f64::from(n.evidence);
@@ -189,6 +197,15 @@ fn decide_by_evidence(n: &GateNumbers) -> GateDecision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_test_bar_flags_accuracy_at_or_below_the_minimum_only() {
+        let s = JudgeSettings::default();
+        assert!(below_test_bar(Some(0.0), &s));
+        assert!(below_test_bar(Some(s.min_test_accuracy), &s));
+        assert!(!below_test_bar(Some(0.9), &s));
+        assert!(!below_test_bar(None, &s), "no test pair answered yet");
+    }
 
     /// MultiPIT's rule as written (the tests of the evidence rule say so).
     fn settings() -> JudgeSettings {

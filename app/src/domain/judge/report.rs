@@ -302,6 +302,19 @@ pub fn agreement_over_time_svg(points: &[TimePoint]) -> String {
             path.join(" ")
         ));
     }
+    // The x-axis, with its ends and middle numbered.
+    svg.push_str(&format!(
+        r##"<line x1="{LEFT}" y1="{b:.2}" x2="{r}" y2="{b:.2}" stroke="#5b6474"/>"##,
+        b = TOP + plot_h,
+        r = LEFT + plot_w,
+    ));
+    for n in [0, max_x as u64 / 2, max_x as u64] {
+        svg.push_str(&format!(
+            r##"<text x="{:.2}" y="{:.2}" font-size="10" fill="#5b6474" text-anchor="middle" class="x-tick">{n}</text>"##,
+            x(n),
+            TOP + plot_h + 13.0,
+        ));
+    }
     svg.push_str(&format!(
         r##"<text x="{c}" y="{t}" font-size="11" fill="#5b6474" text-anchor="middle">judgments so far (up to {max_x}); line: Krippendorff's alpha</text></svg>"##,
         c = LEFT + plot_w / 2.0,
@@ -363,6 +376,13 @@ mod tests {
         assert_eq!(t.last().unwrap().alpha, Some(1.0));
         let svg = agreement_over_time_svg(&t);
         assert!(svg.contains("<polyline"));
+        // The x-axis says where it starts and ends.
+        for tick in [">0<", ">20<", ">40<"] {
+            assert!(
+                svg.contains(&format!(r#"class="x-tick"{tick}"#)),
+                "{tick}: {svg}"
+            );
+        }
         assert!(agreement_over_time(&[], 3, 5).is_empty());
     }
 

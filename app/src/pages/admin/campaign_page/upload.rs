@@ -35,8 +35,13 @@ pub(super) fn Upload(
                     } else {
                         String::new()
                     };
+                    let explained = if s.explanations_updated > 0 {
+                        format!(" Explanations added or replaced on {} test pairs already in the campaign.", s.explanations_updated)
+                    } else {
+                        String::new()
+                    };
                     format!(
-                        "{name}: imported {} pairs ({} test pairs in the file); skipped {} repeated in the file and {} already in the campaign.{identical}",
+                        "{name}: imported {} pairs ({} test pairs in the file); skipped {} repeated in the file and {} already in the campaign.{explained}{identical}",
                         s.imported, s.tests_in_file, s.duplicates_in_file, s.already_in_campaign
                     )
                 })
