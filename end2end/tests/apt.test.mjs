@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, loginAdmin, uploadFile, PASSWORD,
+  startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, loginAdmin, uploadFile, PASSWORD, phone,
 } from '../support.mjs';
 
 let server;
@@ -23,16 +23,24 @@ const SOURCE = 'The company said its profits rose sharply last year.';
 // The default stand-in models judge this rewrite mutually implicative with BLEURT ~0.32: 3 cents.
 const PAYING = 'According to the firm, last year brought a steep increase in earnings.';
 
-test('a worker writes, checks, sees the reward, submits and sees the total change', async () => {
+// The same walk on a desktop and on a 390x844 phone (issue #22: annotator pages' tests at both).
+for (const [device, options, title] of [
+  ['desktop', {}, 'Rewrite study'],
+  ['a 390 px phone', phone(390), 'Rewrite study on a phone'],
+]) {
+  test(`a worker writes, checks, sees the reward, submits and sees the total change (${device})`, () => writeCheckSubmit(options, title));
+}
+
+async function writeCheckSubmit(workerOptions, title) {
   // An admin creates an APT campaign in the browser and uploads its sentences as a file.
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
   await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
   const form = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
-  await form.getByLabel('Title').fill('Rewrite study');
+  await form.getByLabel('Title').fill(title);
   await form.getByRole('button', { name: 'Create writing campaign' }).click();
-  await admin.getByRole('heading', { name: 'Rewrite study' }).waitFor();
+  await admin.getByRole('heading', { name: title, exact: true }).waitFor();
   assert.match(
     await uploadFile(admin, 'sources.tsv', `text\torigin\n${SOURCE}\tmsrp\n${SOURCE}\tmsrp\n`),
     /imported 1 sentences; skipped 1 repeated in the file/,
@@ -42,14 +50,14 @@ test('a worker writes, checks, sees the reward, submits and sees the total chang
   const id = admin.url().split('/').pop();
 
   // A worker finds it on the home page.
-  const page = await newPage(browser);
+  const page = await newPage(browser, workerOptions);
   const name = uniqueName('writer');
   await page.goto(`${server.url}/register`);
   await page.getByLabel('Username').fill(name);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByLabel('Repeat the password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('link', { name: 'Rewrite study' }).click();
+  await page.getByRole('link', { name: title, exact: true }).click();
   await page.getByRole('heading', { name: 'Rewrite the sentence' }).waitFor();
   await page.waitForFunction(() => !!window.__paracrowd_hydrated);
   await page.getByLabel('Given sentence').getByText(SOURCE).waitFor();
@@ -105,4 +113,4 @@ test('a worker writes, checks, sees the reward, submits and sees the total chang
   assert.deepEqual(unexpectedErrors(admin), []);
   await page.context().close();
   await admin.context().close();
-});
+}

@@ -593,6 +593,14 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
         "honest workers answer every check: {report}"
     );
     assert!(flagged("stopped") >= 1, "{report}");
+    // The flag is the bar over at least two check questions, whatever the status (the worker
+    // who always says "paraphrase" may have drawn only paraphrase checks and been stopped by
+    // kappa).
+    for w in rows {
+        let low = w["tests_answered"].as_i64().unwrap() >= 2
+            && w["test_accuracy"].as_f64().is_some_and(|a| a <= 0.85);
+        assert_eq!(w["low_test_accuracy"], low, "{w}");
+    }
     // Gold rows of the pairs export count every answer their pair got, the stopped workers'
     // too (their trusted counters lost them: the rows said 0).
     let csv_text = app
@@ -1091,8 +1099,43 @@ async fn uploading_test_pairs_again_adds_their_explanations(pool: PgPool) {
     .await
     .unwrap();
     assert_eq!(stored.as_deref(), Some("Because test 2 is P."));
-    let summary = upload(again).await;
+    let summary = upload(again.clone()).await;
     assert_eq!(summary["explanations_updated"], 0, "{summary}");
+    // Changed explanations replace the stored ones; an ordinary pair with a test pair's
+    // sentences is not touched.
+    let ordinary = "sentence1,sentence2\nTest 9 first sentence.,Test 9 second sentence [N].\n";
+    json(
+        app.call(
+            &admin,
+            "admin/import_pairs",
+            &[
+                ("campaign_id", id.as_str()),
+                ("filename", "p.csv"),
+                ("content", ordinary),
+                ("labels_are_tests", "false"),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let reworded = again.replace("Because test", "Since test")
+        + "Test 9 first sentence.,Test 9 second sentence [N].,0,Since test 9 is N.\n";
+    let summary = upload(reworded).await;
+    assert_eq!(summary["explanations_updated"], 5, "{summary}");
+    let stored: Option<String> = sqlx::query_scalar(
+        "select gold_explanation from judge_pair where sentence1 = 'Test 2 first sentence.'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(stored.as_deref(), Some("Since test 2 is P."));
+    let (is_test, expl): (bool, Option<String>) = sqlx::query_as(
+        "select is_test, gold_explanation from judge_pair where sentence1 = 'Test 9 first sentence.'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((is_test, expl), (false, None));
     app.stop().await;
 }
 

@@ -149,16 +149,17 @@ fn pair_rows<'e>(
         ExportPair,
         // A test pair's counters, like any pair's, hold trusted judgments only, and stopping a
         // worker takes theirs away; its label is the gold one, so its row counts every answer
-        // it got instead (the one-time filter on is_test skips the join for ordinary pairs).
+        // it got instead (the subqueries run for test pairs only).
         r#"select p.pair_id as "pair_id: _", p.external_id, p.sentence1, p.sentence2, p.group_key,
                   p.is_test, p.gold_label,
-                  case when p.is_test then t.n else p.n_judgments end as "n_judgments!",
-                  case when p.is_test then t.yes else p.n_paraphrase end as "n_paraphrase!"
+                  case when p.is_test
+                       then (select count(*) from judge_judgment j where j.pair_id = p.pair_id)::int4
+                       else p.n_judgments end as "n_judgments!",
+                  case when p.is_test
+                       then (select count(*) from judge_judgment j
+                             where j.pair_id = p.pair_id and j.is_paraphrase)::int4
+                       else p.n_paraphrase end as "n_paraphrase!"
            from judge_pair p
-           left join lateral (
-               select count(*)::int4 as n, (count(*) filter (where j.is_paraphrase))::int4 as yes
-               from judge_judgment j where j.pair_id = p.pair_id and p.is_test
-           ) t on true
            where p.campaign_id = $1 order by p.created_at, p.pair_id"#,
         campaign_id as CampaignId
     )

@@ -48,7 +48,7 @@ pub struct JudgeReportView {
     /// The vote distribution as SVG markup drawn on the server; `None` until a pair is complete.
     pub votes_svg: Option<String>,
     /// Krippendorff's alpha as the judgments came in (SVG line chart); `None` until alpha is
-    /// defined at some point (two judgments of one pair).
+    /// defined at some point (a pair judged twice, and both answers given somewhere).
     pub over_time_svg: Option<String>,
     pub workers: Vec<JudgeWorkerReport>,
     /// Pairs whose republished judgments still wait for replacements.

@@ -107,9 +107,14 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
     };
     // Pairs without a label (a judging campaign's rows of pairs): say how many and why, since by
     // default their rows are left out.
-    let by_pairs = q.rows.as_deref().is_none_or(|r| r == "pairs");
-    let by_ds = q.labels.as_deref() == Some("dawid_skene");
-    let kept = q.unresolved.as_deref() == Some("keep");
+    // (The options as the export reads them: trimmed, as `ExportSpec::parse` does.)
+    let by_pairs = q
+        .rows
+        .as_deref()
+        .map(str::trim)
+        .is_none_or(|r| r == "pairs");
+    let by_ds = q.labels.as_deref().map(str::trim) == Some("dawid_skene");
+    let kept = q.unresolved.as_deref().map(str::trim) == Some("keep");
     let unlabelled = v.unlabelled.filter(|u| by_pairs && u.total() > 0).map(|u| {
         let labelled = (v.pairs.max(0) as u64).saturating_sub(u.total());
         let short = if by_ds {
@@ -122,8 +127,13 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
         } else {
             "Their rows are left out; choose \"Unresolved pairs: kept, empty label\" to include them."
         };
+        let unresolved = if by_ds {
+            "are unresolved (both labels equally likely)"
+        } else {
+            "are unresolved (a vote between the thresholds)"
+        };
         format!(
-            "{labelled} of {} pairs have a label {}: {} {short} and {} are unresolved (a tie between the thresholds). {what}",
+            "{labelled} of {} pairs have a label {}: {} {short} and {} {unresolved}. {what}",
             v.pairs,
             if by_ds { "by Dawid-Skene" } else { "by vote" },
             u.short_of_judgments,

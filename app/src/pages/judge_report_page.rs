@@ -98,7 +98,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
         {match r.over_time_svg.clone() {
             Some(svg) => view! { <div class="figure" inner_html=svg></div> }.into_any(),
             None => view! {
-                <p class="empty" data-testid="no-alpha-yet">"Not enough judgments yet: alpha needs a pair judged by two workers."</p>
+                <p class="empty" data-testid="no-alpha-yet">"Alpha is not defined yet: it needs a pair judged by two workers, and both answers given somewhere."</p>
             }.into_any(),
         }}
         <h2>"Labels: vote threshold vs Dawid-Skene"</h2>

@@ -158,12 +158,12 @@ impl Labeller {
                 .ok_or(Unlabelled::ShortOfJudgments);
         }
         if let Some(ds) = &self.dawid_skene {
-            // Dawid-Skene labels every pair with a trusted judgment.
-            return ds
-                .get(&p.pair_id)
-                .copied()
-                .flatten()
-                .ok_or(Unlabelled::ShortOfJudgments);
+            // Dawid-Skene labels every judged pair but one whose two posteriors are equal.
+            return match ds.get(&p.pair_id).copied().flatten() {
+                Some(label) => Ok(label),
+                None if p.n_judgments > 0 => Err(Unlabelled::Unresolved),
+                None => Err(Unlabelled::ShortOfJudgments),
+            };
         }
         if (p.n_judgments.max(0) as u32) < self.settings.judgments_per_pair {
             return Err(Unlabelled::ShortOfJudgments);

@@ -181,7 +181,7 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
                 worker: pseudonym(&w.app_user_id),
                 status: w.status,
                 judgments_made: w.judgments,
-                low_test_accuracy: below_test_bar(w.test_accuracy(), &settings),
+                low_test_accuracy: below_test_bar(w.tests_answered, w.test_accuracy(), &settings),
                 tests_answered: w.tests_answered,
                 test_accuracy: w.test_accuracy(),
                 agreement: s.cloned().unwrap_or_default(),

@@ -24,7 +24,8 @@ use crate::domain::mining::words::words;
 pub enum Unlabelled {
     /// Fewer trusted judgments than the campaign asks per pair (or, by Dawid-Skene, none).
     ShortOfJudgments,
-    /// All its judgments, and the vote falls between the thresholds.
+    /// All its judgments, and the vote falls between the thresholds (by Dawid-Skene: both
+    /// labels equally likely).
     Unresolved,
 }
 
@@ -34,7 +35,8 @@ pub enum Unlabelled {
 pub struct UnlabelledCounts {
     /// Pairs short of their judgments (no trusted judgment, by Dawid-Skene).
     pub short_of_judgments: u64,
-    /// Pairs with all their judgments and a vote between the thresholds.
+    /// Pairs with all their judgments and a vote between the thresholds (by Dawid-Skene: both
+    /// labels equally likely).
     pub unresolved: u64,
 }
 

@@ -173,9 +173,15 @@ pub fn decide(settings: &JudgeSettings, n: &GateNumbers) -> GateDecision {
 /// Whether a worker's test accuracy is at or below the campaign's bar (`min_test_accuracy`), as
 /// the dashboard flags it whatever the gate rule: under the pooled-evidence rule a worker who
 /// misses every check question can stay active on agreement with the others, and the
-/// researcher should see that. `None` (no test pair answered yet) is not flagged.
-pub fn below_test_bar(test_accuracy: Option<f64>, settings: &JudgeSettings) -> bool {
-    test_accuracy.is_some_and(|a| a <= settings.min_test_accuracy)
+/// researcher should see that. Like the worker's own warning, it waits for two answered test
+/// pairs (`rule_text::WARN_AFTER_TESTS`): one miss is no pattern.
+pub fn below_test_bar(
+    tests_answered: i64,
+    test_accuracy: Option<f64>,
+    settings: &JudgeSettings,
+) -> bool {
+    tests_answered >= i64::from(super::rule_text::WARN_AFTER_TESTS)
+        && test_accuracy.is_some_and(|a| a <= settings.min_test_accuracy)
 }
 
 fn decide_by_evidence(n: &GateNumbers) -> GateDecision {
@@ -201,10 +207,11 @@ mod tests {
     #[test]
     fn the_test_bar_flags_accuracy_at_or_below_the_minimum_only() {
         let s = JudgeSettings::default();
-        assert!(below_test_bar(Some(0.0), &s));
-        assert!(below_test_bar(Some(s.min_test_accuracy), &s));
-        assert!(!below_test_bar(Some(0.9), &s));
-        assert!(!below_test_bar(None, &s), "no test pair answered yet");
+        assert!(below_test_bar(2, Some(0.0), &s));
+        assert!(below_test_bar(20, Some(s.min_test_accuracy), &s));
+        assert!(!below_test_bar(20, Some(0.9), &s));
+        assert!(!below_test_bar(1, Some(0.0), &s), "one miss is no pattern");
+        assert!(!below_test_bar(0, None, &s), "no test pair answered yet");
     }
 
     /// MultiPIT's rule as written (the tests of the evidence rule say so).
