@@ -11,6 +11,15 @@ use crate::helpers::{
     client, error_of, shared_data, spawn_app, spawn_app_seeded, TestApp, PASSWORD,
 };
 
+/// The researcher's dashboard of campaign `id`, as `client` gets it.
+async fn judge_report(app: &TestApp, client: &Client, id: &str) -> Value {
+    json(
+        app.call(client, "research/judge_report", &[("campaign_id", id)])
+            .await,
+    )
+    .await
+}
+
 async fn json(resp: reqwest::Response) -> Value {
     let status = resp.status();
     let body = resp.text().await.unwrap();
@@ -295,15 +304,7 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
     assert_eq!(repeats, 0);
     // The researcher's dashboard: honest, unanimous workers agree perfectly.
     let (researcher, _) = app.user_with_role("researcher").await;
-    let report = json(
-        app.call(
-            &researcher,
-            "research/judge_report",
-            &[("campaign_id", &id)],
-        )
-        .await,
-    )
-    .await;
+    let report = judge_report(&app, &researcher, &id).await;
     let a = &report["agreement"];
     assert_eq!(a["fleiss_pairs"], 40);
     assert_eq!(a["fleiss"], 1.0);
@@ -559,15 +560,7 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     // The researcher's dashboard counts a stopped worker's judgments as the history does, not
     // as the trusted ones (none), and flags low test accuracy (issue #22 item 10).
     let (researcher, _) = app.user_with_role("researcher").await;
-    let report = json(
-        app.call(
-            &researcher,
-            "research/judge_report",
-            &[("campaign_id", &id)],
-        )
-        .await,
-    )
-    .await;
+    let report = judge_report(&app, &researcher, &id).await;
     let rows = report["workers"].as_array().unwrap();
     let stops: Vec<&serde_json::Value> = report["history"]
         .as_array()
@@ -967,17 +960,7 @@ async fn the_dashboard_caches_its_statistics_and_catches_up_with_new_judgments(p
     )
     .await;
     let (researcher, _) = app.user_with_role("researcher").await;
-    let report = || async {
-        json(
-            app.call(
-                &researcher,
-                "research/judge_report",
-                &[("campaign_id", &id)],
-            )
-            .await,
-        )
-        .await
-    };
+    let report = || async { judge_report(&app, &researcher, &id).await };
     let (first, _) = app.annotator().await;
     work(&app, &first, &id, 4, truth).await;
     let cold = report().await;
@@ -1732,15 +1715,7 @@ async fn republishing_sets_aside_low_kappa_work_and_trusted_workers_replace_it(p
     assert_eq!((trusted, over), (0, 0));
     // The dashboard shows the history.
     let (researcher, _) = app.user_with_role("researcher").await;
-    let report = json(
-        app.call(
-            &researcher,
-            "research/judge_report",
-            &[("campaign_id", &id)],
-        )
-        .await,
-    )
-    .await;
+    let report = judge_report(&app, &researcher, &id).await;
     let history = report["history"].as_array().unwrap();
     assert_eq!(history.len(), 2, "{history:?}");
     assert_eq!(history[0]["status"], "active");
@@ -1826,15 +1801,7 @@ async fn the_evidence_gate_keeps_a_worker_with_one_missed_test(pool: PgPool) {
     // Kept, and the dashboard still flags the accuracy under the campaign's bar (issue #22
     // item 10): the rule that kept the worker is not the researcher's only view.
     let (researcher, _) = app.user_with_role("researcher").await;
-    let report = json(
-        app.call(
-            &researcher,
-            "research/judge_report",
-            &[("campaign_id", &id)],
-        )
-        .await,
-    )
-    .await;
+    let report = judge_report(&app, &researcher, &id).await;
     let row = &report["workers"][0];
     assert_eq!(row["status"], "active", "{report}");
     assert_eq!(row["judgments_made"], 12, "{row}");
