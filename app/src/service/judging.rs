@@ -28,7 +28,7 @@ fn guide(c: &JudgeCampaign) -> JudgeGuide {
     }
 }
 
-const STOPPED: &str = "Thank you for your work. Your answers did not meet this study's quality bar, so we cannot give you more pairs. Your judgments so far are kept and count as work done: the researcher decides how it is paid, as the study's information says.";
+const STOPPED: &str = "Thank you for your work. Your answers did not meet this study's quality bar, so we cannot give you more pairs. Your judgments so far are kept and count as work done: the researcher decides how it is paid.";
 
 async fn last_reason(pool: &PgPool, cid: CampaignId, user: UserId) -> Result<String, AppError> {
     let reason = db::last_reason(pool, cid, user).await?;
