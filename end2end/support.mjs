@@ -2,6 +2,8 @@
 // database, launch Debian's Chromium through playwright-core, and fail on any browser error.
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -148,4 +150,24 @@ export async function uploadFile(page, name, content, { asTests = false } = {}) 
   const result = page.getByTestId('import-result');
   await result.filter({ hasText: name }).waitFor();
   return result.textContent();
+}
+
+const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2.1 A/AA and axe's
+ *  best practices), one line each, prefixed with `what` and the width; lesser ones are printed.
+ *  The page's Content-Security-Policy stays on: Playwright evaluates through the DevTools
+ *  protocol, which the policy does not govern. */
+export async function accessibilityProblems(page, what) {
+  await page.evaluate(AXE);
+  const { violations } = await page.evaluate(
+    (tags) => window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] }),
+    AXE_TAGS,
+  );
+  const where = `${what} at ${page.viewportSize().width} px`;
+  const describe = (v) => `${where}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')})`;
+  const serious = (v) => v.impact === 'serious' || v.impact === 'critical';
+  for (const v of violations.filter((x) => !serious(x))) console.log(`axe (not failing): ${describe(v)}`);
+  return violations.filter(serious).map(describe);
 }

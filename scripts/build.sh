@@ -7,6 +7,8 @@ source "$(dirname "$0")/lib.sh"
 stage "wasm bundle (app, hydrate)"
 cargo build -p app --lib --target wasm32-unknown-unknown --no-default-features --features hydrate \
   --profile wasm-release
+# Only this build's files: old hashed names would pile up.
+rm -rf "$SITE/pkg"
 mkdir -p "$SITE/pkg"
 wasm-bindgen --target web --no-typescript --out-dir "$SITE/pkg" --out-name paracrowd \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/app.wasm"
@@ -17,11 +19,20 @@ wasm-bindgen --target web --no-typescript --out-dir "$SITE/pkg" --out-name parac
 rm -f "$SITE/pkg/paracrowd_bg.wasm"
 cp -r public/. "$SITE/"
 cp style/main.css "$SITE/pkg/paracrowd.css"
-ls -l "$SITE/pkg"
+# Content-hashed names (paracrowd.<hash>.js/.wasm/.css), so browsers may keep them for a year:
+# the server reads the stem from pkg/output-name (server/src/site_assets.rs).
+HASH=$(cat "$SITE/pkg/paracrowd.js" "$SITE/pkg/paracrowd.wasm" "$SITE/pkg/paracrowd.css" \
+  | sha256sum | cut -c1-16)
+for ext in js wasm css; do mv "$SITE/pkg/paracrowd.$ext" "$SITE/pkg/paracrowd.$HASH.$ext"; done
+echo "paracrowd.$HASH" > "$SITE/pkg/output-name"
 
 stage "server binary"
 # With the load tool in the same build: its dependencies' features then agree with the server's,
 # so building one never rebuilds the other (the load benchmark needs both).
 cargo build --release -p server --bin paracrowd -p paracrowd-load --bin paracrowd-load
+
+stage "precompressed bundle (brotli, gzip)"
+"$CARGO_TARGET_DIR/release/paracrowd" precompress "$SITE/pkg"
+ls -l "$SITE/pkg"
 # Run on its own (not sourced by run.sh or test.sh): say how long it took.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then print_timings; fi

@@ -45,7 +45,7 @@ if ! command -v npm >/dev/null 2>&1; then
   apt_install nodejs npm
 fi
 if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.installed ]; then
-  echo "Installing Node packages (binaryen, playwright-core)"
+  echo "Installing Node packages (binaryen, playwright-core, axe-core)"
   (cd end2end && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed)
 fi
 

@@ -1,6 +1,6 @@
 //! The HTML shell, the route table and the layout every page shares.
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
     path, SsrMode,
@@ -26,7 +26,14 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <AutoReload options=options.clone() />
-                <HydrationScripts options />
+                <HydrationScripts options=options.clone() />
+                // Named for its content (`paracrowd.<hash>.css`, see the server's `site_assets`):
+                // cached for a year, fetched again only when a build changes it.
+                <link
+                    rel="stylesheet"
+                    id="leptos"
+                    href=format!("/{}/{}.css", options.site_pkg_dir, options.output_name)
+                />
                 <MetaTags />
                 // Without JavaScript the task controls would look live and do nothing: hide them
                 // (each such page says why in a <noscript> notice). Issue #22 item 13.
@@ -75,7 +82,6 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
 
     view! {
-        <Stylesheet id="leptos" href="/pkg/paracrowd.css" />
         <Title text="paracrowd" />
         <Router>
             <Layout />
@@ -92,8 +98,12 @@ pub fn App() -> impl IntoView {
 fn Layout() -> impl IntoView {
     crate::components::auth_context::provide_auth_context();
     view! {
+            // The first stop for a keyboard or screen reader: past the navigation to the page.
+            // `rel="external"` leaves it to the browser, which moves the focus to <main>; the
+            // router would only scroll there.
+            <a class="skip-link" href="#main" rel="external">"Skip to content"</a>
             <Nav />
-            <main id="main">
+            <main id="main" tabindex="-1">
                 <Routes fallback=|| view! { <NotFoundPage /> }>
                     <Route path=path!("") view=HomePage ssr=SsrMode::Async />
                     <Route path=path!("login") view=LoginPage ssr=SsrMode::Async />

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, loginAdmin, uploadFile, PASSWORD, phone,
+  accessibilityProblems,
 } from '../support.mjs';
 
 let server;
@@ -77,6 +78,7 @@ async function writeCheckSubmit(workerOptions, title) {
   await submit.click();
   const ask = page.getByRole('alertdialog', { name: 'Submit for nothing?' });
   await ask.getByText('This sentence earns nothing ($0.00).').waitFor();
+  assert.deepEqual(await accessibilityProblems(page, 'the $0 Submit question'), []);
   await ask.getByRole('button', { name: 'Keep writing' }).click();
   await ask.waitFor({ state: 'detached' });
   await page.getByLabel('Given sentence').getByText(SOURCE).waitFor();

@@ -4,7 +4,9 @@
 // form (the embedding run uses the server's real model).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin } from '../support.mjs';
+import {
+  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, accessibilityProblems,
+} from '../support.mjs';
 
 let server;
 let browser;
@@ -79,6 +81,8 @@ test('an admin mines a corpus with L12 and deploys ten candidates to a campaign'
   // An L12 run's table shows the numbers L12 gives, not F2's or the embedding miner's (issue #22 item 11).
   const headings = await sample.locator('thead th').allTextContents();
   assert.deepEqual(headings, ['Sentence 1', 'Sentence 2', 'Cluster', 'Edit distance', 'Length ratio']);
+  // The page with a finished run and its candidates passes axe-core (issue #22, accessibility).
+  assert.deepEqual(await accessibilityProblems(admin, 'the mining page with a run\'s candidates'), []);
   // A sample is the default; "all" of a run has to be chosen (issue #22 item 9).
   assert.equal(await admin.getByLabel('Which').inputValue(), 'sample');
   await admin.getByLabel('How many').fill('10');

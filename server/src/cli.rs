@@ -42,10 +42,17 @@ Usage:
                                            download the APT paper's models from the Hugging Face
                                            hub (about 1.9 GB), export them to ONNX, write and check
                                            an int8 copy, into ~/.cache/paracrowd/models/paper
+  paracrowd precompress DIR                write brotli and gzip copies of DIR's scripts, WebAssembly
+                                           and stylesheets (scripts/build.sh runs it on the site)
   paracrowd help                           this text
 ";
 
 pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
+    if let [command, dir] = args.as_slice() {
+        if command == "precompress" {
+            return crate::precompress::run(std::path::Path::new(dir));
+        }
+    }
     let config = Config::from_env()?;
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {

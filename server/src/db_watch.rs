@@ -116,7 +116,7 @@ pub async fn gate(State(status): State<Arc<DbStatus>>, req: Request, next: Next)
         let page = format!(
             "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta http-equiv=\"refresh\" content=\"5\"><title>paracrowd: back in a moment</title>\
-             <link rel=\"stylesheet\" href=\"/pkg/paracrowd.css\"></head><body><main>\
+             </head><body><main>\
              <h1>Back in a moment</h1><p role=\"alert\">{error}</p>\
              <p>This page reloads by itself every few seconds.</p></main></body></html>"
         );

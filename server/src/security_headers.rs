@@ -23,6 +23,12 @@ pub fn headers(secure: bool) -> Vec<(HeaderName, HeaderValue)> {
             HeaderValue::from_static("default-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
         ),
         (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
+        // Pages hold one user's data: no shared cache keeps them, and a browser asks again
+        // (the hashed site bundle under /pkg sets its own year-long policy first).
+        (
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-cache"),
+        ),
     ];
     if secure {
         h.push((

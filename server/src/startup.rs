@@ -75,8 +75,9 @@ pub async fn create_database_if_missing(pg: &EmbeddedPostgres) -> anyhow::Result
 
 /// Leptos options built from our configuration (not from Cargo.toml at run time).
 pub fn leptos_options(config: &Config) -> LeptosOptions {
+    let output_name = crate::site_assets::output_name(std::path::Path::new(&config.site_root));
     LeptosOptions::builder()
-        .output_name("paracrowd")
+        .output_name(output_name)
         .site_root(config.site_root.clone())
         .site_pkg_dir("pkg")
         .site_addr(config.addr)
@@ -141,6 +142,10 @@ pub async fn build_router(
             move || shell(options.clone())
         })
         .route_layer(axum::middleware::from_fn(crate::routes::metrics::record))
+        .nest_service(
+            "/pkg",
+            crate::site_assets::pkg_router(std::path::Path::new(&config.site_root)),
+        )
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(
             context, shell,
         ))

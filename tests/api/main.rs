@@ -8,6 +8,7 @@ mod cli;
 mod connections;
 mod crash;
 mod database_down;
+mod delivery;
 mod embedded_postgres;
 mod export;
 mod helpers;

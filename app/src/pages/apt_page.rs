@@ -238,7 +238,7 @@ fn Writer(
                 "What a sentence with the same meaning earns depends on how alike the two sentences look to the similarity model (BLEURT: 1 is nearly the same wording, below 0 very different). Most honest rewrites score 0.2 to 0.5 and earn a few cents; close to $1 takes wording and structure that share almost nothing. Above "
                 {format!("{bleurt_threshold:.2}")} " a sentence earns nothing."
             </p>
-            <div class="scroll-x">
+            <div class="scroll-x" role="region" aria-label="Reward by similarity" tabindex="0">
                 <table class="reward-table" aria-label="Reward by similarity">
                     <thead>
                         <tr>

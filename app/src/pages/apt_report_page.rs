@@ -40,7 +40,7 @@ fn Report(r: AptReportView) -> impl IntoView {
         <p class="muted">"Status: " {r.status.as_str()} " · BLEURT threshold " {r.bleurt_threshold}</p>
         <Scorers scorers=r.scorers />
         <h2>"Table 2"</h2>
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Table 2" tabindex="0">
             <table class="table2" aria-label="Table 2">
                 <thead>
                     <tr>
@@ -81,8 +81,8 @@ fn Report(r: AptReportView) -> impl IntoView {
             <a href=format!("/research/export/{}", r.campaign_id)>"more export options"</a>
         </p>
         <h2>"Workers"</h2>
-        <div class="scroll-x">
-            <table class="users">
+        <div class="scroll-x" role="region" aria-label="Workers" tabindex="0">
+            <table aria-label="Workers" class="users">
                 <thead>
                     <tr><th>"Worker"</th><th>"Checks"</th><th>"Submissions"</th><th>"Earned"</th><th>"Done"</th></tr>
                 </thead>
@@ -129,7 +129,7 @@ fn Scorers(scorers: Vec<ScorerUse>) -> impl IntoView {
                     "Mixed scorers: this campaign's Checks were scored by " {many.len()}
                     " different scorers (the models changed during the study). Compare like with like."
                 </p>
-                <div class="scroll-x">
+                <div class="scroll-x" role="region" aria-label="Checks per scorer" tabindex="0">
                     <table aria-label="Checks per scorer" data-testid="scorers">
                         <thead><tr><th>"Scorer"</th><th>"Checks"</th></tr></thead>
                         <tbody>{rows}</tbody>

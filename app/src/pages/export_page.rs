@@ -284,9 +284,9 @@ fn StatsTable(parts: Vec<(String, DatasetStats)>) -> impl IntoView {
         .collect();
     view! {
         <h2>"Statistics (ParaSCI Table 2, MultiPIT Table 1)"</h2>
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Dataset statistics" tabindex="0">
             <table class="table2" aria-label="Dataset statistics" data-testid="export-stats">
-                <thead><tr><th></th>{head}</tr></thead>
+                <thead><tr><th><span class="sr-only">"Statistic"</span></th>{head}</tr></thead>
                 <tbody>{body}</tbody>
             </table>
         </div>
@@ -331,7 +331,7 @@ fn DownloadStatus(progress: RwSignal<Option<DownloadProgress>>) -> impl IntoView
             let failed = matches!(p.finished, Some(Err(_)));
             view! {
                 <div class="download-status" data-testid="download-status">
-                    <progress max=total.to_string() value=value.to_string()></progress>
+                    <progress max=total.to_string() value=value.to_string() aria-label="Download progress"></progress>
                     <p role=if failed { "alert" } else { "status" } class=if failed { "error" } else { "" }>{text}</p>
                 </div>
             }

@@ -58,6 +58,7 @@ pub fn JudgePage() -> impl IntoView {
                                     next
                                     notice
                                     warning
+                                    moved={round.get_untracked() > 0}
                                 />
                             }
                                 .into_any()
@@ -122,6 +123,8 @@ fn Judge(
     next: Callback<Option<JudgeTask>>,
     notice: RwSignal<Option<String>>,
     warning: RwSignal<Option<String>>,
+    /// This pair replaced the one just answered (not the first on the page).
+    moved: bool,
 ) -> impl IntoView {
     let (cid, aid) = (
         StoredValue::new(campaign_id),
@@ -190,6 +193,29 @@ fn Judge(
         next.run(coming.try_update_value(Option::take).flatten());
     };
 
+    // The answered pair's buttons are gone: focus the new pair, so a screen reader reads it and
+    // Tab reaches its answers (the keys work wherever the focus is).
+    let pair_ref = NodeRef::<leptos::html::Div>::new();
+    // Focus moves to the feedback's Continue button, as for any dialog.
+    let continue_ref = NodeRef::<leptos::html::Button>::new();
+    #[cfg(feature = "hydrate")]
+    {
+        Effect::new(move || {
+            if let Some(pair) = pair_ref.get() {
+                if moved {
+                    let _ = pair.focus();
+                }
+            }
+        });
+        Effect::new(move || {
+            if let Some(button) = continue_ref.get() {
+                let _ = button.focus();
+            }
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = moved;
+
     #[cfg(feature = "hydrate")]
     {
         let handle = window_event_listener(leptos::ev::keydown, move |ev| {
@@ -233,16 +259,29 @@ fn Judge(
                 "Judged: " <strong data-testid="judged">{judged}</strong>
             </p>
         </div>
-        <div class="pair">
+        <div class="pair" role="group" aria-label="The pair" tabindex="-1" node_ref=pair_ref>
             <blockquote aria-label="Sentence 1">{sentence1}</blockquote>
             <blockquote aria-label="Sentence 2">{sentence2}</blockquote>
         </div>
+        // The key hints are for eyes; a screen reader hears the shortcut from aria-keyshortcuts.
         <div class="answers needs-js">
-            <button type="button" class="yes" disabled=done on:click=move |_| send(true)>
-                "Paraphrase" <kbd>"1"</kbd>
+            <button
+                type="button"
+                class="yes"
+                aria-keyshortcuts="1 ArrowLeft"
+                disabled=done
+                on:click=move |_| send(true)
+            >
+                "Paraphrase" <kbd aria-hidden="true">"1"</kbd>
             </button>
-            <button type="button" class="no" disabled=done on:click=move |_| send(false)>
-                "Not paraphrase" <kbd>"2"</kbd>
+            <button
+                type="button"
+                class="no"
+                aria-keyshortcuts="2 ArrowRight"
+                disabled=done
+                on:click=move |_| send(false)
+            >
+                "Not paraphrase" <kbd aria-hidden="true">"2"</kbd>
             </button>
         </div>
         <p class="muted small keys-hint needs-js">"Keys: 1 or ← for Paraphrase, 2 or → for Not paraphrase."</p>
@@ -280,7 +319,7 @@ fn Judge(
                             } else {
                                 view! { <p data-testid="explanation">{f.explanation.clone()}</p> }.into_any()
                             }}
-                            <button type="button" on:click=move |_| dismiss()>
+                            <button type="button" node_ref=continue_ref on:click=move |_| dismiss()>
                                 "Continue (Enter)"
                             </button>
                         </div>
@@ -288,7 +327,13 @@ fn Judge(
                 })
         }}
         <p>
-            <button type="button" class="link needs-js" on:click=move |_| show_guide.update(|s| *s = !*s)>
+            <button
+                type="button"
+                class="link needs-js"
+                aria-expanded=move || if show_guide.get() { "true" } else { "false" }
+                aria-controls="judge-guide"
+                on:click=move |_| show_guide.update(|s| *s = !*s)
+            >
                 {move || if show_guide.get() { "Hide the definition" } else { "Show the definition" }}
             </button>
         </p>
@@ -302,7 +347,7 @@ fn Judge(
 fn Guide(definition: Definition, instructions: String, quality_rule: String) -> impl IntoView {
     let strict = definition == Definition::Strict;
     view! {
-        <div class="guide" data-testid="definition">
+        <div class="guide" id="judge-guide" data-testid="definition">
             <h2>{if strict { "Definition (strict)" } else { "Definition" }}</h2>
             <p>{definition.text()}</p>
             <h3>"Check questions"</h3>

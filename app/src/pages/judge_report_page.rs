@@ -72,7 +72,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 "New judgments came in since; they are being counted now. Reload in a few seconds for the latest numbers."
             </p>
         })}
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Agreement" tabindex="0">
             <table class="table2" aria-label="Agreement">
                 <tbody>
                     <tr><th scope="row">"Fleiss' kappa (complete pairs: " {a.fleiss_pairs} ")"</th><td data-testid="fleiss">{num(a.fleiss)}</td></tr>
@@ -102,9 +102,9 @@ fn Report(r: JudgeReportView) -> impl IntoView {
             }.into_any(),
         }}
         <h2>"Labels: vote threshold vs Dawid-Skene"</h2>
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Vote labels against Dawid-Skene" tabindex="0">
             <table class="table2" aria-label="Vote labels against Dawid-Skene">
-                <thead><tr><th></th><th scope="col">"DS paraphrase"</th><th scope="col">"DS not"</th></tr></thead>
+                <thead><tr><th><span class="sr-only">"Vote label"</span></th><th scope="col">"DS paraphrase"</th><th scope="col">"DS not"</th></tr></thead>
                 <tbody>
                     <tr><th scope="row">"Votes: paraphrase"</th><td>{cmp[0][0]}</td><td>{cmp[0][1]}</td></tr>
                     <tr><th scope="row">"Votes: not paraphrase"</th><td>{cmp[1][0]}</td><td>{cmp[1][1]}</td></tr>
@@ -132,7 +132,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 " only stopped workers"
             </label>
         </p>
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Workers" tabindex="0">
             <table class="table2" aria-label="Workers">
                 <thead>
                     <tr>
@@ -170,7 +170,7 @@ fn Report(r: JudgeReportView) -> impl IntoView {
             view! { <p class="empty">"No worker has been stopped or reinstated."</p> }.into_any()
         } else {
             view! {
-                <div class="scroll-x">
+                <div class="scroll-x" role="region" aria-label="Status history" tabindex="0">
                     <table class="table2" aria-label="Status history">
                         <thead>
                             <tr>

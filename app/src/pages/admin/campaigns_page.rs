@@ -120,8 +120,8 @@ pub fn AdminCampaignsPage() -> impl IntoView {
 #[component]
 fn CampaignTable(list: Vec<AdminCampaign>) -> impl IntoView {
     view! {
-        <div class="scroll-x">
-            <table class="users campaigns-table">
+        <div class="scroll-x" role="region" aria-label="Campaigns" tabindex="0">
+            <table aria-label="Campaigns" class="users campaigns-table">
                 <thead>
                     <tr>
                         <th scope="col">"Title"</th>

@@ -29,8 +29,8 @@ pub fn AdminUsersPage() -> impl IntoView {
                     match users.await {
                         Ok(rows) => {
                             view! {
-                                <div class="scroll-x">
-                                    <table class="users">
+                                <div class="scroll-x" role="region" aria-label="Users" tabindex="0">
+                                    <table aria-label="Users" class="users">
                                         <thead>
                                             <tr>
                                                 <th scope="col">"Username"</th>

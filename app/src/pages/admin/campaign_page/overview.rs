@@ -28,14 +28,14 @@ pub(super) fn Overview(
             <span data-testid="gold-revealed">{o.gold_revealed}</span> " with the answer shown after a miss) · "
             <span data-testid="pending">{o.pending_republished}</span> " republished pairs pending"
         </p>
-        <div class="progressbar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{percent:.0}")>
+        <div class="progressbar" role="progressbar" aria-label="Pairs complete" aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{percent:.0}")>
             <div style=format!("width: {percent:.1}%")></div>
         </div>
         {if o.workers.is_empty() {
             view! { <p class="empty">"No worker has started yet."</p> }.into_any()
         } else {
             view! {
-                <div class="scroll-x">
+                <div class="scroll-x" role="region" aria-label="Workers" tabindex="0">
                     <table class="users" aria-label="Workers">
                         <thead>
                             <tr>
@@ -45,7 +45,7 @@ pub(super) fn Overview(
                                 <th scope="col">"Test pairs seen / missed"</th>
                                 <th scope="col">"Status"</th>
                                 <th scope="col">"Why"</th>
-                                <th scope="col"></th>
+                                <th scope="col"><span class="sr-only">"Actions"</span></th>
                             </tr>
                         </thead>
                         <tbody>

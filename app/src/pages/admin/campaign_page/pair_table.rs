@@ -7,7 +7,7 @@ pub(super) fn PairTable(
     set_test: ServerAction<SetTestPair>,
 ) -> impl IntoView {
     view! {
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Pairs" tabindex="0">
             <table class="users pairs" aria-label="Pairs">
                 <thead>
                     <tr>

@@ -29,7 +29,7 @@ pub(super) fn CandidateTable(list: Vec<CandidateView>, method: String) -> impl I
         score,
     } = columns(&method);
     view! {
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Candidates" tabindex="0">
             <table aria-label="Candidates">
                 <thead>
                     <tr>

@@ -57,7 +57,7 @@ pub(super) fn Compare(
             <select aria-label="First run" prop:value=move || left.get() on:change=move |ev| left.set(event_target_value(&ev))>{options()}</select>
             <select aria-label="Second run" prop:value=move || right.get() on:change=move |ev| right.set(event_target_value(&ev))>{options()}</select>
         </div>
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Comparison" tabindex="0">
             <table class="table2" aria-label="Comparison">
                 <tbody>
                     {row("Parameters", |r| r.params.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "))}

@@ -7,7 +7,7 @@ pub(super) fn FollowUpTable(list: Vec<crate::api::mining::FollowUpView>) -> impl
             .into_any();
     }
     view! {
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Follow-ups" tabindex="0">
             <table aria-label="Follow-ups">
                 <thead><tr><th>"Group"</th><th>"Paraphrases in the first batch"</th><th>"Follow-up pairs"</th><th>"Added"</th></tr></thead>
                 <tbody>

@@ -8,11 +8,11 @@ pub(super) fn RunTable(
     selected: RwSignal<Option<String>>,
 ) -> impl IntoView {
     view! {
-        <div class="scroll-x">
+        <div class="scroll-x" role="region" aria-label="Runs" tabindex="0">
             <table aria-label="Runs" class="runs">
                 <thead><tr>
                     <th>"Started"</th><th>"Corpus"</th><th>"Method"</th><th>"Status"</th><th>"Progress"</th>
-                    <th>"Candidates"</th><th>"Mean edit distance"</th><th>"Mean words"</th><th>"Mean chars"</th><th>"Self-BLEU"</th><th></th>
+                    <th>"Candidates"</th><th>"Mean edit distance"</th><th>"Mean words"</th><th>"Mean chars"</th><th>"Self-BLEU"</th><th><span class="sr-only">"Actions"</span></th>
                 </tr></thead>
                 <tbody>
                     {runs.into_iter().map(|r| {

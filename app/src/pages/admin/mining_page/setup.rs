@@ -19,7 +19,7 @@ pub(super) fn Setup(
                 view! { <p class="empty">"No corpus yet. Import one below."</p> }.into_any()
             } else {
                 view! {
-                    <div class="scroll-x">
+                    <div class="scroll-x" role="region" aria-label="Corpora" tabindex="0">
                         <table aria-label="Corpora">
                             <thead><tr><th>"Name"</th><th>"Shape"</th><th>"File"</th><th>"Clusters"</th><th>"Documents"</th><th>"Sentences"</th></tr></thead>
                             <tbody>

@@ -1,0 +1,124 @@
+//! The built site's script, WebAssembly and stylesheet (issue #22, delivery): content-hashed
+//! names, served precompressed (brotli or gzip, written at build time by `paracrowd precompress`)
+//! and cached for a year by browsers, since a new build has new names.
+//!
+//! `scripts/build.sh` names the bundle `paracrowd.<hash>.{js,wasm,css}` and writes that stem to
+//! `pkg/output-name`; the server reads it once at start-up and gives it to leptos as the output
+//! name, so the hydration scripts and the stylesheet link point at this build's files. A site
+//! built without it (a bare clone, a test) keeps the plain name `paracrowd`.
+use std::path::{Path, PathBuf};
+
+use axum::extract::Request;
+use axum::http::{header, HeaderValue};
+use axum::middleware::Next;
+use axum::response::Response;
+use axum::Router;
+use tower_http::services::ServeDir;
+
+/// The file in `pkg/` that holds the bundle's hashed stem.
+pub const OUTPUT_NAME_FILE: &str = "output-name";
+/// The stem of an unhashed build.
+pub const PLAIN_NAME: &str = "paracrowd";
+
+/// How browsers may keep a file whose name changes with its content.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// Everything else under `/pkg` (an unhashed build, a missing file): ask again each time.
+const REVALIDATE: &str = "no-cache";
+
+/// The bundle's stem for this site: `paracrowd.<hash>` from `pkg/output-name`, or `paracrowd`.
+pub fn output_name(site_root: &Path) -> String {
+    let file = site_root.join("pkg").join(OUTPUT_NAME_FILE);
+    match std::fs::read_to_string(&file) {
+        Ok(text) => {
+            let name = text.trim();
+            if is_hashed_stem(name) {
+                name.to_owned()
+            } else {
+                tracing::error!(file = %file.display(), "not a bundle name; using the plain one");
+                PLAIN_NAME.to_owned()
+            }
+        }
+        Err(_) => PLAIN_NAME.to_owned(),
+    }
+}
+
+/// `paracrowd.` followed by 16 to 64 lowercase hex digits.
+fn is_hashed_stem(name: &str) -> bool {
+    name.strip_prefix("paracrowd.").is_some_and(|hash| {
+        (16..=64).contains(&hash.len())
+            && hash
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// Whether a file under `/pkg` is named for its content (`paracrowd.<hash>.<ext>`).
+fn is_hashed_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.')
+        .is_some_and(|(stem, ext)| !ext.is_empty() && is_hashed_stem(stem))
+}
+
+/// `/pkg/*` from `SITE_ROOT/pkg`: the `.br` or `.gz` twin when the browser accepts it, a year's
+/// immutable caching for hashed names (`no-cache` for any other), and `Vary: Accept-Encoding`
+/// (tower-http's `ServeDir` does not add it).
+pub fn pkg_router(site_root: &Path) -> Router {
+    let dir: PathBuf = site_root.join("pkg");
+    let files = ServeDir::new(dir).precompressed_br().precompressed_gzip();
+    Router::new()
+        .fallback_service(files)
+        .layer(axum::middleware::from_fn(cache_control))
+}
+
+async fn cache_control(req: Request, next: Next) -> Response {
+    let hashed = is_hashed_file(req.uri().path());
+    let mut resp = next.run(req).await;
+    let policy = if hashed && resp.status().is_success() {
+        IMMUTABLE
+    } else {
+        REVALIDATE
+    };
+    let headers = resp.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
+    // The same URL is sent as brotli, gzip or plain: a shared cache must key on the encoding.
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_content_hash_makes_a_name_immutable() {
+        assert!(is_hashed_file("/paracrowd.0123456789abcdef.wasm"));
+        assert!(is_hashed_file("paracrowd.0123456789abcdef.css"));
+        assert!(!is_hashed_file("/paracrowd.wasm"));
+        assert!(
+            !is_hashed_file("/paracrowd.0123456789ABCDEF.js"),
+            "uppercase is not ours"
+        );
+        assert!(
+            !is_hashed_file("/paracrowd.0123.js"),
+            "too short to be a hash"
+        );
+        assert!(!is_hashed_file("/output-name"));
+        assert!(!is_hashed_file("/other.0123456789abcdef.js"));
+    }
+
+    #[test]
+    fn the_output_name_comes_from_the_build_or_is_plain() {
+        let site = tempfile::tempdir().unwrap();
+        assert_eq!(output_name(site.path()), PLAIN_NAME, "no pkg/ at all");
+        std::fs::create_dir_all(site.path().join("pkg")).unwrap();
+        let file = site.path().join("pkg").join(OUTPUT_NAME_FILE);
+        std::fs::write(&file, "paracrowd.00ff00ff00ff00ff\n").unwrap();
+        assert_eq!(output_name(site.path()), "paracrowd.00ff00ff00ff00ff");
+        std::fs::write(&file, "../../etc/passwd").unwrap();
+        assert_eq!(
+            output_name(site.path()),
+            PLAIN_NAME,
+            "a bad file is not trusted"
+        );
+    }
+}
