@@ -12,7 +12,7 @@ use crate::pages::{
     admin::mining_page::AdminMiningPage, admin::users_page::AdminUsersPage, apt_page::AptPage,
     apt_report_page::AptReportPage, export_page::ExportPage, home_page::HomePage,
     judge_page::JudgePage, judge_report_page::JudgeReportPage, login_page::LoginPage,
-    not_found_page::NotFoundPage, register_page::RegisterPage,
+    not_found_page::NotFoundPage, register_page::RegisterPage, study_page::StudyPage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -117,6 +117,7 @@ fn Layout() -> impl IntoView {
                     <Route path=path!("research/apt/:id") view=AptReportPage ssr=SsrMode::Async />
                     <Route path=path!("research/judge/:id") view=JudgeReportPage ssr=SsrMode::Async />
                     <Route path=path!("research/export/:id") view=ExportPage ssr=SsrMode::Async />
+                    <Route path=path!("s/:slug") view=StudyPage ssr=SsrMode::Async />
                 </Routes>
             </main>
     }

@@ -13,6 +13,10 @@ use argon2::{Algorithm, Argon2, Params, Version};
 
 use crate::error::AppError;
 
+/// The stored "hash" of an account that has no password: a worker recruited through a study
+/// link (issue #23), who signs in only by opening it. No password verifies against it.
+pub const NO_PASSWORD: &str = "!study-link";
+
 fn hasher() -> Argon2<'static> {
     let params = Params::new(19 * 1024, 2, 1, None).expect("BUG: argon2 parameters are constant");
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
@@ -60,8 +64,9 @@ pub async fn hash_password(password: String) -> Result<String, AppError> {
 /// cases cost the same. Off the async runtime.
 pub async fn verify_password(password: String, phc: Option<String>) -> Result<bool, AppError> {
     tokio::task::spawn_blocking(move || match phc {
-        Some(phc) => verify_blocking(&password, &phc),
-        None => {
+        Some(phc) if phc != NO_PASSWORD => verify_blocking(&password, &phc),
+        // No such user, or one without a password: the same cost and the same answer.
+        _ => {
             verify_blocking(&password, &DUMMY_HASH);
             false
         }

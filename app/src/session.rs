@@ -5,11 +5,15 @@
 use tower_sessions::Session;
 
 use crate::db::users::{self, UserRow};
-use crate::domain::{Role, UserId, UserStatus};
+use crate::domain::{CampaignId, Role, UserId, UserStatus};
 use crate::error::AppError;
 use crate::state::pool;
 
 const USER_ID_KEY: &str = "user_id";
+/// Set when the session was started by a study link (issue #23): such a worker may work only on
+/// the campaigns in [`STUDIES_KEY`], those whose information they read (and consent they gave).
+const STUDY_WORKER_KEY: &str = "study_worker";
+const STUDIES_KEY: &str = "studies";
 
 /// The session of the current request.
 pub async fn session() -> Result<Session, AppError> {
@@ -31,9 +35,93 @@ pub async fn session_user_id(session: &Session) -> Result<Option<UserId>, AppErr
 pub async fn log_in(session: &Session, user_id: UserId) -> Result<(), AppError> {
     session.cycle_id().await.map_err(session_error)?;
     session
+        .remove_value(STUDY_WORKER_KEY)
+        .await
+        .map_err(session_error)?;
+    session
+        .remove_value(STUDIES_KEY)
+        .await
+        .map_err(session_error)?;
+    session
         .insert(USER_ID_KEY, user_id)
         .await
         .map_err(session_error)
+}
+
+/// Starts the session of a worker who opened a study link (no password): as [`log_in`], limited
+/// to the studies later allowed with [`allow_study`].
+pub async fn log_in_study_worker(session: &Session, user_id: UserId) -> Result<(), AppError> {
+    let same = session_user_id(session).await? == Some(user_id);
+    if !same {
+        log_in(session, user_id).await?;
+    }
+    session
+        .insert(STUDY_WORKER_KEY, true)
+        .await
+        .map_err(session_error)
+}
+
+/// Lets this session's study worker work on `campaign` (its information read, its consent, if
+/// any, given).
+pub async fn allow_study(session: &Session, campaign: CampaignId) -> Result<(), AppError> {
+    let mut studies: Vec<CampaignId> = session
+        .get(STUDIES_KEY)
+        .await
+        .map_err(session_error)?
+        .unwrap_or_default();
+    if !studies.contains(&campaign) {
+        studies.push(campaign);
+        session
+            .insert(STUDIES_KEY, studies)
+            .await
+            .map_err(session_error)?;
+    }
+    Ok(())
+}
+
+/// Takes `campaign` away from this session's study worker (a new consent text to agree to).
+pub async fn disallow_study(session: &Session, campaign: CampaignId) -> Result<(), AppError> {
+    let mut studies: Vec<CampaignId> = session
+        .get(STUDIES_KEY)
+        .await
+        .map_err(session_error)?
+        .unwrap_or_default();
+    if studies.contains(&campaign) {
+        studies.retain(|c| *c != campaign);
+        session
+            .insert(STUDIES_KEY, studies)
+            .await
+            .map_err(session_error)?;
+    }
+    Ok(())
+}
+
+/// Whether this session is logged in with a password account (not started by a study link).
+pub async fn is_password_session(session: &Session) -> Result<bool, AppError> {
+    let user = session_user_id(session).await?;
+    let study_worker: Option<bool> = session.get(STUDY_WORKER_KEY).await.map_err(session_error)?;
+    Ok(user.is_some() && study_worker != Some(true))
+}
+
+/// Refuses a study worker's call on a campaign they have not started through its link (its
+/// information unread, its consent not given, or another study). Other accounts pass.
+pub async fn check_study_access(session: &Session, campaign: CampaignId) -> Result<(), AppError> {
+    let study_worker: Option<bool> = session.get(STUDY_WORKER_KEY).await.map_err(session_error)?;
+    if study_worker != Some(true) {
+        return Ok(());
+    }
+    let studies: Vec<CampaignId> = session
+        .get(STUDIES_KEY)
+        .await
+        .map_err(session_error)?
+        .unwrap_or_default();
+    if studies.contains(&campaign) {
+        Ok(())
+    } else {
+        Err(AppError::Conflict(
+            "Start this study from its link: it begins with the study information.".into(),
+        ))
+    }
 }
 
 /// Ends the session on the server: the record is deleted, so the old cookie is worthless.

@@ -67,7 +67,8 @@ const fn f(name: &'static str, level: Level, args: &'static [(&'static str, &'st
 }
 
 /// Placeholders in arguments and paths: `{apt}`, `{judge}` (campaigns), `{victim}` (a user id
-/// the matrix does not log in as), `{pair}` (a pair of `{judge}`), `{any}` (an unknown id).
+/// the matrix does not log in as), `{pair}` (a pair of `{judge}`), `{mturk}` (the slug of an MTurk
+/// study link of `{judge}`), `{any}` (an unknown id).
 const SERVER_FNS: &[Fn] = &[
     Fn {
         name: "current_user",
@@ -284,6 +285,58 @@ const SERVER_FNS: &[Fn] = &[
         Level::Admin,
         &[("run_id", "{any}"), ("campaign_id", "{judge}")],
     ),
+    // A study link's MTurk preview: answered to anyone, and signs nobody in (a worker's arrival
+    // would replace the caller's session; `studies.rs` tests those).
+    f(
+        "study/open",
+        Level::Public,
+        &[
+            ("slug", "{mturk}"),
+            ("query", "assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE"),
+        ],
+    ),
+    f(
+        "study/decide",
+        Level::User,
+        &[("slug", "{mturk}"), ("version", "1"), ("agree", "true")],
+    ),
+    f(
+        "admin/study_setup",
+        Level::Admin,
+        &[("campaign_id", "{judge}")],
+    ),
+    f(
+        "admin/save_study_info",
+        Level::Admin,
+        &[
+            ("campaign_id", "{judge}"),
+            ("summary", "Matrix study."),
+            ("minutes", "5"),
+            ("pay", ""),
+            ("consent_text", ""),
+            ("completion_code", ""),
+        ],
+    ),
+    f(
+        "admin/create_study_link",
+        Level::Admin,
+        &[
+            ("campaign_id", "{judge}"),
+            ("platform", "generic"),
+            ("label", "matrix"),
+            ("max_workers", ""),
+            ("expires_in_days", ""),
+        ],
+    ),
+    f(
+        "admin/set_study_link_paused",
+        Level::Admin,
+        &[
+            ("campaign_id", "{judge}"),
+            ("study_link_id", "{any}"),
+            ("paused", "true"),
+        ],
+    ),
 ];
 
 /// Routes outside the server functions (downloads, probes).
@@ -320,6 +373,11 @@ const PAGES: &[(&str, &str, Level)] = &[
         Level::Admin,
     ),
     ("/admin/mining", "/admin/mining", Level::Admin),
+    (
+        "/s/{slug}",
+        "/s/{mturk}?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE",
+        Level::Public,
+    ),
 ];
 
 /// The values the placeholders stand for.
@@ -328,6 +386,8 @@ struct Ids {
     judge: String,
     victim: String,
     pair: String,
+    /// The slug of an MTurk study link of `{judge}`.
+    mturk: String,
 }
 
 impl Ids {
@@ -336,6 +396,7 @@ impl Ids {
             .replace("{judge}", &self.judge)
             .replace("{victim}", &self.victim)
             .replace("{pair}", &self.pair)
+            .replace("{mturk}", &self.mturk)
             .replace("{any}", &uuid::Uuid::new_v4().to_string())
             .replace("{own_name}", own_name)
             .replace("{new_name}", &crate::helpers::username("matrix"))
@@ -379,11 +440,30 @@ async fn fixtures(app: &TestApp, admin: &Client) -> Ids {
     .fetch_one(&app.pool)
     .await
     .unwrap();
+    let link = app
+        .call(
+            admin,
+            "admin/create_study_link",
+            &[
+                ("campaign_id", &judge),
+                ("platform", "mturk"),
+                ("label", ""),
+                ("max_workers", ""),
+                ("expires_in_days", ""),
+            ],
+        )
+        .await;
+    assert_eq!(link.status(), StatusCode::OK);
+    let mturk: String = sqlx::query_scalar("select slug from study_link limit 1")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
     Ids {
         apt,
         judge,
         victim: app.user_id(&victim_name).await,
         pair,
+        mturk,
     }
 }
 

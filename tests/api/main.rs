@@ -22,3 +22,4 @@ mod scorer_names;
 mod sessions;
 mod shutdown;
 mod standalone;
+mod studies;

@@ -12,6 +12,7 @@ pub mod judge_admin;
 pub mod judge_report;
 pub mod mining;
 pub mod scorer;
+pub mod studies;
 
 pub use admin::{list_users, ListUsers, SetUserBlocked, SetUserRole, UserAdminView};
 pub use auth::{current_user, CurrentUser, Login, Logout, Register, UserView};
@@ -76,6 +77,8 @@ pub(crate) async fn worker(
     let state = crate::state::app_state()?;
     let user = crate::session::require_user().await?.app_user_id;
     let campaign = parse_id(campaign_id, "campaign_id")?;
+    let session = crate::session::session().await?;
+    crate::session::check_study_access(&session, campaign).await?;
     Ok((state, user, campaign))
 }
 
@@ -102,6 +105,7 @@ pub(crate) async fn session_worker(
         .await?
         .ok_or(crate::error::AppError::Unauthenticated)?;
     let campaign = parse_id(campaign_id, "campaign_id")?;
+    crate::session::check_study_access(&session, campaign).await?;
     Ok((state, session, user, campaign))
 }
 

@@ -31,6 +31,10 @@ pub async fn list_open(
              and not exists (select 1 from judge_worker w
                              where w.campaign_id = c.campaign_id and w.app_user_id = $1
                                and w.status = 'stopped')
+             -- A worker recruited through a study link sees only the studies they arrived in.
+             and (not exists (select 1 from platform_account p where p.app_user_id = $1)
+                  or exists (select 1 from study_arrival a
+                             where a.campaign_id = c.campaign_id and a.app_user_id = $1))
            order by c.created_at desc"#,
         user as UserId
     )

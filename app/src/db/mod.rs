@@ -6,4 +6,5 @@ pub mod export;
 pub mod judge;
 pub mod login_failures;
 pub mod mining;
+pub mod studies;
 pub mod users;

@@ -14,6 +14,7 @@ pub mod mutual_implication;
 pub mod reward;
 pub mod rng;
 pub mod status;
+pub mod study;
 pub mod table_file;
 pub mod text;
 

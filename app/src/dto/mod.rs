@@ -10,3 +10,4 @@ pub mod judge;
 pub mod judge_admin;
 pub mod judge_report;
 pub mod mining;
+pub mod studies;

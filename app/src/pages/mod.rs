@@ -9,3 +9,4 @@ pub mod judge_report_page;
 pub mod login_page;
 pub mod not_found_page;
 pub mod register_page;
+pub mod study_page;

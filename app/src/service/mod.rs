@@ -20,6 +20,7 @@ pub mod mining;
 pub mod mining_follow_up;
 pub mod mining_jobs;
 pub mod quality;
+pub mod studies;
 
 /// A time as RFC 3339 (UTC), as the pages show and sort it.
 pub fn rfc3339(t: time::OffsetDateTime) -> String {

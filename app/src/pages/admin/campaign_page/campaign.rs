@@ -69,5 +69,6 @@ pub(super) fn Campaign(
             <Upload campaign_id=c.campaign_id.to_string() is_apt imported message />
         </section>
         {(!is_apt).then(|| view! { <JudgeAdmin campaign_id=c.campaign_id.to_string() imported /> })}
+        <StudyAdmin campaign_id=c.campaign_id.to_string() />
     }
 }

@@ -46,6 +46,8 @@ mod overview;
 use overview::Overview;
 mod pair_table;
 use pair_table::PairTable;
+mod study;
+use study::StudyAdmin;
 mod upload;
 use upload::Upload;
 mod worker_row;

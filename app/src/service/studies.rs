@@ -1,0 +1,422 @@
+//! Studies through crowd platforms (issue #23): opening a study link (an account keyed by the
+//! platform's worker id, a place under the link's limit, decided in the database), the study
+//! information and consent before the first item, and the researcher's links and information.
+use sqlx::PgPool;
+
+use crate::db::campaigns::{self as campaigns_db, CampaignSettings};
+use crate::db::studies::{self as db, InfoRow, LinkRow};
+use crate::domain::judge::rule_text;
+use crate::domain::study::platform::{self, Arrival, Entry, Platform};
+use crate::domain::study::{self, Refusal};
+use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId, UserStatus};
+use crate::dto::studies::{ConsentState, StudyEntry, StudyLinkView, StudySetup, StudyView};
+use crate::error::AppError;
+
+/// What opening a link did: the page to show, and the account to sign in (if any).
+pub struct Opened {
+    pub entry: StudyEntry,
+    pub sign_in: Option<UserId>,
+}
+
+fn refused(reason: Refusal, detail: Option<String>) -> Opened {
+    Opened {
+        entry: StudyEntry::Refused { reason, detail },
+        sign_in: None,
+    }
+}
+
+/// Opens the study link `slug` with the platform's query parameters.
+///
+/// A new platform id gets an annotator account with no password; a known one is signed in again
+/// (a reload, another device). A worker new to the campaign takes one of the link's places, in
+/// the same transaction as their arrival, so more arrivals than places see "study full" however
+/// many come at once. A refused arrival creates nothing.
+pub async fn open(
+    pool: &PgPool,
+    slug: &str,
+    query: &[(String, String)],
+    signed_in_elsewhere: bool,
+) -> Result<Opened, AppError> {
+    if !study::check_slug(slug) {
+        return Ok(refused(Refusal::UnknownLink, None));
+    }
+    let Some(target) = db::find_target(pool, slug).await? else {
+        return Ok(refused(Refusal::UnknownLink, None));
+    };
+    let Some(platform) = Platform::parse(&target.link.platform) else {
+        tracing::error!(platform = %target.link.platform, "BUG: a study link of an unknown platform");
+        return Err(AppError::Internal);
+    };
+    // Nothing of a study that is not open is shown, not even in MTurk's preview.
+    if target.status != CampaignStatus::Open {
+        return Ok(refused(Refusal::NotOpen, None));
+    }
+    let arrival = match platform::read_entry(platform, query) {
+        Ok(Entry::Worker(arrival)) => arrival,
+        Ok(Entry::Preview) if target.link.paused => return Ok(refused(Refusal::Paused, None)),
+        Ok(Entry::Preview) if target.expired => return Ok(refused(Refusal::Expired, None)),
+        Ok(Entry::Preview) => {
+            let campaign = campaign(pool, target.link.campaign_id).await?;
+            let info = db::latest_info(pool, campaign.campaign_id).await?;
+            let study = study_view(pool, &campaign, info.as_ref(), platform).await?;
+            return Ok(Opened {
+                entry: StudyEntry::Preview { study },
+                sign_in: None,
+            });
+        }
+        Err(invalid) => return Ok(refused(Refusal::BadParameters, Some(invalid.message))),
+    };
+    // A link opened in a browser logged in with a password account (an admin trying the link, or
+    // a crafted link sent to one) does not swap that session for a worker's.
+    if signed_in_elsewhere {
+        return Ok(refused(Refusal::OtherAccount, None));
+    }
+
+    let campaign_id = target.link.campaign_id;
+    let detail = serde_json::to_value(&arrival.detail).map_err(|e| {
+        tracing::error!(error.message = %e, "BUG: an arrival's detail does not serialise");
+        AppError::Internal
+    })?;
+    let mut tx = pool.begin().await?;
+    let (user, returning) = match account(&mut tx, &arrival).await? {
+        Some(user) => user,
+        None => return Ok(refused(Refusal::Blocked, None)),
+    };
+    // The ids stored at the first arrival stay: a later visit (perhaps not the worker's own)
+    // cannot redirect their completion or bonus elsewhere.
+    let returning = returning && db::touch_arrival(&mut *tx, campaign_id, user).await?;
+    if !returning {
+        // Pausing or expiring a link stops recruiting; it does not lock out those already in.
+        if target.link.paused {
+            return Ok(refused(Refusal::Paused, None));
+        }
+        if target.expired {
+            return Ok(refused(Refusal::Expired, None));
+        }
+        if !db::take_place(&mut *tx, target.link.study_link_id).await? {
+            // Rolled back: a worker turned away leaves no account behind.
+            return Ok(refused(Refusal::Full, None));
+        }
+        db::insert_arrival(
+            &mut *tx,
+            campaign_id,
+            user,
+            target.link.study_link_id,
+            &detail,
+        )
+        .await?;
+    }
+    let campaign = campaign(&mut *tx, campaign_id).await?;
+    let info = db::latest_info(&mut *tx, campaign_id).await?;
+    let consent = consent_state(&mut tx, info.as_ref(), campaign_id, user).await?;
+    tx.commit().await?;
+    let study = study_view(pool, &campaign, info.as_ref(), platform).await?;
+    Ok(Opened {
+        entry: StudyEntry::Worker {
+            task_href: task_href(&campaign),
+            study,
+            consent,
+            returning,
+        },
+        sign_in: Some(user),
+    })
+}
+
+/// The account of the arrival's platform id, created when new: `(user, known before)`, or
+/// `None` when it is blocked. Serialised per platform id, so two tabs make one account.
+async fn account(
+    tx: &mut sqlx::PgConnection,
+    arrival: &Arrival,
+) -> Result<Option<(UserId, bool)>, AppError> {
+    let id = arrival.external_id.as_str();
+    db::lock_external_id(&mut *tx, arrival.platform, id).await?;
+    match db::find_account(&mut *tx, arrival.platform, id).await? {
+        Some((_, UserStatus::Blocked)) => Ok(None),
+        Some((user, UserStatus::Active)) => Ok(Some((user, true))),
+        None => {
+            let random = uuid::Uuid::new_v4().simple().to_string();
+            let username = study::platform_username(arrival.platform, &random);
+            let user = db::insert_account(tx, arrival.platform, id, &username).await?;
+            Ok(Some((user, false)))
+        }
+    }
+}
+
+async fn campaign(
+    db: impl sqlx::PgExecutor<'_>,
+    id: CampaignId,
+) -> Result<CampaignSettings, AppError> {
+    campaigns_db::find(db, id).await?.ok_or(AppError::NotFound)
+}
+
+fn task_href(c: &CampaignSettings) -> String {
+    match c.kind {
+        CampaignKind::Judge => format!("/judge/{}", c.campaign_id),
+        CampaignKind::Apt => format!("/apt/{}", c.campaign_id),
+    }
+}
+
+async fn consent_state(
+    tx: &mut sqlx::PgConnection,
+    info: Option<&InfoRow>,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<ConsentState, AppError> {
+    let Some(info) = info.filter(|i| !i.consent_text.trim().is_empty()) else {
+        return Ok(ConsentState::NotAsked);
+    };
+    Ok(
+        match db::consent(&mut *tx, campaign, info.version, user).await? {
+            None => ConsentState::Needed,
+            Some(true) => ConsentState::Agreed,
+            Some(false) => ConsentState::Declined,
+        },
+    )
+}
+
+/// The quality rule in plain words: the judging gate's, or the writing task's cap.
+async fn quality_rule(pool: &PgPool, c: &CampaignSettings) -> Result<String, AppError> {
+    Ok(match c.kind {
+        CampaignKind::Judge => match crate::db::judge::settings(pool, c.campaign_id).await? {
+            Some(settings) => rule_text::quality_rule(&settings),
+            None => String::new(),
+        },
+        CampaignKind::Apt => format!(
+            "A sentence earns its reward only when a model judges that it keeps the meaning of the given sentence; the closer its wording, the less it earns. Your part of the study ends when you have earned ${:.2}.",
+            f64::from(c.budget_cap_cents) / 100.0
+        ),
+    })
+}
+
+async fn study_view(
+    pool: &PgPool,
+    c: &CampaignSettings,
+    info: Option<&InfoRow>,
+    platform: Platform,
+) -> Result<StudyView, AppError> {
+    let summary = info
+        .map(|i| i.summary.clone())
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| match c.kind {
+            CampaignKind::Judge => "You will read pairs of sentences and say, for each, whether the second says the same as the first (a paraphrase) or not.".to_owned(),
+            CampaignKind::Apt => "You will rewrite sentences so that they keep their meaning but use different words and structure; a model checks each rewrite and shows what it earns.".to_owned(),
+        });
+    Ok(StudyView {
+        campaign_id: c.campaign_id,
+        kind: c.kind,
+        title: c.title.clone(),
+        summary,
+        minutes: info.and_then(|i| i.minutes),
+        pay: info.map(|i| i.pay.clone()).unwrap_or_default(),
+        quality_rule: quality_rule(pool, c).await?,
+        consent_text: info.map(|i| i.consent_text.clone()).unwrap_or_default(),
+        version: info.map_or(0, |i| i.version),
+        platform,
+    })
+}
+
+/// The signed-in worker agrees to (or declines) the consent text of version `version` of the
+/// study their link opens. A decision on an older version than the latest is refused (the text
+/// changed while they read it), so nobody agrees to what they did not see.
+pub async fn decide(
+    pool: &PgPool,
+    slug: &str,
+    user: UserId,
+    version: i32,
+    agreed: bool,
+) -> Result<CampaignId, AppError> {
+    let target = db::find_target(pool, slug)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let campaign = target.link.campaign_id;
+    if !db::arrived(pool, campaign, user).await? {
+        return Err(AppError::Conflict(
+            "Open the study through its link first.".into(),
+        ));
+    }
+    let latest = db::latest_info(pool, campaign).await?;
+    match latest {
+        Some(info) if info.version == version && !info.consent_text.trim().is_empty() => {
+            let mut tx = pool.begin().await?;
+            db::record_consent(&mut *tx, campaign, version, user, agreed).await?;
+            if !agreed {
+                // Declining gives the place back: the arrival goes (the decision stays), and
+                // opening the link again is a new arrival.
+                db::withdraw_arrival(&mut tx, campaign, user).await?;
+            }
+            tx.commit().await?;
+            Ok(campaign)
+        }
+        _ => Err(AppError::Conflict(
+            "The study information changed while you read it: please read it again.".into(),
+        )),
+    }
+}
+
+// ---- The researcher's side -------------------------------------------------------------------
+
+/// A campaign's study information and links; `base_url` prefixes the links (may be empty).
+pub async fn setup(
+    pool: &PgPool,
+    campaign: CampaignId,
+    base_url: &str,
+) -> Result<StudySetup, AppError> {
+    campaigns_db::find(pool, campaign)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let info = db::latest_info(pool, campaign).await?;
+    let now = time::OffsetDateTime::now_utc();
+    let links = db::list_links(pool, campaign)
+        .await?
+        .into_iter()
+        .filter_map(|l| link_view(l, base_url, now))
+        .collect();
+    Ok(StudySetup {
+        version: info.as_ref().map_or(0, |i| i.version),
+        summary: info.as_ref().map(|i| i.summary.clone()).unwrap_or_default(),
+        minutes: info.as_ref().and_then(|i| i.minutes),
+        pay: info.as_ref().map(|i| i.pay.clone()).unwrap_or_default(),
+        consent_text: info
+            .as_ref()
+            .map(|i| i.consent_text.clone())
+            .unwrap_or_default(),
+        completion_code: info.map(|i| i.completion_code).unwrap_or_default(),
+        links,
+    })
+}
+
+fn link_view(l: LinkRow, base_url: &str, now: time::OffsetDateTime) -> Option<StudyLinkView> {
+    let platform = Platform::parse(&l.platform)?;
+    let query = platform.link_query();
+    let url = if query.is_empty() {
+        format!("{base_url}/s/{}", l.slug)
+    } else {
+        format!("{base_url}/s/{}?{query}", l.slug)
+    };
+    Some(StudyLinkView {
+        study_link_id: l.study_link_id.to_string(),
+        platform,
+        label: l.label,
+        url,
+        max_workers: l.max_workers,
+        workers: l.workers,
+        expires_at: l.expires_at.map(crate::service::rfc3339),
+        expired: l.expires_at.is_some_and(|t| t <= now),
+        paused: l.paused,
+    })
+}
+
+/// What the researcher typed for the study information.
+pub struct InfoForm<'a> {
+    pub summary: &'a str,
+    pub minutes: Option<i32>,
+    pub pay: &'a str,
+    pub consent_text: &'a str,
+    pub completion_code: &'a str,
+}
+
+/// Saves the study information as a new version; returns it.
+pub async fn save_info(
+    pool: &PgPool,
+    campaign: CampaignId,
+    by: UserId,
+    form: InfoForm<'_>,
+) -> Result<i32, AppError> {
+    let limit = |field: &'static str, text: &str, max: usize| -> Result<(), AppError> {
+        if text.chars().count() > max {
+            return Err(AppError::validation(
+                field,
+                format!("At most {max} characters."),
+            ));
+        }
+        Ok(())
+    };
+    limit("summary", form.summary, 5000)?;
+    limit("pay", form.pay, 1000)?;
+    limit("consent_text", form.consent_text, 20_000)?;
+    if let Some(m) = form.minutes {
+        if !(1..=1440).contains(&m) {
+            return Err(AppError::validation(
+                "minutes",
+                "Give 1 to 1,440 minutes, or leave it empty.",
+            ));
+        }
+    }
+    let code = form.completion_code.trim();
+    if !code.is_empty() {
+        platform::check_completion_code(code).map_err(AppError::from)?;
+    }
+    let mut tx = pool.begin().await?;
+    let info = db::NewInfo {
+        summary: form.summary.trim(),
+        minutes: form.minutes,
+        pay: form.pay.trim(),
+        consent_text: form.consent_text.trim(),
+        completion_code: code,
+    };
+    let version = db::insert_info(&mut tx, campaign, info, by).await?;
+    tx.commit().await?;
+    Ok(version)
+}
+
+/// Creates a recruitment link for `platform`, optionally limited to `max_workers` and expiring
+/// after `expires_in_days`.
+pub async fn create_link(
+    pool: &PgPool,
+    campaign: CampaignId,
+    by: UserId,
+    platform: &str,
+    label: &str,
+    max_workers: Option<i32>,
+    expires_in_days: Option<i32>,
+) -> Result<(), AppError> {
+    let platform = Platform::parse(platform).ok_or_else(|| {
+        AppError::validation(
+            "platform",
+            "Choose Prolific, Mechanical Turk or a plain link.",
+        )
+    })?;
+    if label.chars().count() > 200 {
+        return Err(AppError::validation("label", "At most 200 characters."));
+    }
+    if max_workers.is_some_and(|n| !(1..=1_000_000).contains(&n)) {
+        return Err(AppError::validation(
+            "max_workers",
+            "Give 1 to 1,000,000 workers, or leave it empty.",
+        ));
+    }
+    if expires_in_days.is_some_and(|d| !(1..=3650).contains(&d)) {
+        return Err(AppError::validation(
+            "expires_in_days",
+            "Give 1 to 3,650 days, or leave it empty.",
+        ));
+    }
+    campaigns_db::find(pool, campaign)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let slug = uuid::Uuid::new_v4().simple().to_string();
+    let link = db::NewLink {
+        platform,
+        slug: &slug,
+        label: label.trim(),
+        max_workers,
+        expires_in_days,
+    };
+    db::insert_link(pool, campaign, link, by).await
+}
+
+/// Pauses or resumes a link.
+pub async fn set_link_paused(
+    pool: &PgPool,
+    campaign: CampaignId,
+    link: &str,
+    paused: bool,
+) -> Result<(), AppError> {
+    let link = uuid::Uuid::parse_str(link)
+        .map_err(|_| AppError::validation("study_link_id", "Not a link id."))?;
+    if db::set_paused(pool, campaign, link, paused).await? {
+        Ok(())
+    } else {
+        Err(AppError::NotFound)
+    }
+}

@@ -1,0 +1,123 @@
+// A study on Prolific (issue #23), in the browser: the admin writes the study information and
+// consent text and makes a Prolific link for two workers; a participant opens it as Prolific
+// sends them (on a phone), reads the study, agrees and starts judging with no password; a second
+// declines, is signed out and gives the place back; a third takes it and a fourth finds the study
+// full. Every step passes axe-core.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, uploadFile, phone,
+  accessibilityProblems, sidewaysScroll,
+} from '../support.mjs';
+
+let server;
+let browser;
+let linkUrl;
+
+const PAIRS = ['sentence1,sentence2']
+  .concat(Array.from({ length: 10 }, (_, i) => `The council met on day ${i}.,On day ${i} the council held a meeting.`))
+  .join('\n');
+const CONSENT = 'I understand that my answers are used for research.\nI may stop at any time.';
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** The link as Prolific opens it: its placeholders filled with this participant's ids. */
+function asProlificSends(url, pid) {
+  return url
+    .replace('{{%PROLIFIC_PID%}}', pid)
+    .replace('{{%STUDY_ID%}}', 'study42')
+    .replace('{{%SESSION_ID%}}', `session-${pid}`);
+}
+
+test('an admin sets up the study and its Prolific link', async () => {
+  const admin = await newPage(browser);
+  await loginAdmin(admin, server);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
+  await form.getByLabel('Title').fill('News pairs');
+  await form.getByRole('button', { name: 'Create judging campaign' }).click();
+  await admin.getByRole('heading', { name: 'News pairs' }).waitFor();
+  await uploadFile(admin, 'pairs.csv', PAIRS);
+  await admin.getByRole('button', { name: 'Open to workers' }).click();
+  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+
+  await admin.getByLabel('What the task is').fill('Say whether two news sentences mean the same.');
+  await admin.getByLabel('Estimated minutes').fill('10');
+  await admin.getByLabel('Pay (per item, bonus rules)').fill('£1.50 for the study');
+  await admin.getByLabel('Consent text (empty: no consent step)').fill(CONSENT);
+  await admin.getByLabel('Completion code (Prolific\'s, or one to show)').fill('C7PQ2R');
+  await admin.getByRole('button', { name: 'Save study information' }).click();
+  await admin.getByTestId('study-info-saved').filter({ hasText: 'Saved as version 1.' }).waitFor();
+
+  await admin.getByLabel('Platform').selectOption('prolific');
+  await admin.getByLabel('At most this many workers').fill('2');
+  await admin.getByRole('button', { name: 'Create link' }).click();
+  const url = admin.getByTestId('study-link-url');
+  await url.filter({ hasText: server.url }).waitFor();
+  linkUrl = await url.textContent();
+  assert.match(linkUrl, /\/s\/[0-9a-f]{32}\?PROLIFIC_PID=\{\{%PROLIFIC_PID%\}\}&STUDY_ID=\{\{%STUDY_ID%\}\}&SESSION_ID=\{\{%SESSION_ID%\}\}$/);
+  assert.equal(await admin.getByTestId('study-link-workers').textContent(), '0 of 2');
+  assert.deepEqual(await accessibilityProblems(admin, 'the campaign page with its study'), []);
+  assert.deepEqual(unexpectedErrors(admin), []);
+  await admin.context().close();
+});
+
+test('a participant agrees and judges; another declines; the last place goes and then it is full', async () => {
+  const first = await newPage(browser, phone(390));
+  await first.goto(asProlificSends(linkUrl, '5f3a9c0d1e2b4a0012345678'));
+  await first.getByRole('heading', { name: 'News pairs' }).waitFor();
+  await first.waitForFunction(() => !!window.__paracrowd_hydrated);
+  assert.equal(await first.getByTestId('minutes').textContent(), 'About 10 minutes');
+  assert.equal(await first.getByTestId('pay').textContent(), '£1.50 for the study');
+  assert.match(await first.getByTestId('quality').textContent(), /check question/);
+  assert.equal(await first.getByTestId('consent-text').textContent(), CONSENT);
+  assert.equal(await first.getByTestId('start').count(), 0, 'no Start before consent');
+  assert.deepEqual(await accessibilityProblems(first, 'the study information'), []);
+  assert.equal(await sidewaysScroll(first), 0, 'the study information fits a 390 px phone');
+  await first.getByRole('button', { name: 'I agree' }).click();
+  await first.getByTestId('start').click();
+  await first.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
+  // A reload of the link brings the same participant back, past the consent.
+  await first.goto(asProlificSends(linkUrl, '5f3a9c0d1e2b4a0012345678'));
+  assert.equal(await first.getByTestId('start').textContent(), 'Continue where you left off');
+  assert.deepEqual(unexpectedErrors(first), []);
+  await first.context().close();
+
+  const second = await newPage(browser);
+  await second.goto(asProlificSends(linkUrl, '60aa11bb22cc33dd44ee55ff'));
+  await second.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await second.getByRole('button', { name: 'I do not agree' }).click();
+  await second.getByTestId('declined').waitFor();
+  await second.goto(`${server.url}/`);
+  await second.getByRole('link', { name: 'Log in' }).first().waitFor();
+  assert.deepEqual(unexpectedErrors(second), []);
+  await second.context().close();
+
+  // The decline gave its place back: a third participant takes it, and a fourth finds none.
+  const third = await newPage(browser);
+  await third.goto(asProlificSends(linkUrl, '70aa11bb22cc33dd44ee55ff'));
+  await third.getByRole('button', { name: 'I agree' }).waitFor();
+  await third.context().close();
+  const fourth = await newPage(browser);
+  const resp = await fourth.goto(asProlificSends(linkUrl, '80aa11bb22cc33dd44ee55ff'));
+  assert.equal(resp.status(), 409);
+  await fourth.getByRole('heading', { name: 'This study is full' }).waitFor();
+  assert.deepEqual(await accessibilityProblems(fourth, 'a full study'), []);
+  await fourth.context().close();
+
+  const broken = await newPage(browser);
+  const bad = await broken.goto(linkUrl.split('?')[0]);
+  assert.equal(bad.status(), 400);
+  await broken.getByRole('heading', { name: 'This study link is incomplete' }).waitFor();
+  assert.match(await broken.getByTestId('refusal-detail').textContent(), /PROLIFIC_PID/);
+  await broken.context().close();
+});
