@@ -50,7 +50,7 @@ impl Refusal {
             Refusal::Full => "All places are taken. Please return the study on your platform; you have not been signed up.",
             Refusal::NotOpen => "The researcher has not opened it, or has closed it. Please return the study on your platform.",
             Refusal::Blocked => "Your account for this study was blocked by its organisers.",
-            Refusal::OtherAccount => "Log out first, then open the study link again. (A study link signs you in with an account of its own.)",
+            Refusal::OtherAccount => "Log out first, then open the study link again: a study link signs you in with an account of its own.",
         }
     }
 
