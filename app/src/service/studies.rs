@@ -306,14 +306,9 @@ fn link_view(l: LinkRow, base_url: &str, now: time::OffsetDateTime) -> Option<St
     })
 }
 
-/// What the researcher typed for the study information.
-pub struct InfoForm<'a> {
-    pub summary: &'a str,
-    pub minutes: Option<i32>,
-    pub pay: &'a str,
-    pub consent_text: &'a str,
-    pub completion_code: &'a str,
-}
+/// What the researcher typed for the study information (the row the database saves, before
+/// trimming and checks).
+pub use crate::db::studies::NewInfo as InfoForm;
 
 /// Saves the study information as a new version; returns it.
 pub async fn save_info(
@@ -347,7 +342,7 @@ pub async fn save_info(
         platform::check_completion_code(code).map_err(AppError::from)?;
     }
     let mut tx = pool.begin().await?;
-    let info = db::NewInfo {
+    let info = InfoForm {
         summary: form.summary.trim(),
         minutes: form.minutes,
         pay: form.pay.trim(),
