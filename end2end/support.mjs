@@ -20,8 +20,9 @@ async function freePort() {
 }
 
 /** Starts `PARACROWD_BIN serve` and resolves once /health answers; returns its URL, the first
- *  admin's generated password (printed once on first start) and a stop function. */
-export async function startServer() {
+ *  admin's generated password (printed once on first start) and a stop function. `extraEnv`
+ *  adds to (or overrides) the server's environment. */
+export async function startServer(extraEnv = {}) {
   const bin = process.env.PARACROWD_BIN;
   const databaseUrl = process.env.E2E_DATABASE_URL;
   if (!bin || !databaseUrl) {
@@ -34,6 +35,7 @@ export async function startServer() {
       DATABASE_URL: databaseUrl,
       PARACROWD_ADDR: `127.0.0.1:${port}`,
       RUST_LOG: process.env.RUST_LOG || 'warn',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -12,7 +12,8 @@ use crate::pages::{
     admin::mining_page::AdminMiningPage, admin::users_page::AdminUsersPage, apt_page::AptPage,
     apt_report_page::AptReportPage, export_page::ExportPage, home_page::HomePage,
     judge_page::JudgePage, judge_report_page::JudgeReportPage, login_page::LoginPage,
-    not_found_page::NotFoundPage, register_page::RegisterPage, study_page::StudyPage,
+    not_found_page::NotFoundPage, payments_page::PaymentsPage, register_page::RegisterPage,
+    study_done_page::StudyDonePage, study_page::StudyPage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -52,13 +53,40 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 /// with this response's nonce (leptos puts it on its hydration scripts), WebAssembly allowed
 /// (`'wasm-unsafe-eval'`), no plugins, no `<base>`, forms and fetches to this origin only, never
 /// framed. Styles may be inline (the server-drawn SVG charts carry style attributes).
+///
+/// A page a crowd platform shows in its frame ([`framed_path`]; issue #23) may be framed by
+/// `frame_ancestors` (MTurk's two hosts by default, `PARACROWD_FRAME_ANCESTORS`), and its forms
+/// may post to MTurk's `externalSubmit` (the completion page's form). Every other page is never
+/// framed.
 #[cfg(feature = "ssr")]
-pub fn page_policy(nonce: &str) -> String {
+pub fn page_policy(nonce: &str, framed: bool, frame_ancestors: &[String]) -> String {
+    let (ancestors, forms) = if framed {
+        let ancestors = if frame_ancestors.is_empty() {
+            "'none'".to_owned()
+        } else {
+            frame_ancestors.join(" ")
+        };
+        let forms = std::iter::once("'self'")
+            .chain(crate::domain::study::platform::MTURK_SUBMIT_HOSTS)
+            .collect::<Vec<_>>()
+            .join(" ");
+        (ancestors, forms)
+    } else {
+        ("'none'".to_owned(), "'self'".to_owned())
+    };
     format!(
         "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
          style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
-         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+         object-src 'none'; base-uri 'none'; form-action {forms}; frame-ancestors {ancestors}"
     )
+}
+
+/// The pages a crowd platform may show in its frame (an MTurk external question): a study link,
+/// its completion page, and the tasks.
+pub fn framed_path(path: &str) -> bool {
+    ["/s/", "/study/", "/judge/", "/apt/"]
+        .iter()
+        .any(|p| path.starts_with(p))
 }
 
 /// Sets [`page_policy`] with the nonce of the page being rendered on its response.
@@ -70,7 +98,11 @@ fn set_page_policy() {
     ) else {
         return;
     };
-    match http::HeaderValue::from_str(&page_policy(&nonce)) {
+    let framed = use_context::<http::request::Parts>().is_some_and(|p| framed_path(p.uri.path()));
+    let ancestors = use_context::<crate::state::AppState>()
+        .map(|s| s.frame_ancestors.clone())
+        .unwrap_or_default();
+    match http::HeaderValue::from_str(&page_policy(&nonce, framed, &ancestors)) {
         Ok(value) => response.insert_header(http::header::CONTENT_SECURITY_POLICY, value),
         Err(e) => tracing::error!(error.message = %e, "BUG: a page policy is not a header value"),
     }
@@ -117,7 +149,9 @@ fn Layout() -> impl IntoView {
                     <Route path=path!("research/apt/:id") view=AptReportPage ssr=SsrMode::Async />
                     <Route path=path!("research/judge/:id") view=JudgeReportPage ssr=SsrMode::Async />
                     <Route path=path!("research/export/:id") view=ExportPage ssr=SsrMode::Async />
+                    <Route path=path!("research/payments/:id") view=PaymentsPage ssr=SsrMode::Async />
                     <Route path=path!("s/:slug") view=StudyPage ssr=SsrMode::Async />
+                    <Route path=path!("study/:id/done") view=StudyDonePage ssr=SsrMode::Async />
                 </Routes>
             </main>
     }

@@ -14,6 +14,8 @@ const USER_ID_KEY: &str = "user_id";
 /// the campaigns in [`STUDIES_KEY`], those whose information they read (and consent they gave).
 const STUDY_WORKER_KEY: &str = "study_worker";
 const STUDIES_KEY: &str = "studies";
+/// The studies this session's worker completed: the task refuses them more items, and says why.
+const COMPLETED_KEY: &str = "completed_studies";
 
 /// The session of the current request.
 pub async fn session() -> Result<Session, AppError> {
@@ -40,6 +42,10 @@ pub async fn log_in(session: &Session, user_id: UserId) -> Result<(), AppError> 
         .map_err(session_error)?;
     session
         .remove_value(STUDIES_KEY)
+        .await
+        .map_err(session_error)?;
+    session
+        .remove_value(COMPLETED_KEY)
         .await
         .map_err(session_error)?;
     session
@@ -96,6 +102,25 @@ pub async fn disallow_study(session: &Session, campaign: CampaignId) -> Result<(
     Ok(())
 }
 
+/// Records that this session's worker completed `campaign`: no more items for them (the link
+/// opened again shows the completion, not the task).
+pub async fn complete_study(session: &Session, campaign: CampaignId) -> Result<(), AppError> {
+    disallow_study(session, campaign).await?;
+    let mut done: Vec<CampaignId> = session
+        .get(COMPLETED_KEY)
+        .await
+        .map_err(session_error)?
+        .unwrap_or_default();
+    if !done.contains(&campaign) {
+        done.push(campaign);
+        session
+            .insert(COMPLETED_KEY, done)
+            .await
+            .map_err(session_error)?;
+    }
+    Ok(())
+}
+
 /// Whether this session is logged in with a password account (not started by a study link).
 pub async fn is_password_session(session: &Session) -> Result<bool, AppError> {
     let user = session_user_id(session).await?;
@@ -116,7 +141,17 @@ pub async fn check_study_access(session: &Session, campaign: CampaignId) -> Resu
         .map_err(session_error)?
         .unwrap_or_default();
     if studies.contains(&campaign) {
-        Ok(())
+        return Ok(());
+    }
+    let done: Vec<CampaignId> = session
+        .get(COMPLETED_KEY)
+        .await
+        .map_err(session_error)?
+        .unwrap_or_default();
+    if done.contains(&campaign) {
+        Err(AppError::Conflict(
+            "You have completed this study: its completion page has your code and the way back to your platform.".into(),
+        ))
     } else {
         Err(AppError::Conflict(
             "Start this study from its link: it begins with the study information.".into(),

@@ -29,6 +29,9 @@ pub struct AppState {
     pub draws: Arc<Draws>,
     /// Judging campaigns' settings, checked against their version on every request.
     pub judge_campaigns: Arc<JudgeCampaignCache>,
+    /// The origins that may show the study and task pages in a frame (MTurk's external
+    /// question; `PARACROWD_FRAME_ANCESTORS`). Empty: no page is ever framed.
+    pub frame_ancestors: Arc<Vec<String>>,
 }
 
 /// The state inside a server function or a server-rendered component. Call it before the first

@@ -107,6 +107,9 @@ for (const [label, options] of [['desktop', { viewport: { width: 1280, height: 9
     await worker.getByRole('button', { name: 'Check', exact: true }).click();
     await worker.getByTestId('check-result').waitFor();
     await assertAccessible(worker, 'the writing page with a Check result');
+    await open(worker, `/study/${judgeId}/done`);
+    await worker.getByTestId('no-link').waitFor();
+    await assertAccessible(worker, 'the completion page of a worker without a study link');
     assert.deepEqual(unexpectedErrors(worker), []);
     await worker.context().close();
 
@@ -115,7 +118,7 @@ for (const [label, options] of [['desktop', { viewport: { width: 1280, height: 9
     for (const path of [
       '/', '/admin/campaigns', `/admin/campaigns/${judgeId}`, `/admin/campaigns/${aptId}`, '/admin/mining',
       '/admin/users', `/research/judge/${judgeId}`, `/research/apt/${aptId}`,
-      `/research/export/${judgeId}`, `/research/export/${aptId}`,
+      `/research/export/${judgeId}`, `/research/export/${aptId}`, `/research/payments/${judgeId}`,
     ]) {
       await open(admin, path);
       await assertAccessible(admin, `${path} (admin)`);

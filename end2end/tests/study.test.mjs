@@ -72,6 +72,17 @@ test('an admin sets up the study and its Prolific link', async () => {
 });
 
 test('a participant agrees and judges; another declines; the last place goes and then it is full', async () => {
+  // A visitor's first page says what the study involves (issue #22 item 6).
+  const visitor = await newPage(browser, phone(390));
+  await visitor.goto(`${server.url}/`);
+  await visitor.getByRole('heading', { name: 'Open studies' }).waitFor();
+  assert.equal(
+    await visitor.getByTestId('open-studies').textContent(),
+    'News pairs JudgingSay whether two news sentences mean the same.about 10 minutes · £1.50 for the study',
+  );
+  assert.deepEqual(await accessibilityProblems(visitor, 'the welcome page with an open study'), []);
+  await visitor.context().close();
+
   const first = await newPage(browser, phone(390));
   await first.goto(asProlificSends(linkUrl, '5f3a9c0d1e2b4a0012345678'));
   await first.getByRole('heading', { name: 'News pairs' }).waitFor();
@@ -120,4 +131,69 @@ test('a participant agrees and judges; another declines; the last place goes and
   await broken.getByRole('heading', { name: 'This study link is incomplete' }).waitFor();
   assert.match(await broken.getByTestId('refusal-detail').textContent(), /PROLIFIC_PID/);
   await broken.context().close();
+});
+
+test('a participant finishes the pairs asked for and goes back to Prolific; the researcher pays the bonus once', async () => {
+  // The admin asks for 3 pairs at $0.02 each (a new version: consent is asked again).
+  const admin = await newPage(browser);
+  await loginAdmin(admin, server);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await admin.getByRole('link', { name: 'News pairs' }).click();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await admin.getByLabel(/Complete after this many items/).fill('3');
+  await admin.getByLabel(/Bonus per judgment/).fill('0.02');
+  await admin.getByRole('button', { name: 'Save study information' }).click();
+  await admin.getByTestId('study-info-saved').filter({ hasText: 'Saved as version 2.' }).waitFor();
+
+  const pid = '5f3a9c0d1e2b4a0012345678';
+  const worker = await newPage(browser, phone(390));
+  // Prolific's completion page, as this machine cannot reach it.
+  await worker.route('https://app.prolific.com/**', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Prolific</title><h1>Submission complete</h1>' }));
+  await worker.goto(asProlificSends(linkUrl, pid));
+  await worker.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await worker.getByRole('button', { name: 'I agree' }).click();
+  await worker.getByTestId('start').click();
+  await worker.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
+  assert.match(await worker.getByTestId('study-terms').textContent(), /\$0\.02 a pair · 3 pairs in all · about 10 minutes/);
+  for (let n = 1; n <= 3; n++) {
+    await worker.getByTestId('pair-number').filter({ hasText: new RegExp(`^${n}$`) }).waitFor();
+    await worker.waitForTimeout(400); // read the pair (answers quicker than 300 ms are ignored)
+    await worker.keyboard.press(n % 2 ? '1' : '2');
+  }
+  await worker.getByRole('heading', { name: "You have done this study's pairs" }).waitFor();
+  assert.equal(await worker.getByTestId('judged-total').textContent(), '3');
+  assert.deepEqual(await accessibilityProblems(worker, 'the end of the pairs'), []);
+  await worker.getByTestId('finish').click();
+  // The completion page records it and sends the participant back to Prolific with the code.
+  await worker.waitForURL('https://app.prolific.com/submissions/complete?cc=C7PQ2R');
+  // Coming back: the same code, no more pairs.
+  await worker.goto(asProlificSends(linkUrl, pid));
+  await worker.getByTestId('already-completed').waitFor();
+  await worker.getByRole('link', { name: /Your completion code/ }).click();
+  await worker.getByTestId('completion-code').filter({ hasText: 'C7PQ2R' }).waitFor();
+  assert.match(await worker.getByTestId('earned').textContent(), /\$0\.06 for 3 judgments/);
+  assert.deepEqual(unexpectedErrors(worker).filter((e) => !/prolific\.com/.test(e)), []);
+  await worker.context().close();
+
+  // The researcher's payments page: the participant's bonus, a batch, its file, paid once.
+  await admin.getByTestId('payments-link').click();
+  await admin.getByRole('heading', { name: /Payments/ }).waitFor();
+  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  const row = admin.getByTestId('pay-row').filter({ hasText: pid });
+  assert.equal(await row.getByTestId('bonus').textContent(), '$0.06');
+  assert.match(await admin.getByTestId('outstanding').textContent(), /\$0\.06 in bonuses/);
+  assert.deepEqual(await accessibilityProblems(admin, 'the payments page'), []);
+  await admin.getByTestId('make-batch').click();
+  await admin.getByTestId('batch-made').filter({ hasText: '$0.06 for 1 workers' }).waitFor();
+  const href = await admin.getByRole('link', { name: 'Prolific' }).getAttribute('href');
+  const file = await admin.request.get(`${server.url}${href}`);
+  assert.equal(file.status(), 200);
+  assert.equal(await file.text(), `${pid},0.06\n`);
+  await admin.getByTestId('mark-paid').click();
+  await admin.getByTestId('batch-paid').waitFor();
+  assert.equal(await row.getByTestId('paid').textContent(), '$0.06');
+  assert.match(await admin.getByTestId('outstanding').textContent(), /\$0\.00 in bonuses/);
+  assert.deepEqual(unexpectedErrors(admin), []);
+  await admin.context().close();
 });

@@ -33,9 +33,48 @@ pub struct Config {
     /// comma-separated) whose `X-Forwarded-For` names the client for the login throttle. Unset:
     /// the header is ignored and the TCP peer is the client.
     pub trusted_proxies: app::client_addr::TrustedProxies,
+    /// `PARACROWD_FRAME_ANCESTORS`: origins that may show the study and task pages in a frame
+    /// (space- or comma-separated; default MTurk's `https://www.mturk.com` and
+    /// `https://workersandbox.mturk.com`, for its external questions; `none`: never framed).
+    /// With `PARACROWD_SECURE_COOKIES` and any frame ancestor, the session cookie is
+    /// `SameSite=None; Secure; Partitioned`, so it is kept inside the platform's frame.
+    pub frame_ancestors: Vec<String>,
     /// Timeouts and the most open connections (`crate::serve`): `PARACROWD_HEADER_TIMEOUT_SECS`,
     /// `PARACROWD_BODY_TIMEOUT_SECS`, `PARACROWD_WRITE_TIMEOUT_SECS`, `PARACROWD_MAX_CONNECTIONS`.
     pub connection_limits: crate::serve::ConnectionLimits,
+}
+
+/// The frame ancestors from `PARACROWD_FRAME_ANCESTORS` (unset: MTurk's hosts; `none`: none).
+/// Each must be an `http(s)://host[:port]` origin, so nothing else gets into the page policy.
+pub fn frame_ancestors(raw: Option<&str>) -> anyhow::Result<Vec<String>> {
+    let Some(raw) = raw else {
+        return Ok(app::domain::study::platform::MTURK_SUBMIT_HOSTS
+            .iter()
+            .map(|h| h.to_string())
+            .collect());
+    };
+    if raw.trim() == "none" {
+        return Ok(Vec::new());
+    }
+    raw.split([',', ' '])
+        .map(|o| o.trim().trim_end_matches('/'))
+        .filter(|o| !o.is_empty())
+        .map(|o| {
+            let host = o
+                .strip_prefix("https://")
+                .or_else(|| o.strip_prefix("http://"))
+                .unwrap_or("");
+            let ok = !host.is_empty()
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
+            anyhow::ensure!(
+                ok,
+                "PARACROWD_FRAME_ANCESTORS: {o:?} is not an origin like https://www.mturk.com"
+            );
+            Ok(o.to_owned())
+        })
+        .collect()
 }
 
 impl Config {
@@ -80,6 +119,7 @@ impl Config {
                 &var("PARACROWD_TRUSTED_PROXIES").unwrap_or_default(),
             )
             .map_err(|e| anyhow::anyhow!("PARACROWD_TRUSTED_PROXIES: {e}"))?,
+            frame_ancestors: frame_ancestors(var("PARACROWD_FRAME_ANCESTORS").as_deref())?,
             connection_limits: connection_limits(&var)?,
         })
     }
@@ -96,6 +136,7 @@ impl Config {
             random_seed: None,
             allowed_origins: Vec::new(),
             trusted_proxies: Default::default(),
+            frame_ancestors: frame_ancestors(None).expect("BUG: the default frame ancestors"),
             connection_limits: Default::default(),
         }
     }
@@ -139,6 +180,8 @@ Environment:
   PARACROWD_MAX_DB_CONNECTIONS database pool size (default 20)
   PARACROWD_ALLOWED_ORIGINS    origins besides the request's host that may post forms
                                (comma-separated), for a proxy that rewrites Host
+  PARACROWD_FRAME_ANCESTORS    origins that may frame the study and task pages
+                               (default MTurk's two hosts; none: never framed)
   PARACROWD_TRUSTED_PROXIES    proxies in front of the app (IPs or CIDR blocks, comma-separated)
                                whose X-Forwarded-For names the client; unset = ignore the header
   PARACROWD_HEADER_TIMEOUT_SECS a request head must arrive within this (default 20); also

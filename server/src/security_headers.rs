@@ -47,8 +47,57 @@ pub async fn add(
 ) -> Response {
     let mut resp = next.run(req).await;
     let present = resp.headers_mut();
+    // A page a crowd platform may frame says so in its own policy (`app::page_policy`); the old
+    // header would forbid it outright.
+    let may_be_framed = present
+        .get(header::CONTENT_SECURITY_POLICY)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|csp| {
+            csp.contains("frame-ancestors") && !csp.contains("frame-ancestors 'none'")
+        });
     for (name, value) in headers(secure) {
+        if name == header::X_FRAME_OPTIONS && may_be_framed {
+            continue;
+        }
         present.entry(name).or_insert(value);
+    }
+    resp
+}
+
+/// Adds `Partitioned` to the session cookie when `partition` (see `startup::framed_cookies`):
+/// a browser that blocks third-party cookies keeps a partitioned one in the platform's frame,
+/// apart from the same site's cookies elsewhere. tower-sessions has no switch for it.
+pub async fn partition_session_cookie(
+    axum::extract::State(partition): axum::extract::State<bool>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let mut resp = next.run(req).await;
+    if !partition {
+        return resp;
+    }
+    let prefix = format!("{}=", crate::startup::SESSION_COOKIE);
+    let cookies: Vec<HeaderValue> = resp
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .cloned()
+        .collect();
+    if !cookies
+        .iter()
+        .any(|c| c.as_bytes().starts_with(prefix.as_bytes()))
+    {
+        return resp;
+    }
+    resp.headers_mut().remove(header::SET_COOKIE);
+    for c in cookies {
+        let text = c.to_str().unwrap_or_default();
+        let value = if text.starts_with(&prefix) && !text.contains("Partitioned") {
+            HeaderValue::from_str(&format!("{text}; Partitioned")).unwrap_or(c)
+        } else {
+            c
+        };
+        resp.headers_mut().append(header::SET_COOKIE, value);
     }
     resp
 }

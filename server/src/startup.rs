@@ -39,6 +39,13 @@ pub const UPLOAD_PATHS: &[&str] = &[
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "paracrowd_session";
 
+/// Whether the session cookie must work inside a crowd platform's frame (a cross-site frame):
+/// `SameSite=None` (which browsers accept only with `Secure`) and `Partitioned`. Cross-site
+/// posts stay refused by the origin check (`csrf.rs`), which does not rely on `SameSite`.
+pub fn framed_cookies(config: &Config) -> bool {
+    config.secure_cookies && !config.frame_ancestors.is_empty()
+}
+
 /// Opens a pool on `url` and runs the migrations.
 pub async fn connect_and_migrate(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
     let pool = PgPoolOptions::new()
@@ -105,7 +112,11 @@ pub async fn build_router(
     let sessions = SessionManagerLayer::new(store)
         .with_name(SESSION_COOKIE)
         .with_http_only(true)
-        .with_same_site(SameSite::Lax)
+        .with_same_site(if framed_cookies(config) {
+            SameSite::None
+        } else {
+            SameSite::Lax
+        })
         .with_secure(config.secure_cookies)
         .with_expiry(Expiry::OnInactivity(time::Duration::days(7)));
 
@@ -122,6 +133,7 @@ pub async fn build_router(
         embedder,
         draws: Arc::new(app::draws::Draws::new(config.random_seed)),
         judge_campaigns: Arc::default(),
+        frame_ancestors: Arc::new(config.frame_ancestors.clone()),
     };
     let routes = generate_route_list(App);
     let context = {
@@ -137,6 +149,10 @@ pub async fn build_router(
         .route("/metrics", get(crate::routes::metrics::metrics))
         .route("/export/apt/{campaign}", get(crate::routes::export::apt))
         .route("/export/judge/{campaign}", get(crate::routes::export::judge))
+        .route(
+            "/payments/{batch}/{file}",
+            get(crate::routes::payments::bonus_file),
+        )
         .leptos_routes_with_context(&state, routes, context.clone(), {
             let options = state.leptos_options.clone();
             move || shell(options.clone())
@@ -150,6 +166,11 @@ pub async fn build_router(
             context, shell,
         ))
         .layer(sessions)
+        // Outside the sessions: marks their cookie Partitioned when it must live in a frame.
+        .layer(axum::middleware::from_fn_with_state(
+            framed_cookies(config),
+            crate::security_headers::partition_session_cookie,
+        ))
         // Before sessions: a forged request is refused before anything is read for it.
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(config.allowed_origins.clone()),

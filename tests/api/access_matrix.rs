@@ -68,7 +68,7 @@ const fn f(name: &'static str, level: Level, args: &'static [(&'static str, &'st
 
 /// Placeholders in arguments and paths: `{apt}`, `{judge}` (campaigns), `{victim}` (a user id
 /// the matrix does not log in as), `{pair}` (a pair of `{judge}`), `{mturk}` (the slug of an MTurk
-/// study link of `{judge}`), `{any}` (an unknown id).
+/// study link of `{judge}`), `{batch}` (a bonus batch of `{judge}`), `{any}` (an unknown id).
 const SERVER_FNS: &[Fn] = &[
     Fn {
         name: "current_user",
@@ -328,6 +328,33 @@ const SERVER_FNS: &[Fn] = &[
             ("expires_in_days", ""),
         ],
     ),
+    f("open_studies", Level::Public, &[]),
+    f("study/progress", Level::User, &[("campaign_id", "{judge}")]),
+    f("study/complete", Level::User, &[("campaign_id", "{judge}")]),
+    f(
+        "research/payments",
+        Level::Research,
+        &[("campaign_id", "{judge}")],
+    ),
+    f(
+        "research/make_payment_batch",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("batch_id", "{any}"),
+            ("top_up", "true"),
+        ],
+    ),
+    f(
+        "research/mark_batch_paid",
+        Level::Research,
+        &[("campaign_id", "{judge}"), ("batch_id", "{any}")],
+    ),
+    f(
+        "research/discard_payment_batch",
+        Level::Research,
+        &[("campaign_id", "{judge}"), ("batch_id", "{any}")],
+    ),
     f(
         "admin/set_study_link_paused",
         Level::Admin,
@@ -345,6 +372,7 @@ const ROUTES: &[(&str, Level)] = &[
     ("/metrics", Level::Public),
     ("/export/judge/{judge}", Level::Research),
     ("/export/apt/{apt}", Level::Research),
+    ("/payments/{batch}/generic.csv", Level::Research),
 ];
 
 /// Every page of the router (its template, then a concrete path).
@@ -378,6 +406,12 @@ const PAGES: &[(&str, &str, Level)] = &[
         "/s/{mturk}?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE",
         Level::Public,
     ),
+    ("/study/{id}/done", "/study/{judge}/done", Level::User),
+    (
+        "/research/payments/{id}",
+        "/research/payments/{judge}",
+        Level::Research,
+    ),
 ];
 
 /// The values the placeholders stand for.
@@ -388,6 +422,8 @@ struct Ids {
     pair: String,
     /// The slug of an MTurk study link of `{judge}`.
     mturk: String,
+    /// A bonus batch of `{judge}`.
+    batch: String,
 }
 
 impl Ids {
@@ -397,6 +433,7 @@ impl Ids {
             .replace("{victim}", &self.victim)
             .replace("{pair}", &self.pair)
             .replace("{mturk}", &self.mturk)
+            .replace("{batch}", &self.batch)
             .replace("{any}", &uuid::Uuid::new_v4().to_string())
             .replace("{own_name}", own_name)
             .replace("{new_name}", &crate::helpers::username("matrix"))
@@ -458,12 +495,22 @@ async fn fixtures(app: &TestApp, admin: &Client) -> Ids {
         .fetch_one(&app.pool)
         .await
         .unwrap();
+    // An (empty) bonus batch of `{judge}`, for its files.
+    let batch: String = sqlx::query_scalar(
+        "insert into payment_batch (batch_id, campaign_id, top_up)
+         values (gen_random_uuid(), $1::uuid, false) returning batch_id::text",
+    )
+    .bind(&judge)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
     Ids {
         apt,
         judge,
         victim: app.user_id(&victim_name).await,
         pair,
         mturk,
+        batch,
     }
 }
 

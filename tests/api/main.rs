@@ -23,3 +23,4 @@ mod sessions;
 mod shutdown;
 mod standalone;
 mod studies;
+mod study_pay;

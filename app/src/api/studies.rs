@@ -5,7 +5,10 @@ use leptos::prelude::*;
 
 use crate::error::AppError;
 
-pub use crate::dto::studies::{ConsentState, StudyEntry, StudyLinkView, StudySetup, StudyView};
+pub use crate::dto::studies::{
+    BatchView, CompletionView, ConsentState, OpenStudyCard, PaymentsView, ReturnTo, StudyEntry,
+    StudyLinkView, StudyProgress, StudySetup, StudyView, WorkerPayView,
+};
 
 #[cfg(feature = "ssr")]
 use ssr::*;
@@ -17,6 +20,19 @@ use ssr::*;
 #[server(endpoint = "study/open")]
 pub async fn open_study(slug: String, query: String) -> Result<StudyEntry, AppError> {
     super::with_status(open(slug, query).await)
+}
+
+/// The open studies with study information, for a visitor's home page: title, task, time and
+/// pay. Anyone.
+#[server(endpoint = "open_studies")]
+pub async fn list_open_studies() -> Result<Vec<OpenStudyCard>, AppError> {
+    super::with_status(
+        async {
+            let pool = crate::state::pool()?;
+            service::open_studies(&pool).await
+        }
+        .await,
+    )
 }
 
 /// The signed-in worker's decision on the consent text of `version`.
@@ -42,8 +58,103 @@ pub async fn load_study_setup(campaign_id: String) -> Result<StudySetup, AppErro
     )
 }
 
-/// Saves the study information as a new version; returns it. Admins only. `minutes` may be
+/// The study around a task page: the number of items asked for, the pay per item, the time,
+/// and where a study worker finishes. Any worker of the campaign.
+#[server(endpoint = "study/progress")]
+pub async fn load_study_progress(campaign_id: String) -> Result<StudyProgress, AppError> {
+    super::with_status(
+        async {
+            let (state, user, campaign) = super::worker(&campaign_id).await?;
+            crate::service::study_completion::progress(&state.pool, campaign, user).await
+        }
+        .await,
+    )
+}
+
+/// Finishes the caller's part of a study they came to through a link, when its rule is met
+/// (idempotent: a reload or a second tab gets the same code and way back). Once complete, the
+/// task refuses them more items.
+#[server(endpoint = "study/complete")]
+pub async fn complete_study(campaign_id: String) -> Result<CompletionView, AppError> {
+    super::with_status(
+        async {
+            let pool = crate::state::pool()?;
+            let user = crate::session::require_user().await?.app_user_id;
+            let campaign = super::parse_id(&campaign_id, "campaign_id")?;
+            let view = crate::service::study_completion::complete(&pool, campaign, user).await?;
+            if matches!(view, CompletionView::Done { .. }) {
+                let session = crate::session::session().await?;
+                crate::session::complete_study(&session, campaign).await?;
+            }
+            Ok(view)
+        }
+        .await,
+    )
+}
+
+/// A campaign's study workers with what they earned and are owed, and its bonus batches.
+/// Researchers and admins.
+#[server(endpoint = "research/payments")]
+pub async fn load_payments(campaign_id: String) -> Result<PaymentsView, AppError> {
+    super::with_status(
+        async {
+            let (pool, _) = researcher_id().await?;
+            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            crate::service::payments::payments(&pool, id).await
+        }
+        .await,
+    )
+}
+
+/// Makes the bonus batch `batch_id` (from the payments page) of what is owed and in no batch;
+/// `top_up` adds what brings each completed worker to the minimum hourly rate. The same id sent
+/// twice makes one batch. Researchers and admins.
+#[server(endpoint = "research/make_payment_batch")]
+pub async fn make_payment_batch(
+    campaign_id: String,
+    batch_id: String,
+    #[server(default)] top_up: bool,
+) -> Result<BatchView, AppError> {
+    super::with_status(
+        async {
+            let (pool, me) = researcher_id().await?;
+            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            crate::service::payments::make_batch(&pool, id, me, &batch_id, top_up).await
+        }
+        .await,
+    )
+}
+
+/// Records that a batch was paid on the platform (once). Researchers and admins.
+#[server(endpoint = "research/mark_batch_paid")]
+pub async fn mark_batch_paid(campaign_id: String, batch_id: String) -> Result<(), AppError> {
+    super::with_status(
+        async {
+            let (pool, me) = researcher_id().await?;
+            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            crate::service::payments::mark_paid(&pool, id, &batch_id, me).await
+        }
+        .await,
+    )
+}
+
+/// Discards a batch not marked paid. Researchers and admins.
+#[server(endpoint = "research/discard_payment_batch")]
+pub async fn discard_payment_batch(campaign_id: String, batch_id: String) -> Result<(), AppError> {
+    super::with_status(
+        async {
+            let (pool, _) = researcher_id().await?;
+            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            crate::service::payments::discard_batch(&pool, id, &batch_id).await
+        }
+        .await,
+    )
+}
+
+/// Saves the study information as a new version; returns it. Admins only. `minutes`,
+/// `complete_after` and the amounts (dollars: `base_pay`, `judgment_pay`, `min_hourly`) may be
 /// empty.
+#[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/save_study_info")]
 pub async fn save_study_info(
     campaign_id: String,
@@ -52,6 +163,10 @@ pub async fn save_study_info(
     pay: String,
     consent_text: String,
     completion_code: String,
+    #[server(default)] complete_after: String,
+    #[server(default)] base_pay: String,
+    #[server(default)] judgment_pay: String,
+    #[server(default)] min_hourly: String,
 ) -> Result<i32, AppError> {
     super::with_status(
         async {
@@ -63,6 +178,10 @@ pub async fn save_study_info(
                 pay: &pay,
                 consent_text: &consent_text,
                 completion_code: &completion_code,
+                complete_after: optional_number("complete_after", &complete_after)?,
+                base_pay_cents: amount("base_pay", &base_pay, 2)?.unwrap_or(0),
+                judgment_pay_mills: amount("judgment_pay", &judgment_pay, 3)?.unwrap_or(0),
+                min_hourly_cents: amount("min_hourly", &min_hourly, 2)?,
             };
             service::save_info(&pool, id, me, form).await
         }
@@ -122,6 +241,33 @@ mod ssr {
 
     use super::*;
 
+    /// The caller, a researcher or an admin.
+    pub async fn researcher_id() -> Result<(sqlx::PgPool, crate::domain::UserId), AppError> {
+        let pool = crate::state::pool()?;
+        let me = crate::session::require_role(&[
+            crate::domain::Role::Researcher,
+            crate::domain::Role::Admin,
+        ])
+        .await?;
+        Ok((pool, me.app_user_id))
+    }
+
+    /// An optional amount of dollars from a form field, in units of `10^-places` dollars.
+    pub fn amount(field: &str, raw: &str, places: u32) -> Result<Option<i32>, AppError> {
+        if raw.trim().is_empty() {
+            return Ok(None);
+        }
+        crate::domain::study::pay::parse_dollars(raw, places)
+            .and_then(|v| i32::try_from(v).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                AppError::validation(
+                    field,
+                    format!("Give an amount in dollars with at most {places} decimals, like 1.50."),
+                )
+            })
+    }
+
     /// An optional whole number from a form field (empty: none).
     pub fn optional_number(field: &str, raw: &str) -> Result<Option<i32>, AppError> {
         let raw = raw.trim();
@@ -156,7 +302,17 @@ mod ssr {
         }
         if let Some(user) = opened.sign_in {
             crate::session::log_in_study_worker(&session, user).await?;
-            if let StudyEntry::Worker { study, consent, .. } = &opened.entry {
+            if let StudyEntry::Worker {
+                study,
+                consent,
+                completed,
+                ..
+            } = &opened.entry
+            {
+                if *completed {
+                    crate::session::complete_study(&session, study.campaign_id).await?;
+                    return Ok(opened.entry);
+                }
                 match consent {
                     ConsentState::NotAsked | ConsentState::Agreed => {
                         crate::session::allow_study(&session, study.campaign_id).await?

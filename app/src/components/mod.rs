@@ -3,3 +3,4 @@ pub mod auth_context;
 pub mod browser;
 pub mod nav;
 pub mod scorer_banner;
+pub mod study_progress;

@@ -6,5 +6,7 @@ pub mod export;
 pub mod judge;
 pub mod login_failures;
 pub mod mining;
+pub mod payments;
 pub mod studies;
+pub mod study_completion;
 pub mod users;

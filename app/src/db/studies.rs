@@ -279,6 +279,14 @@ pub struct InfoRow {
     pub consent_text: String,
     /// The completion code (empty: none).
     pub completion_code: String,
+    /// The worker is done after this many items (none: no such rule).
+    pub complete_after: Option<i32>,
+    /// The platform's fixed reward for a completed study.
+    pub base_pay_cents: i32,
+    /// The bonus per judgment, in thousandths of a dollar.
+    pub judgment_pay_mills: i32,
+    /// The lowest hourly rate the study pays (none: no minimum).
+    pub min_hourly_cents: Option<i32>,
     /// When this version was saved.
     pub created_at: time::OffsetDateTime,
 }
@@ -290,7 +298,8 @@ pub async fn latest_info(
 ) -> Result<Option<InfoRow>, AppError> {
     Ok(sqlx::query_as!(
         InfoRow,
-        "select version, summary, minutes, pay, consent_text, completion_code, created_at
+        "select version, summary, minutes, pay, consent_text, completion_code, complete_after,
+                base_pay_cents, judgment_pay_mills, min_hourly_cents, created_at
          from study_info where campaign_id = $1 order by version desc limit 1",
         campaign as CampaignId,
     )
@@ -310,6 +319,14 @@ pub struct NewInfo<'a> {
     pub consent_text: &'a str,
     /// The completion code (empty: none).
     pub completion_code: &'a str,
+    /// The worker is done after this many items (none: no such rule).
+    pub complete_after: Option<i32>,
+    /// The platform's fixed reward for a completed study.
+    pub base_pay_cents: i32,
+    /// The bonus per judgment, in thousandths of a dollar.
+    pub judgment_pay_mills: i32,
+    /// The lowest hourly rate the study pays (none: no minimum).
+    pub min_hourly_cents: Option<i32>,
 }
 
 /// Saves a new version (one more than the latest; the campaign row is locked meanwhile so two
@@ -329,8 +346,9 @@ pub async fn insert_info(
     .ok_or(AppError::NotFound)?;
     Ok(sqlx::query_scalar!(
         r#"insert into study_info (campaign_id, version, summary, minutes, pay, consent_text,
-                                   completion_code, created_by)
-           select $1, coalesce(max(version), 0) + 1, $2, $3, $4, $5, $6, $7
+                                   completion_code, created_by, complete_after, base_pay_cents,
+                                   judgment_pay_mills, min_hourly_cents)
+           select $1, coalesce(max(version), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
            from study_info where campaign_id = $1
            returning version"#,
         campaign as CampaignId,
@@ -340,6 +358,10 @@ pub async fn insert_info(
         info.consent_text,
         info.completion_code,
         by as UserId,
+        info.complete_after,
+        info.base_pay_cents,
+        info.judgment_pay_mills,
+        info.min_hourly_cents,
     )
     .fetch_one(&mut *db)
     .await?)
@@ -422,5 +444,40 @@ pub async fn arrived(
         user as UserId,
     )
     .fetch_one(db)
+    .await?)
+}
+
+/// An open campaign with its latest study information, as a visitor's home page lists it.
+#[derive(Debug, Clone)]
+pub struct OpenStudyRow {
+    /// The campaign's kind.
+    pub kind: CampaignKind,
+    /// Its title.
+    pub title: String,
+    /// What the task is (empty: none written).
+    pub summary: String,
+    /// Estimated minutes.
+    pub minutes: Option<i32>,
+    /// The pay, in the researcher's words.
+    pub pay: String,
+}
+
+/// Open campaigns whose researcher wrote study information (the opt-in to be listed for
+/// visitors), newest first, with its latest version (at most 50).
+pub async fn open_studies(db: impl PgExecutor<'_>) -> Result<Vec<OpenStudyRow>, AppError> {
+    Ok(sqlx::query_as!(
+        OpenStudyRow,
+        r#"select c.kind as "kind: CampaignKind", c.title,
+                  coalesce(i.summary, '') as "summary!", i.minutes as "minutes?",
+                  coalesce(i.pay, '') as "pay!"
+           from campaign c
+           join lateral (select s.summary, s.minutes, s.pay from study_info s
+                         where s.campaign_id = c.campaign_id
+                         order by s.version desc limit 1) i on true
+           where c.status = 'open'
+           order by c.created_at desc, c.campaign_id
+           limit 50"#,
+    )
+    .fetch_all(db)
     .await?)
 }

@@ -57,6 +57,9 @@ pub enum StudyEntry {
         task_href: String,
         /// A worker who came back (a reload, another device) rather than a new one.
         returning: bool,
+        /// They completed the study: `task_href` is the completion page.
+        #[serde(default)]
+        completed: bool,
     },
 }
 
@@ -87,5 +90,129 @@ pub struct StudySetup {
     pub pay: String,
     pub consent_text: String,
     pub completion_code: String,
+    /// The number of items that completes the study (none: the cap, the gate or the end).
+    pub complete_after: Option<i32>,
+    /// The amounts as the form shows them (`1.50`; empty when none).
+    pub base_pay: String,
+    pub judgment_pay: String,
+    pub min_hourly: String,
     pub links: Vec<StudyLinkView>,
+}
+
+/// How a finished worker goes back to their platform.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReturnTo {
+    /// Prolific's completion address with the study's code.
+    Prolific { url: String },
+    /// Mechanical Turk: a form posted to `submit_url` with the assignment id.
+    Mturk {
+        submit_url: String,
+        assignment_id: String,
+    },
+    /// The code on screen (a plain link; or Prolific when the researcher set no code).
+    Code,
+}
+
+/// What the completion page shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CompletionView {
+    /// The caller did not come to this study through a link: there is nothing to complete.
+    NoLink,
+    /// The study is not done yet; the message says what is left.
+    NotYet { message: String, task_href: String },
+    Done {
+        title: String,
+        platform: Platform,
+        /// Why it is complete, in words.
+        reason: String,
+        items: i32,
+        code: String,
+        return_to: ReturnTo,
+        /// What the worker earned, in words.
+        earned: String,
+        /// This request completed the study (the page goes back to the platform by itself);
+        /// false for a later visit, which shows the code and the way back.
+        first: bool,
+    },
+}
+
+/// What a task page shows about the study around the items: progress against the number of
+/// items asked for, the pay and the time, and (for a worker who came through a study link)
+/// where to finish.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct StudyProgress {
+    /// Items the worker has made (judgments, or sentences submitted).
+    pub items: i64,
+    /// The number of items the study asks for (none: no number).
+    pub complete_after: Option<i32>,
+    /// The pay per item, in words ("$0.015 a pair"), empty when none is set.
+    pub pay_per_item: String,
+    /// The bonus per judgment in thousandths of a dollar (0: none).
+    pub judgment_pay_mills: i32,
+    /// The estimated minutes.
+    pub minutes: Option<i32>,
+    /// The completion page, for a worker who came through a study link.
+    pub done_href: Option<String>,
+}
+
+/// A study worker's line on the payments page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerPayView {
+    pub platform: Platform,
+    pub external_id: String,
+    pub items: i64,
+    pub minutes_worked: f64,
+    /// Whether they completed the study.
+    pub completed: bool,
+    pub base_cents: i64,
+    pub bonus_cents: i64,
+    pub top_up_cents: i64,
+    pub hourly_cents: Option<f64>,
+    pub under_minimum: bool,
+    /// In batches, paid or not.
+    pub batched_cents: i64,
+    /// In batches marked paid.
+    pub paid_cents: i64,
+}
+
+/// A bonus batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchView {
+    pub batch_id: String,
+    pub created_at: String,
+    pub paid_at: Option<String>,
+    pub top_up: bool,
+    pub workers: i64,
+    pub total_cents: i64,
+}
+
+/// The payments page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaymentsView {
+    pub campaign_id: String,
+    pub title: String,
+    pub base_pay_cents: i32,
+    pub judgment_pay_mills: i32,
+    pub min_hourly_cents: Option<i32>,
+    pub workers: Vec<WorkerPayView>,
+    /// Median minutes and median hourly rate of the completed workers (Prolific judges a
+    /// study's rate by its median time).
+    pub median_minutes: Option<f64>,
+    pub median_hourly_cents: Option<f64>,
+    /// Owed and in no batch yet: bonuses only, and with top-ups.
+    pub outstanding_cents: i64,
+    pub outstanding_with_top_up_cents: i64,
+    pub batches: Vec<BatchView>,
+    /// A fresh id for the next batch (a repeated request with it makes one batch).
+    pub next_batch_id: String,
+}
+
+/// An open study as a visitor sees it on the home page: enough to decide to take part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenStudyCard {
+    pub kind: CampaignKind,
+    pub title: String,
+    pub summary: String,
+    pub minutes: Option<i32>,
+    pub pay: String,
 }

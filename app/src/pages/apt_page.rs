@@ -8,7 +8,9 @@ use crate::api::apt::{
     apt_check, apt_next, apt_skip, apt_submit, AptTask, CheckOutcome, SubmitOutcome, Verdict,
     MAX_ATTEMPT_CHARS,
 };
+use crate::api::studies::{load_study_progress, StudyProgress};
 use crate::components::browser::{load_draft, save_draft};
+use crate::components::study_progress::{FinishLink, StudyTerms};
 use crate::domain::apt::budget::payout;
 use crate::domain::reward::reward_table;
 use crate::error::{AppError, ErrorMessage};
@@ -59,6 +61,12 @@ pub fn AptPage() -> impl IntoView {
     let campaign_id = move || params.read().get("id").unwrap_or_default();
     let round = RwSignal::new(0u32);
     let task = Resource::new(move || (campaign_id(), round.get()), |(id, _)| apt_next(id));
+    // The study around the task (sentences asked for and done, where to finish), with each
+    // sentence: a Submit changes the count.
+    let study = Resource::new(
+        move || (campaign_id(), round.get()),
+        |(id, _)| load_study_progress(id),
+    );
     // What the last Submit did, said on the next sentence ("Submitted: earned $0.12, …").
     let notice: RwSignal<Option<String>> = RwSignal::new(None);
     let next = Callback::new(move |said: Option<String>| {
@@ -73,9 +81,33 @@ pub fn AptPage() -> impl IntoView {
             </noscript>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
+                    let study: StudyProgress = study.await.unwrap_or_default();
                     match task.await {
-                        Ok(AptTask::Write { source_id, source, total_cents, cap_cents, instructions, bleurt_threshold }) => {
+                        Ok(AptTask::Write { .. })
+                            if study.done_href.is_some()
+                                && study.complete_after.is_some_and(|n| study.items >= i64::from(n)) =>
+                        {
                             view! {
+                                <h1>"You have written this study's sentences"</h1>
+                                <p>
+                                    "You have submitted " <strong data-testid="submitted-total">{study.items}</strong>
+                                    " sentences, all this study asks for. Thank you!"
+                                </p>
+                                <FinishLink study />
+                            }
+                                .into_any()
+                        }
+                        Ok(AptTask::Write { source_id, source, total_cents, cap_cents, instructions, bleurt_threshold }) => {
+                            let number = study.done_href.as_ref().and(study.complete_after).map(|n| {
+                                view! {
+                                    <p class="progress" data-testid="sentence-number">
+                                        {format!("Sentence {} of your {n}", study.items + 1)}
+                                    </p>
+                                }
+                            });
+                            view! {
+                                <StudyTerms study=study.clone() item="sentence" />
+                                {number}
                                 <Writer
                                     campaign_id=campaign_id()
                                     source_id=source_id.to_string()
@@ -96,6 +128,18 @@ pub fn AptPage() -> impl IntoView {
                                     "You have seen every sentence in this study. You earned "
                                     <strong>{dollars(total_cents)}</strong> "."
                                 </p>
+                                {study.done_href.is_some().then(|| view! { <FinishLink study=study.clone() /> })}
+                            }
+                                .into_any()
+                        }
+                        Ok(AptTask::Complete { total_cents, .. }) if study.done_href.is_some() => {
+                            view! {
+                                <h1>"Study complete — thank you!"</h1>
+                                <p>
+                                    "You earned " <strong>{dollars(total_cents)}</strong>
+                                    ", the most this study pays."
+                                </p>
+                                <FinishLink study />
                             }
                                 .into_any()
                         }

@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use crate::api::studies::{list_open_studies, OpenStudyCard};
 use crate::api::{list_my_campaigns, CampaignSummary};
 use crate::components::auth_context::use_auth;
 use crate::error::ErrorMessage;
@@ -42,6 +43,53 @@ fn Welcome() -> impl IntoView {
                 </a>
             </p>
         </section>
+        <OpenStudies />
+    }
+}
+
+/// What each open study involves, before anyone signs up (issue #22 item 6).
+#[component]
+fn OpenStudies() -> impl IntoView {
+    let studies = Resource::new(|| (), |_| list_open_studies());
+    view! {
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                match studies.await {
+                    Ok(list) if list.is_empty() => ().into_any(),
+                    Ok(list) => view! {
+                        <section class="card" aria-labelledby="open-studies">
+                            <h2 id="open-studies">"Open studies"</h2>
+                            <ul class="open-studies" data-testid="open-studies">
+                                {list.into_iter().map(|s| view! { <StudyItem s /> }).collect_view()}
+                            </ul>
+                        </section>
+                    }.into_any(),
+                    Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn StudyItem(s: OpenStudyCard) -> impl IntoView {
+    let kind = match s.kind {
+        crate::domain::CampaignKind::Apt => "Writing",
+        crate::domain::CampaignKind::Judge => "Judging",
+    };
+    let mut facts = Vec::new();
+    if let Some(m) = s.minutes {
+        facts.push(format!("about {m} minutes"));
+    }
+    if !s.pay.trim().is_empty() {
+        facts.push(s.pay.clone());
+    }
+    view! {
+        <li>
+            <h3>{s.title.clone()} " " <span class="tag">{kind}</span></h3>
+            <p>{s.summary.clone()}</p>
+            {(!facts.is_empty()).then(|| view! { <p class="muted small">{facts.join(" · ")}</p> })}
+        </li>
     }
 }
 

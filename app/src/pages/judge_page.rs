@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::judge::{judge_answer, judge_next, AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
+use crate::api::studies::{load_study_progress, StudyProgress};
+use crate::components::study_progress::{FinishLink, StudyTerms};
 use crate::domain::judge::settings::{Definition, EXAMPLES};
 use crate::error::{AppError, ErrorMessage};
 
@@ -28,6 +30,8 @@ pub fn JudgePage() -> impl IntoView {
             }
         },
     );
+    // The study around the task (items asked for, pay, where to finish), read once.
+    let study = Resource::new(campaign_id, load_study_progress);
     let next = Callback::new(move |given: Option<JudgeTask>| {
         ahead.set_value(given);
         round.update(|r| *r += 1);
@@ -45,9 +49,25 @@ pub fn JudgePage() -> impl IntoView {
             </noscript>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
+                    let study: StudyProgress = study.await.unwrap_or_default();
                     match task.await {
+                        Ok(JudgeTask::Judge { judged, .. })
+                            if study.done_href.is_some()
+                                && study.complete_after.is_some_and(|n| judged >= i64::from(n)) =>
+                        {
+                            view! {
+                                <h1>"You have done this study's pairs"</h1>
+                                <p>
+                                    "You have judged " <strong data-testid="judged-total">{judged}</strong>
+                                    " pairs, all this study asks for. Thank you!"
+                                </p>
+                                <FinishLink study />
+                            }
+                                .into_any()
+                        }
                         Ok(JudgeTask::Judge { assignment_id, sentence1, sentence2, judged, guide }) => {
                             view! {
+                                <StudyTerms study=study.clone() item="pair" />
                                 <Judge
                                     campaign_id=campaign_id()
                                     assignment_id=assignment_id.to_string()
@@ -59,6 +79,7 @@ pub fn JudgePage() -> impl IntoView {
                                     notice
                                     warning
                                     moved={round.get_untracked() > 0}
+                                    of=study.done_href.as_ref().and(study.complete_after)
                                 />
                             }
                                 .into_any()
@@ -70,7 +91,7 @@ pub fn JudgePage() -> impl IntoView {
                                     "You have judged " <strong>{judged}</strong>
                                     " pairs. Every other pair has all its judgments or is being judged by someone else; pairs that others leave unfinished come back later."
                                 </p>
-                                <p><a href="/">"Back to your campaigns"</a></p>
+                                <FinishLink study />
                             }
                                 .into_any()
                         }
@@ -79,7 +100,8 @@ pub fn JudgePage() -> impl IntoView {
                                 <h1>"Thank you"</h1>
                                 <p class="notice warn" role="status">{message}</p>
                                 <p>"Judgments you made: " <strong data-testid="judged-total">{judged}</strong></p>
-                                <p><a href="/">"Back to your campaigns"</a></p>
+                                <p data-testid="stopped-pay">{stopped_pay(judged, &study)}</p>
+                                <FinishLink study />
                             }
                                 .into_any()
                         }
@@ -88,6 +110,22 @@ pub fn JudgePage() -> impl IntoView {
                 })}
             </Transition>
         </section>
+    }
+}
+
+/// What a stopped worker's judgments earned, and that they count (issue #22 item 4).
+fn stopped_pay(judged: i64, study: &StudyProgress) -> String {
+    let counts = "Your judgments so far are kept and count as work done; the researcher decides on any pay beyond the study's terms.";
+    if study.judgment_pay_mills > 0 {
+        let cents =
+            crate::domain::study::pay::judgment_bonus_cents(judged, study.judgment_pay_mills);
+        format!(
+            "At {} you earned ${} for them. {counts}",
+            study.pay_per_item,
+            crate::domain::study::pay::dollars(cents)
+        )
+    } else {
+        counts.to_owned()
     }
 }
 
@@ -125,6 +163,8 @@ fn Judge(
     warning: RwSignal<Option<String>>,
     /// This pair replaced the one just answered (not the first on the page).
     moved: bool,
+    /// The number of pairs the study asks for, if it sets one.
+    of: Option<i32>,
 ) -> impl IntoView {
     let (cid, aid) = (
         StoredValue::new(campaign_id),
@@ -256,7 +296,13 @@ fn Judge(
         <div class="judge-head">
             <h1>"Is sentence 2 a paraphrase of sentence 1?"</h1>
             <p class="progress" aria-live="polite">
-                "Judged: " <strong data-testid="judged">{judged}</strong>
+                {match of {
+                    Some(n) => view! {
+                        "Pair " <strong data-testid="pair-number">{judged + 1}</strong> {format!(" of your {n}")}
+                        <span class="sr-only" data-testid="judged">{judged}</span>
+                    }.into_any(),
+                    None => view! { "Judged: " <strong data-testid="judged">{judged}</strong> }.into_any(),
+                }}
             </p>
         </div>
         <div class="pair" role="group" aria-label="The pair" tabindex="-1" node_ref=pair_ref>

@@ -46,7 +46,17 @@ pub fn StudyPage() -> impl IntoView {
                             }
                                 .into_any()
                         }
-                        Ok(StudyEntry::Worker { study, consent, task_href, returning }) => {
+                        Ok(StudyEntry::Worker { study, task_href, completed: true, .. }) => {
+                            view! {
+                                <Information study=study.clone() />
+                                <p class="notice" role="status" data-testid="already-completed">
+                                    "You have completed this study. "
+                                    <a href=task_href>"Your completion code and the way back to your platform"</a>
+                                </p>
+                            }
+                                .into_any()
+                        }
+                        Ok(StudyEntry::Worker { study, consent, task_href, returning, .. }) => {
                             view! { <WorkerEntry slug study consent task_href returning /> }.into_any()
                         }
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),

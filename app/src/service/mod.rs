@@ -19,8 +19,10 @@ pub mod judging;
 pub mod mining;
 pub mod mining_follow_up;
 pub mod mining_jobs;
+pub mod payments;
 pub mod quality;
 pub mod studies;
+pub mod study_completion;
 
 /// A time as RFC 3339 (UTC), as the pages show and sort it.
 pub fn rfc3339(t: time::OffsetDateTime) -> String {

@@ -6,6 +6,7 @@ use sqlx::PgPool;
 use crate::db::campaigns::{self as campaigns_db, CampaignSettings};
 use crate::db::studies::{self as db, InfoRow, LinkRow};
 use crate::domain::judge::rule_text;
+use crate::domain::study::pay::dollars;
 use crate::domain::study::platform::{self, Arrival, Entry, Platform};
 use crate::domain::study::{self, Refusal};
 use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId, UserStatus};
@@ -109,14 +110,22 @@ pub async fn open(
     let campaign = campaign(&mut *tx, campaign_id).await?;
     let info = db::latest_info(&mut *tx, campaign_id).await?;
     let consent = consent_state(&mut tx, info.as_ref(), campaign_id, user).await?;
+    let completed = crate::db::study_completion::find(&mut *tx, campaign_id, user)
+        .await?
+        .is_some();
     tx.commit().await?;
     let study = study_view(pool, &campaign, info.as_ref(), platform).await?;
     Ok(Opened {
         entry: StudyEntry::Worker {
-            task_href: task_href(&campaign),
+            task_href: if completed {
+                super::study_completion::done_href(campaign_id)
+            } else {
+                task_href(&campaign)
+            },
             study,
             consent,
             returning,
+            completed,
         },
         sign_in: Some(user),
     })
@@ -149,7 +158,7 @@ async fn campaign(
     campaigns_db::find(db, id).await?.ok_or(AppError::NotFound)
 }
 
-fn task_href(c: &CampaignSettings) -> String {
+pub(crate) fn task_href(c: &CampaignSettings) -> String {
     match c.kind {
         CampaignKind::Judge => format!("/judge/{}", c.campaign_id),
         CampaignKind::Apt => format!("/apt/{}", c.campaign_id),
@@ -197,10 +206,7 @@ async fn study_view(
     let summary = info
         .map(|i| i.summary.clone())
         .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| match c.kind {
-            CampaignKind::Judge => "You will read pairs of sentences and say, for each, whether the second says the same as the first (a paraphrase) or not.".to_owned(),
-            CampaignKind::Apt => "You will rewrite sentences so that they keep their meaning but use different words and structure; a model checks each rewrite and shows what it earns.".to_owned(),
-        });
+        .unwrap_or_else(|| default_summary(c.kind).to_owned());
     Ok(StudyView {
         campaign_id: c.campaign_id,
         kind: c.kind,
@@ -253,6 +259,36 @@ pub async fn decide(
     }
 }
 
+/// The open studies a visitor may read about: those whose researcher wrote study information
+/// (a campaign without it is not shown to visitors), with their title, what the task is (the
+/// researcher's words, or the task's own description), time and pay. No ids, links or counts.
+pub async fn open_studies(
+    pool: &PgPool,
+) -> Result<Vec<crate::dto::studies::OpenStudyCard>, AppError> {
+    Ok(db::open_studies(pool)
+        .await?
+        .into_iter()
+        .map(|r| crate::dto::studies::OpenStudyCard {
+            summary: if r.summary.trim().is_empty() {
+                default_summary(r.kind).to_owned()
+            } else {
+                r.summary
+            },
+            kind: r.kind,
+            title: r.title,
+            minutes: r.minutes,
+            pay: r.pay,
+        })
+        .collect())
+}
+
+fn default_summary(kind: CampaignKind) -> &'static str {
+    match kind {
+        CampaignKind::Judge => "You will read pairs of sentences and say, for each, whether the second says the same as the first (a paraphrase) or not.",
+        CampaignKind::Apt => "You will rewrite sentences so that they keep their meaning but use different words and structure; a model checks each rewrite and shows what it earns.",
+    }
+}
+
 // ---- The researcher's side -------------------------------------------------------------------
 
 /// A campaign's study information and links; `base_url` prefixes the links (may be empty).
@@ -279,6 +315,28 @@ pub async fn setup(
         consent_text: info
             .as_ref()
             .map(|i| i.consent_text.clone())
+            .unwrap_or_default(),
+        complete_after: info.as_ref().and_then(|i| i.complete_after),
+        base_pay: info
+            .as_ref()
+            .filter(|i| i.base_pay_cents > 0)
+            .map(|i| dollars(i64::from(i.base_pay_cents)))
+            .unwrap_or_default(),
+        judgment_pay: info
+            .as_ref()
+            .filter(|i| i.judgment_pay_mills > 0)
+            .map(|i| {
+                format!(
+                    "{}.{:03}",
+                    i.judgment_pay_mills / 1000,
+                    i.judgment_pay_mills % 1000
+                )
+            })
+            .unwrap_or_default(),
+        min_hourly: info
+            .as_ref()
+            .and_then(|i| i.min_hourly_cents)
+            .map(|c| dollars(i64::from(c)))
             .unwrap_or_default(),
         completion_code: info.map(|i| i.completion_code).unwrap_or_default(),
         links,
@@ -329,6 +387,38 @@ pub async fn save_info(
     limit("summary", form.summary, 5000)?;
     limit("pay", form.pay, 1000)?;
     limit("consent_text", form.consent_text, 20_000)?;
+    let range = |field: &'static str, v: Option<i32>, lo: i32, hi: i32, say: &str| match v {
+        Some(v) if !(lo..=hi).contains(&v) => Err(AppError::validation(field, say.to_owned())),
+        _ => Ok(()),
+    };
+    range(
+        "complete_after",
+        form.complete_after,
+        1,
+        100_000,
+        "Give 1 to 100,000 items, or leave it empty.",
+    )?;
+    range(
+        "base_pay",
+        Some(form.base_pay_cents),
+        0,
+        100_000,
+        "Give at most $1,000.00.",
+    )?;
+    range(
+        "judgment_pay",
+        Some(form.judgment_pay_mills),
+        0,
+        100_000,
+        "Give at most $100.000 a judgment.",
+    )?;
+    range(
+        "min_hourly",
+        form.min_hourly_cents,
+        1,
+        100_000,
+        "Give $0.01 to $1,000.00 an hour, or leave it empty.",
+    )?;
     if let Some(m) = form.minutes {
         if !(1..=1440).contains(&m) {
             return Err(AppError::validation(
@@ -348,6 +438,7 @@ pub async fn save_info(
         pay: form.pay.trim(),
         consent_text: form.consent_text.trim(),
         completion_code: code,
+        ..form
     };
     let version = db::insert_info(&mut tx, campaign, info, by).await?;
     tx.commit().await?;

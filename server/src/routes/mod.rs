@@ -2,3 +2,4 @@
 pub mod export;
 pub mod health;
 pub mod metrics;
+pub mod payments;

@@ -1,5 +1,8 @@
 //! Studies run through crowd platforms (issue #23): the platforms' link parameters, and why a
 //! study link may turn a worker away.
+pub mod bonus_files;
+pub mod completion;
+pub mod pay;
 pub mod platform;
 
 use std::fmt;

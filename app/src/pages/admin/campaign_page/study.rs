@@ -69,6 +69,8 @@ fn Setup(
         format!("Version {} is what workers see.", s.version)
     };
     let links = s.links.clone();
+    let no_code =
+        s.completion_code.is_empty() && s.links.iter().any(|l| l.platform == Platform::Prolific);
     let cid = campaign_id.clone();
     let info_cid = campaign_id.clone();
     view! {
@@ -81,9 +83,30 @@ fn Setup(
             <label>"Pay (per item, bonus rules)" <input type="text" name="pay" value=s.pay.clone() /></label>
             <label>"Consent text (empty: no consent step)" <textarea name="consent_text" rows="5">{s.consent_text.clone()}</textarea></label>
             <label>"Completion code (Prolific's, or one to show)" <input type="text" name="completion_code" value=s.completion_code.clone() /></label>
+            <fieldset>
+                <legend>"Completion and pay"</legend>
+                <label>"Complete after this many items (empty: at the cap, when stopped, or when none are left)"
+                    <input type="number" name="complete_after" min="1" max="100000" value=s.complete_after.map(|n| n.to_string()).unwrap_or_default() />
+                </label>
+                <label>"Base pay, $ (the fixed reward, paid on approval; counted in the hourly rate)"
+                    <input type="text" inputmode="decimal" name="base_pay" placeholder="2.00" value=s.base_pay.clone() />
+                </label>
+                <label>"Bonus per judgment, $ (judging; writing pays its rewards)"
+                    <input type="text" inputmode="decimal" name="judgment_pay" placeholder="0.015" value=s.judgment_pay.clone() />
+                </label>
+                <label>"Minimum hourly rate, $ (empty: none)"
+                    <input type="text" inputmode="decimal" name="min_hourly" placeholder="9.00" value=s.min_hourly.clone() />
+                </label>
+            </fieldset>
             <button type="submit">"Save study information"</button>
         </ActionForm>
         {saved}
+        {no_code.then(|| view! {
+            <p class="notice warn" role="note" data-testid="no-prolific-code">
+                "A Prolific link needs the study's completion code: without it, finished workers get a code of their own that Prolific will not recognise."
+            </p>
+        })}
+        <p><a href=format!("/research/payments/{campaign_id}") data-testid="payments-link">"Payments: what each worker earned, bonus files"</a></p>
         <h3>"Recruitment links"</h3>
         {if links.is_empty() {
             view! { <p class="empty">"No links yet."</p> }.into_any()

@@ -1,0 +1,193 @@
+//! Where a study worker stands, and their completion (issue #23).
+use sqlx::PgExecutor;
+
+use crate::domain::study::completion::Standing;
+use crate::domain::{CampaignId, UserId};
+use crate::error::AppError;
+
+/// A worker's arrival in a campaign through a link.
+#[derive(Debug, Clone)]
+pub struct ArrivalRow {
+    /// The link's platform (`prolific`, `mturk`, `generic`).
+    pub platform: String,
+    /// Their id there.
+    pub external_id: String,
+    /// The platform's ids of the first arrival (`ArrivalDetail` as JSON).
+    pub detail: serde_json::Value,
+}
+
+/// The worker's arrival in `campaign`, if they came through one of its links.
+pub async fn arrival(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<Option<ArrivalRow>, AppError> {
+    Ok(sqlx::query_as!(
+        ArrivalRow,
+        r#"select l.platform, p.external_id, a.detail
+           from study_arrival a
+           join study_link l using (study_link_id)
+           join platform_account p on p.app_user_id = a.app_user_id
+           where a.campaign_id = $1 and a.app_user_id = $2"#,
+        campaign as CampaignId,
+        user as UserId,
+    )
+    .fetch_optional(db)
+    .await?)
+}
+
+/// A judging worker's standing: judgments made, stopped by the gate, and whether any ordinary
+/// pair with a slot still to fill is one they have not seen (a pair others hold this moment
+/// counts as left: it may come free).
+pub async fn judging_standing(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<Standing, AppError> {
+    let r = sqlx::query!(
+        r#"select coalesce(w.judgments, 0)::int8 as "items!",
+                  coalesce(w.status = 'stopped' and not w.gate_overridden, false) as "stopped!",
+                  not exists (select 1 from judge_pair p
+                              where p.campaign_id = $1 and not p.is_test and not p.slots_full
+                                and not exists (select 1 from judge_assignment a
+                                                where a.app_user_id = $2 and a.pair_id = p.pair_id))
+                    as "nothing_left!"
+           from (select 1) one
+           left join judge_worker w on w.campaign_id = $1 and w.app_user_id = $2"#,
+        campaign as CampaignId,
+        user as UserId,
+    )
+    .fetch_one(db)
+    .await?;
+    Ok(Standing {
+        items: r.items,
+        stopped: r.stopped,
+        nothing_left: r.nothing_left,
+        ..Standing::default()
+    })
+}
+
+/// A writing worker's standing: sentences submitted, the cap reached, and whether any source
+/// sentence is one they have not been shown.
+pub async fn writing_standing(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<Standing, AppError> {
+    let r = sqlx::query!(
+        r#"select (select count(*) from apt_submission s
+                   where s.campaign_id = $1 and s.app_user_id = $2) as "items!",
+                  coalesce((select w.completion_code is not null from apt_worker w
+                            where w.campaign_id = $1 and w.app_user_id = $2), false) as "cap_reached!",
+                  not exists (select 1 from source_sentence s
+                              where s.campaign_id = $1
+                                and not exists (select 1 from apt_assignment a
+                                                where a.app_user_id = $2
+                                                  and a.source_sentence_id = s.source_sentence_id
+                                                  and a.status <> 'active'))
+                    as "nothing_left!""#,
+        campaign as CampaignId,
+        user as UserId,
+    )
+    .fetch_one(db)
+    .await?;
+    Ok(Standing {
+        items: r.items,
+        cap_reached: r.cap_reached,
+        nothing_left: r.nothing_left,
+        ..Standing::default()
+    })
+}
+
+/// A worker's completion of a study.
+#[derive(Debug, Clone)]
+pub struct CompletionRow {
+    /// Why (`completion::Reason` as stored).
+    pub reason: String,
+    /// Items made by then.
+    pub items: i32,
+    /// The code they were given.
+    pub code: String,
+    /// When.
+    pub completed_at: time::OffsetDateTime,
+}
+
+/// The worker's completion of `campaign`, if they completed it.
+pub async fn find(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<Option<CompletionRow>, AppError> {
+    Ok(sqlx::query_as!(
+        CompletionRow,
+        "select reason, items, code, completed_at from study_completion
+         where campaign_id = $1 and app_user_id = $2",
+        campaign as CampaignId,
+        user as UserId,
+    )
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Records the completion unless one is already there; returns the one that stands (the first)
+/// and whether this call wrote it.
+pub async fn insert(
+    db: &mut sqlx::PgConnection,
+    campaign: CampaignId,
+    user: UserId,
+    reason: &str,
+    items: i32,
+    code: &str,
+) -> Result<(CompletionRow, bool), AppError> {
+    let written = sqlx::query!(
+        "insert into study_completion (campaign_id, app_user_id, reason, items, code)
+         values ($1, $2, $3, $4, $5) on conflict (campaign_id, app_user_id) do nothing",
+        campaign as CampaignId,
+        user as UserId,
+        reason,
+        items,
+        code,
+    )
+    .execute(&mut *db)
+    .await?
+    .rows_affected()
+        == 1;
+    let record = find(&mut *db, campaign, user)
+        .await?
+        .ok_or(AppError::Internal)?;
+    Ok((record, written))
+}
+
+/// What a writing worker's Submits paid in `campaign`, in cents.
+pub async fn submitted_cents(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<i64, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"select coalesce(sum(paid_cents), 0)::int8 as "c!" from apt_submission
+           where campaign_id = $1 and app_user_id = $2"#,
+        campaign as CampaignId,
+        user as UserId,
+    )
+    .fetch_one(db)
+    .await?)
+}
+
+/// Items the worker made in `campaign`: judgments, or sentences submitted.
+pub async fn items(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<i64, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"select coalesce((select w.judgments::int8 from judge_worker w
+                            where w.campaign_id = $1 and w.app_user_id = $2), 0)
+                  + (select count(*) from apt_submission s
+                     where s.campaign_id = $1 and s.app_user_id = $2) as "n!""#,
+        campaign as CampaignId,
+        user as UserId,
+    )
+    .fetch_one(db)
+    .await?)
+}

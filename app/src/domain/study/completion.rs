@@ -1,0 +1,178 @@
+//! When a study worker is done (issue #23): after the study's number of items, at the writing
+//! task's cap, when the quality gate stops them, or when no item is left for them. A worker the
+//! gate stopped completes too: crowd platforms require that they can be paid for their time.
+
+use std::fmt;
+
+/// Why a worker's part of a study is complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Reason {
+    /// They made the study's number of items.
+    Items,
+    /// They earned the writing task's cap.
+    Cap,
+    /// The quality gate stopped them.
+    Stopped,
+    /// No item is left that they have not seen.
+    NothingLeft,
+}
+
+impl Reason {
+    /// The value stored in `study_completion.reason`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Items => "items",
+            Reason::Cap => "cap",
+            Reason::Stopped => "stopped",
+            Reason::NothingLeft => "nothing_left",
+        }
+    }
+
+    /// Reads a stored value.
+    pub fn parse(s: &str) -> Option<Reason> {
+        [
+            Reason::Items,
+            Reason::Cap,
+            Reason::Stopped,
+            Reason::NothingLeft,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == s)
+    }
+
+    /// What the worker reads.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reason::Items => "You have done every item this study asks for.",
+            Reason::Cap => "You have earned the most this study pays.",
+            Reason::Stopped => "The quality check ended your part of this study. Your work so far counts, and you are paid for your time as the study information says; the researcher decides on any bonus.",
+            Reason::NothingLeft => "There are no more items for you in this study.",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a worker stands in a study, as the completion rule reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Standing {
+    /// Items made: judgments, or submitted sentences.
+    pub items: i64,
+    /// The study's number of items (none: no such rule).
+    pub complete_after: Option<i32>,
+    /// The writing task's cap is reached.
+    pub cap_reached: bool,
+    /// The quality gate stopped them.
+    pub stopped: bool,
+    /// No item is left that they have not seen.
+    pub nothing_left: bool,
+}
+
+/// Whether the worker is done, and why (the first that applies, in the order the worker would
+/// read them: the items asked for, the cap, the gate, the end of the items).
+pub fn completion(s: Standing) -> Option<Reason> {
+    if s.complete_after.is_some_and(|n| s.items >= i64::from(n)) {
+        Some(Reason::Items)
+    } else if s.cap_reached {
+        Some(Reason::Cap)
+    } else if s.stopped {
+        Some(Reason::Stopped)
+    } else if s.nothing_left {
+        Some(Reason::NothingLeft)
+    } else {
+        None
+    }
+}
+
+/// What is left before the worker may finish, in words (for a worker who is not done).
+pub fn remaining(s: Standing) -> String {
+    match s.complete_after {
+        Some(n) => {
+            let left = i64::from(n) - s.items;
+            format!(
+                "You have done {} of the {n} items this study asks for; {left} to go.",
+                s.items
+            )
+        }
+        None => "This study ends when you have earned its cap or no items are left for you; keep going until the task page says so.".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_items_asked_for_complete_a_study() {
+        let s = Standing {
+            items: 49,
+            complete_after: Some(50),
+            ..Standing::default()
+        };
+        assert_eq!(completion(s), None);
+        assert!(remaining(s).contains("49 of the 50") && remaining(s).contains("1 to go"));
+        assert_eq!(completion(Standing { items: 50, ..s }), Some(Reason::Items));
+        assert_eq!(completion(Standing { items: 51, ..s }), Some(Reason::Items));
+    }
+
+    #[test]
+    fn a_stopped_worker_completes_so_they_can_be_paid() {
+        let s = Standing {
+            items: 30,
+            complete_after: Some(50),
+            stopped: true,
+            ..Standing::default()
+        };
+        assert_eq!(completion(s), Some(Reason::Stopped));
+        assert!(Reason::Stopped.describe().contains("paid"));
+    }
+
+    #[test]
+    fn the_cap_and_the_end_of_the_items_complete_without_a_number() {
+        let none = Standing::default();
+        assert_eq!(completion(none), None);
+        assert_eq!(
+            completion(Standing {
+                cap_reached: true,
+                ..none
+            }),
+            Some(Reason::Cap)
+        );
+        assert_eq!(
+            completion(Standing {
+                nothing_left: true,
+                ..none
+            }),
+            Some(Reason::NothingLeft)
+        );
+        // The items asked for come first when several apply.
+        assert_eq!(
+            completion(Standing {
+                items: 5,
+                complete_after: Some(5),
+                cap_reached: true,
+                stopped: true,
+                nothing_left: true,
+            }),
+            Some(Reason::Items)
+        );
+    }
+
+    #[test]
+    fn reasons_read_back_as_stored() {
+        for r in [
+            Reason::Items,
+            Reason::Cap,
+            Reason::Stopped,
+            Reason::NothingLeft,
+        ] {
+            assert_eq!(Reason::parse(r.as_str()), Some(r));
+            assert!(r.describe().ends_with('.'));
+        }
+        assert_eq!(Reason::parse("paid"), None);
+    }
+}

@@ -1,0 +1,233 @@
+//! `/research/payments/:id` (researchers and admins; issue #23): each study worker with their
+//! platform id, items, time worked, base pay, bonus, the hourly rate against the study's minimum
+//! and what is batched and paid; making a bonus batch of what is owed, its files for Prolific,
+//! MTurk's SendBonus or anything else, and marking it paid.
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::studies::{
+    load_payments, BatchView, DiscardPaymentBatch, MakePaymentBatch, MarkBatchPaid, PaymentsView,
+    WorkerPayView,
+};
+use crate::domain::study::pay::dollars;
+use crate::error::ErrorMessage;
+
+fn money(cents: i64) -> String {
+    format!("${}", dollars(cents))
+}
+
+fn hourly(c: Option<f64>) -> String {
+    c.map_or_else(|| "—".to_owned(), |c| format!("${:.2}/h", c / 100.0))
+}
+
+#[component]
+pub fn PaymentsPage() -> impl IntoView {
+    let params = use_params_map();
+    let make = ServerAction::<MakePaymentBatch>::new();
+    let paid = ServerAction::<MarkBatchPaid>::new();
+    let discard = ServerAction::<DiscardPaymentBatch>::new();
+    let data = Resource::new(
+        move || {
+            (
+                params.read().get("id").unwrap_or_default(),
+                make.version().get(),
+                paid.version().get(),
+                discard.version().get(),
+            )
+        },
+        |(id, ..)| load_payments(id),
+    );
+    view! {
+        <section class="card wide report payments">
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match data.await {
+                        Ok(v) => view! { <Payments v make paid discard /> }.into_any(),
+                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn Payments(
+    v: PaymentsView,
+    make: ServerAction<MakePaymentBatch>,
+    paid: ServerAction<MarkBatchPaid>,
+    discard: ServerAction<DiscardPaymentBatch>,
+) -> impl IntoView {
+    let terms = {
+        let mut t = vec![format!("Base pay {}", money(i64::from(v.base_pay_cents)))];
+        if v.judgment_pay_mills > 0 {
+            t.push(format!(
+                "${}.{:03} a judgment",
+                v.judgment_pay_mills / 1000,
+                v.judgment_pay_mills % 1000
+            ));
+        }
+        t.push(match v.min_hourly_cents {
+            Some(m) => format!("minimum {} an hour", money(i64::from(m))),
+            None => "no minimum hourly rate set".to_owned(),
+        });
+        t.join(" · ")
+    };
+    let completed = v.workers.iter().filter(|w| w.completed).count();
+    let medians = match (v.median_minutes, v.median_hourly_cents) {
+        (Some(m), h) => format!(
+            "Completed workers' median time {m:.1} minutes, median rate {}.",
+            hourly(h)
+        ),
+        _ => "Nobody has completed yet.".to_owned(),
+    };
+    let cid = v.campaign_id.clone();
+    let rows: Vec<_> = v
+        .workers
+        .iter()
+        .cloned()
+        .map(|w| view! { <WorkerRow w /> })
+        .collect();
+    let batches: Vec<_> = v
+        .batches
+        .iter()
+        .cloned()
+        .map(|b| view! { <BatchRow b campaign_id=cid.clone() paid discard /> })
+        .collect();
+    let owed = v.outstanding_cents;
+    let owed_top = v.outstanding_with_top_up_cents;
+    view! {
+        <h1>"Payments — " {v.title.clone()}</h1>
+        <p class="muted" data-testid="pay-terms">{terms}</p>
+        <p>
+            {format!("{} workers, {completed} completed. ", v.workers.len())} {medians}
+        </p>
+        {if v.workers.is_empty() {
+            view! { <p class="empty">"No worker has come through a study link yet."</p> }.into_any()
+        } else {
+            view! {
+                <div class="scroll-x" role="region" aria-label="Workers' pay" tabindex="0">
+                    <table aria-label="Workers' pay" data-testid="pay-table">
+                        <thead><tr>
+                            <th scope="col">"Platform"</th><th scope="col">"Participant"</th>
+                            <th scope="col">"Items"</th><th scope="col">"Minutes"</th>
+                            <th scope="col">"Completed"</th><th scope="col">"Base"</th>
+                            <th scope="col">"Bonus"</th><th scope="col">"Top-up"</th>
+                            <th scope="col">"Hourly"</th><th scope="col">"In batches"</th>
+                            <th scope="col">"Paid"</th>
+                        </tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }
+                .into_any()
+        }}
+        <h2>"Make a bonus batch"</h2>
+        <p data-testid="outstanding">
+            {format!("Owed and in no batch yet: {} in bonuses, {} with top-ups to the minimum rate.", money(owed), money(owed_top))}
+        </p>
+        <ActionForm action=make>
+            <input type="hidden" name="campaign_id" value=v.campaign_id.clone() />
+            <input type="hidden" name="batch_id" value=v.next_batch_id.clone() />
+            <label class="check">
+                <input type="checkbox" name="top_up" value="true" checked=v.min_hourly_cents.is_some() />
+                " Top completed workers up to the minimum hourly rate"
+            </label>
+            <button type="submit" disabled=move || make.pending().get() data-testid="make-batch">"Make the batch"</button>
+        </ActionForm>
+        {move || make.value().get().map(|r| match r {
+            Ok(b) => view! {
+                <p class="notice ok" role="status" data-testid="batch-made">
+                    {format!("Batch of {} for {} workers made: download its file below, pay it on the platform, then mark it paid.", money(b.total_cents), b.workers)}
+                </p>
+            }.into_any(),
+            Err(error) => view! { <ErrorMessage error /> }.into_any(),
+        })}
+        <h2>"Batches"</h2>
+        {if batches.is_empty() {
+            view! { <p class="empty">"No batches yet."</p> }.into_any()
+        } else {
+            view! {
+                <div class="scroll-x" role="region" aria-label="Bonus batches" tabindex="0">
+                    <table aria-label="Bonus batches" data-testid="batches">
+                        <thead><tr>
+                            <th scope="col">"Made"</th><th scope="col">"Workers"</th><th scope="col">"Total"</th>
+                            <th scope="col">"Files"</th><th scope="col">"State"</th>
+                        </tr></thead>
+                        <tbody>{batches}</tbody>
+                    </table>
+                </div>
+            }
+                .into_any()
+        }}
+        {move || paid.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
+        {move || discard.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
+    }
+}
+
+#[component]
+fn WorkerRow(w: WorkerPayView) -> impl IntoView {
+    let flag = w.under_minimum.then(|| {
+        view! { " " <span class="tag warn" title="Under the study's minimum hourly rate">"under minimum"</span> }
+    });
+    view! {
+        <tr data-testid="pay-row">
+            <td>{w.platform.display_name()}</td>
+            <td><code>{w.external_id.clone()}</code></td>
+            <td class="num">{w.items}</td>
+            <td class="num">{format!("{:.1}", w.minutes_worked)}</td>
+            <td>{if w.completed { "yes" } else { "not yet" }}</td>
+            <td class="num">{money(w.base_cents)}</td>
+            <td class="num" data-testid="bonus">{money(w.bonus_cents)}</td>
+            <td class="num">{money(w.top_up_cents)}</td>
+            <td class="num">{hourly(w.hourly_cents)}{flag}</td>
+            <td class="num">{money(w.batched_cents)}</td>
+            <td class="num" data-testid="paid">{money(w.paid_cents)}</td>
+        </tr>
+    }
+}
+
+#[component]
+fn BatchRow(
+    b: BatchView,
+    campaign_id: String,
+    paid: ServerAction<MarkBatchPaid>,
+    discard: ServerAction<DiscardPaymentBatch>,
+) -> impl IntoView {
+    let file = |name: &str, label: &'static str| {
+        view! { <a href=format!("/payments/{}/{name}", b.batch_id) rel="external" download="">{label}</a> }
+    };
+    let state = match b.paid_at.clone() {
+        Some(at) => view! { <span data-testid="batch-paid">{format!("Paid {}", at.replace('T', " ").trim_end_matches('Z'))}</span> }.into_any(),
+        None => {
+            let (cid, bid) = (campaign_id.clone(), b.batch_id.clone());
+            let (cid2, bid2) = (campaign_id.clone(), b.batch_id.clone());
+            view! {
+                <ActionForm action=paid attr:class="inline">
+                    <input type="hidden" name="campaign_id" value=cid2 />
+                    <input type="hidden" name="batch_id" value=bid2 />
+                    <button type="submit" class="small" data-testid="mark-paid">"Mark paid"</button>
+                </ActionForm>
+                " "
+                <ActionForm action=discard attr:class="inline">
+                    <input type="hidden" name="campaign_id" value=cid />
+                    <input type="hidden" name="batch_id" value=bid />
+                    <button type="submit" class="small secondary">"Discard"</button>
+                </ActionForm>
+            }
+                .into_any()
+        }
+    };
+    view! {
+        <tr data-testid="batch-row">
+            <td>{b.created_at.replace('T', " ").trim_end_matches('Z').to_owned()}</td>
+            <td class="num">{b.workers}</td>
+            <td class="num">{money(b.total_cents)}{b.top_up.then_some(" (with top-ups)")}</td>
+            <td>
+                {file("prolific.txt", "Prolific")} " · " {file("mturk.csv", "MTurk SendBonus")} " · "
+                {file("generic.csv", "CSV")}
+            </td>
+            <td>{state}</td>
+        </tr>
+    }
+}

@@ -1,0 +1,638 @@
+//! Completing a study and paying its workers (issue #23): the completion rule (the items asked
+//! for, the gate, the end of the items), written once however many tabs ask, each platform's
+//! way back (Prolific's redirect, MTurk's externalSubmit form, a code); the payments page's
+//! time worked, bonus, hourly rate and top-up on fixed timestamps; bonus batches made once per
+//! batch id and paid once under concurrent requests, and the platforms' files.
+use reqwest::{Client, StatusCode};
+use serde_json::Value;
+use sqlx::PgPool;
+
+use crate::helpers::{client, error_of, spawn_app, TestApp};
+use crate::judge::{campaign, pairs_csv, work, Setup};
+
+async fn json(resp: reqwest::Response) -> Value {
+    let status = resp.status();
+    let body = resp.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+async fn count(pool: &PgPool, sql: &str) -> i64 {
+    sqlx::query_scalar::<_, i64>(sql)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+/// An open judging campaign with 20 pairs and no test pairs (the gate waits for 30 judgments).
+async fn judging(app: &TestApp, admin: &Client) -> String {
+    let pairs = pairs_csv(20);
+    campaign(
+        app,
+        admin,
+        Setup {
+            judgments_per_pair: 3,
+            test_every: 5,
+            gate_min_judgments: 30,
+            gate_rule: None,
+            pairs_csv: &pairs,
+            tests_csv: None,
+        },
+    )
+    .await
+}
+
+/// Saves the study information with a completion rule and pay terms.
+async fn terms(
+    app: &TestApp,
+    admin: &Client,
+    id: &str,
+    complete_after: &str,
+    code: &str,
+    min_hourly: &str,
+) {
+    json(
+        app.call(
+            admin,
+            "admin/save_study_info",
+            &[
+                ("campaign_id", id),
+                ("summary", "Judge pairs of sentences."),
+                ("minutes", "10"),
+                ("pay", "$1.00 and $0.015 a pair"),
+                ("consent_text", ""),
+                ("completion_code", code),
+                ("complete_after", complete_after),
+                ("base_pay", "1.00"),
+                ("judgment_pay", "0.015"),
+                ("min_hourly", min_hourly),
+            ],
+        )
+        .await,
+    )
+    .await;
+}
+
+/// Creates a link and returns its slug.
+async fn link(app: &TestApp, admin: &Client, id: &str, platform: &str) -> String {
+    json(
+        app.call(
+            admin,
+            "admin/create_study_link",
+            &[
+                ("campaign_id", id),
+                ("platform", platform),
+                ("label", ""),
+                ("max_workers", ""),
+                ("expires_in_days", ""),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let setup = json(
+        app.call(admin, "admin/study_setup", &[("campaign_id", id)])
+            .await,
+    )
+    .await;
+    let url = setup["links"].as_array().unwrap().last().unwrap()["url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    url.trim_start_matches("/s/")
+        .split('?')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+async fn arrive(app: &TestApp, slug: &str, query: &str) -> Client {
+    let c = client();
+    let entry = json(
+        app.call(&c, "study/open", &[("slug", slug), ("query", query)])
+            .await,
+    )
+    .await;
+    assert!(entry.get("Worker").is_some(), "{entry}");
+    c
+}
+
+async fn complete(app: &TestApp, c: &Client, id: &str) -> Value {
+    json(app.call(c, "study/complete", &[("campaign_id", id)]).await).await
+}
+
+const PROLIFIC: &str = "PROLIFIC_PID=5f3a9c0d1e2b4a0012345678&STUDY_ID=st1&SESSION_ID=se1";
+const MTURK: &str = "workerId=A1TURKWORKER&assignmentId=3ASSIGNXYZ&hitId=3HITABC&turkSubmitTo=https%3A%2F%2Fwww.mturk.com";
+
+#[sqlx::test(migrations = "../migrations")]
+async fn the_items_asked_for_complete_a_study_once_and_send_the_worker_back_to_prolific(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = judging(&app, &admin).await;
+    // An open campaign is listed for visitors only once its study information is written.
+    let open = json(app.call(&client(), "open_studies", &[]).await).await;
+    assert_eq!(open, serde_json::json!([]));
+    terms(&app, &admin, &id, "6", "C1234ABC", "").await;
+    let slug = link(&app, &admin, &id, "prolific").await;
+    // A visitor reads what the open study involves, and nothing else about it.
+    let open = json(app.call(&client(), "open_studies", &[]).await).await;
+    assert_eq!(
+        open,
+        serde_json::json!([{
+            "kind": "judge",
+            "title": title(&pool).await,
+            "summary": "Judge pairs of sentences.",
+            "minutes": 10,
+            "pay": "$1.00 and $0.015 a pair"
+        }])
+    );
+    let worker = arrive(&app, &slug, PROLIFIC).await;
+
+    // What the task page shows around the items.
+    let progress = json(
+        app.call(&worker, "study/progress", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
+    assert_eq!(progress["complete_after"], 6);
+    assert_eq!(progress["pay_per_item"], "$0.015 a pair");
+    assert_eq!(progress["minutes"], 10);
+    assert_eq!(progress["done_href"], format!("/study/{id}/done"));
+
+    // Not done yet: told what is left, nothing recorded.
+    let early = complete(&app, &worker, &id).await;
+    let message = early["NotYet"]["message"].as_str().unwrap();
+    assert!(message.contains("0 of the 6"), "{message}");
+    assert_eq!(early["NotYet"]["task_href"], format!("/judge/{id}"));
+    work(&app, &worker, &id, 5, |_| true).await;
+    let five = complete(&app, &worker, &id).await;
+    assert!(five["NotYet"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("5 of the 6"));
+    assert_eq!(
+        count(&pool, "select count(*) from study_completion").await,
+        0
+    );
+    work(&app, &worker, &id, 1, |_| false).await;
+
+    // Eight tabs finish at once: one completion, the same code and way back for all.
+    let tabs = (0..8).map(|_| complete(&app, &worker, &id));
+    let mut views = futures::future::join_all(tabs).await;
+    let firsts = views
+        .iter_mut()
+        .map(|v| v["Done"]["first"].take())
+        .filter(|first| first == true)
+        .count();
+    assert_eq!(
+        firsts, 1,
+        "one request completed it; the others read it back"
+    );
+    for v in &views {
+        assert_eq!(v, &views[0]);
+    }
+    let done = &views[0]["Done"];
+    assert_eq!(done["items"], 6);
+    assert_eq!(done["code"], "C1234ABC");
+    assert_eq!(
+        done["return_to"]["Prolific"]["url"],
+        "https://app.prolific.com/submissions/complete?cc=C1234ABC"
+    );
+    assert!(done["earned"].as_str().unwrap().contains("$0.09"), "{done}");
+    assert_eq!(
+        count(&pool, "select count(*) from study_completion").await,
+        1
+    );
+
+    // No more items for them, and the link opened again shows the completion.
+    let more = app
+        .call(&worker, "judge/next", &[("campaign_id", &id)])
+        .await;
+    assert_eq!(more.status(), StatusCode::CONFLICT);
+    assert!(error_of(more).await.to_string().contains("completed"));
+    let again = client();
+    let entry = json(
+        app.call(
+            &again,
+            "study/open",
+            &[("slug", &slug), ("query", PROLIFIC)],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(entry["Worker"]["completed"], true);
+    assert_eq!(entry["Worker"]["task_href"], format!("/study/{id}/done"));
+    let refused = app
+        .call(&again, "judge/next", &[("campaign_id", &id)])
+        .await;
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let mut later = complete(&app, &again, &id).await;
+    assert_eq!(later["Done"]["first"].take(), false);
+    assert_eq!(later, views[0]);
+
+    // Only workers who came through a link have a completion page.
+    let (annotator, _) = app.annotator().await;
+    assert_eq!(complete(&app, &annotator, &id).await, "NoLink");
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_stopped_worker_completes_and_mturk_and_plain_links_get_their_way_back(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = judging(&app, &admin).await;
+    // No number of items and no code: the gate or the end of the items completes.
+    terms(&app, &admin, &id, "", "", "").await;
+    let turk = link(&app, &admin, &id, "mturk").await;
+    let plain = link(&app, &admin, &id, "generic").await;
+
+    let turker = arrive(&app, &turk, MTURK).await;
+    work(&app, &turker, &id, 2, |_| true).await;
+    assert!(complete(&app, &turker, &id).await.get("NotYet").is_some());
+    // The gate stops them (its rule is tested in judge.rs): they complete, to be paid.
+    sqlx::query("update judge_worker set status = 'stopped'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let done = complete(&app, &turker, &id).await;
+    let done = &done["Done"];
+    assert!(done["reason"].as_str().unwrap().contains("quality check"));
+    assert_eq!(
+        done["return_to"]["Mturk"],
+        serde_json::json!({
+            "submit_url": "https://www.mturk.com/mturk/externalSubmit",
+            "assignment_id": "3ASSIGNXYZ"
+        })
+    );
+
+    // A plain link when no pair is left for the worker: a code of their own, on screen.
+    let person = arrive(&app, &plain, "pid=person-1").await;
+    assert!(complete(&app, &person, &id).await.get("NotYet").is_some());
+    let (judged, last) = work(&app, &person, &id, 100, |_| true).await;
+    assert_eq!(judged.len(), 20, "every pair once");
+    assert!(last.get("NothingLeft").is_some(), "{last}");
+    let done = complete(&app, &person, &id).await;
+    let done = &done["Done"];
+    assert_eq!(done["return_to"], "Code");
+    assert!(done["reason"].as_str().unwrap().contains("no more items"));
+    let code = done["code"].as_str().unwrap();
+    assert_eq!(code.len(), 10);
+    assert!(code.chars().all(|c| c.is_ascii_alphanumeric()), "{code}");
+    app.stop().await;
+}
+
+/// Places a worker's arrival, judgments and completion at fixed seconds from now - 1 hour.
+async fn timeline(pool: &PgPool, external_id: &str, judged_at: &[i32], completed_at: Option<i32>) {
+    let user: uuid::Uuid =
+        sqlx::query_scalar("select app_user_id from platform_account where external_id = $1")
+            .bind(external_id)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    let t0 = "now() - interval '1 hour'";
+    sqlx::query(&format!(
+        "update study_arrival set arrived_at = {t0} where app_user_id = $1"
+    ))
+    .bind(user)
+    .execute(pool)
+    .await
+    .unwrap();
+    let ids: Vec<uuid::Uuid> = sqlx::query_scalar(
+        "select judgment_id from judge_judgment where app_user_id = $1 order by created_at, judgment_id",
+    )
+    .bind(user)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert_eq!(ids.len(), judged_at.len(), "{external_id}");
+    for (j, s) in ids.iter().zip(judged_at) {
+        sqlx::query(&format!(
+            "update judge_judgment set created_at = {t0} + make_interval(secs => $2) where judgment_id = $1"
+        ))
+        .bind(j)
+        .bind(f64::from(*s))
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+    if let Some(s) = completed_at {
+        sqlx::query(&format!(
+            "update study_completion set completed_at = {t0} + make_interval(secs => $2) where app_user_id = $1"
+        ))
+        .bind(user)
+        .bind(f64::from(s))
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+}
+
+async fn payments(app: &TestApp, c: &Client, id: &str) -> Value {
+    json(
+        app.call(c, "research/payments", &[("campaign_id", id)])
+            .await,
+    )
+    .await
+}
+
+async fn file(app: &TestApp, c: &Client, batch: &str, name: &str) -> (StatusCode, String) {
+    let resp = app.get(c, &format!("/payments/{batch}/{name}")).await;
+    (resp.status(), resp.text().await.unwrap())
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let id = judging(&app, &admin).await;
+    // $1.00 base, $0.015 a judgment, at least $15.00 an hour, done after 6 judgments.
+    terms(&app, &admin, &id, "6", "C1234ABC", "15.00").await;
+    let prolific = link(&app, &admin, &id, "prolific").await;
+    let turk = link(&app, &admin, &id, "mturk").await;
+
+    let a = arrive(&app, &prolific, PROLIFIC).await;
+    work(&app, &a, &id, 6, |_| true).await;
+    assert!(complete(&app, &a, &id).await.get("Done").is_some());
+    let b = arrive(&app, &turk, MTURK).await;
+    work(&app, &b, &id, 3, |_| false).await;
+    // A: judgments 60 s apart from the arrival, done at 400 s. B: a 40-minute pause (counted as
+    // ten minutes) between two judgments, not complete.
+    timeline(
+        &pool,
+        "5f3a9c0d1e2b4a0012345678",
+        &[60, 120, 180, 240, 300, 360],
+        Some(400),
+    )
+    .await;
+    timeline(&pool, "A1TURKWORKER", &[30, 60, 2460], None).await;
+
+    let v = payments(&app, &researcher, &id).await;
+    let rows = v["workers"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let row = |ext: &str| {
+        rows.iter()
+            .find(|r| r["external_id"] == ext)
+            .unwrap()
+            .clone()
+    };
+    let pa = row("5f3a9c0d1e2b4a0012345678");
+    assert_eq!(pa["items"], 6);
+    assert!(
+        (pa["minutes_worked"].as_f64().unwrap() - 400.0 / 60.0).abs() < 0.02,
+        "{pa}"
+    );
+    assert_eq!(pa["completed"], true);
+    assert_eq!(pa["base_cents"], 100);
+    assert_eq!(pa["bonus_cents"], 9); // 6 × $0.015
+                                      // $1.09 in 400 s is $9.81 an hour; $15.00 an hour is ceil(166.7) = 167 cents: 58 to add.
+    assert!(
+        (pa["hourly_cents"].as_f64().unwrap() - 981.0).abs() < 0.5,
+        "{pa}"
+    );
+    assert_eq!(pa["under_minimum"], true);
+    assert_eq!(pa["top_up_cents"], 58);
+    let pb = row("A1TURKWORKER");
+    assert_eq!(pb["bonus_cents"], 5); // 3 × $0.015 = 4.5 cents, half up
+    assert_eq!(pb["completed"], false);
+    assert_eq!(
+        pb["top_up_cents"], 0,
+        "no top-up while their time still runs"
+    );
+    assert!(
+        (pb["minutes_worked"].as_f64().unwrap() - 660.0 / 60.0).abs() < 0.02,
+        "{pb}"
+    );
+    assert_eq!(v["outstanding_cents"], 14);
+    assert_eq!(v["outstanding_with_top_up_cents"], 72);
+    assert!((v["median_minutes"].as_f64().unwrap() - 400.0 / 60.0).abs() < 0.02);
+
+    // A double click and a retry: eight requests with one batch id make one batch.
+    let batch_id = v["next_batch_id"].as_str().unwrap().to_owned();
+    let make = |batch: String| {
+        let (app, researcher, id) = (&app, &researcher, id.clone());
+        async move {
+            app.call(
+                researcher,
+                "research/make_payment_batch",
+                &[
+                    ("campaign_id", &id),
+                    ("batch_id", &batch),
+                    ("top_up", "true"),
+                ],
+            )
+            .await
+        }
+    };
+    let made = futures::future::join_all((0..8).map(|_| make(batch_id.clone()))).await;
+    let mut views = Vec::new();
+    for r in made {
+        views.push(json(r).await);
+    }
+    for v in &views {
+        assert_eq!(v, &views[0]);
+    }
+    assert_eq!(views[0]["total_cents"], 72);
+    assert_eq!(views[0]["workers"], 2);
+    assert_eq!(count(&pool, "select count(*) from payment_batch").await, 1);
+    // Eight other ids at once: nothing is owed twice, so none makes a batch.
+    let others =
+        futures::future::join_all((0..8).map(|_| make(uuid::Uuid::new_v4().to_string()))).await;
+    for r in others {
+        assert_eq!(r.status(), StatusCode::CONFLICT);
+    }
+    assert_eq!(count(&pool, "select count(*) from payment_batch").await, 1);
+
+    // The files, as the platforms take them.
+    let (status, prolific_file) = file(&app, &researcher, &batch_id, "prolific.txt").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(prolific_file, "5f3a9c0d1e2b4a0012345678,0.67\n");
+    let (_, mturk_file) = file(&app, &researcher, &batch_id, "mturk.csv").await;
+    let token = format!("{}-A1TURKWORKER", batch_id.replace('-', ""));
+    let title = title(&pool).await;
+    assert_eq!(
+        mturk_file,
+        format!(
+            "WorkerId,AssignmentId,BonusAmount,Reason,UniqueRequestToken\n\
+             A1TURKWORKER,3ASSIGNXYZ,0.05,\"Bonus for your work on \"\"{title}\"\". Thank you!\",{token}\n"
+        )
+    );
+    let (_, generic) = file(&app, &researcher, &batch_id, "generic.csv").await;
+    assert_eq!(generic.lines().count(), 3, "{generic}");
+    assert!(
+        generic.contains("prolific,5f3a9c0d1e2b4a0012345678,6,6.7,0.67"),
+        "{generic}"
+    );
+    let (status, _) = file(&app, &researcher, &batch_id, "paypal.csv").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = file(&app, &researcher, "not-a-batch", "generic.csv").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // Marked paid by eight requests at once: paid once, at one time.
+    let form = [
+        ("campaign_id", id.as_str()),
+        ("batch_id", batch_id.as_str()),
+    ];
+    let mark = futures::future::join_all(
+        (0..8).map(|_| app.call(&researcher, "research/mark_batch_paid", &form)),
+    )
+    .await;
+    for r in mark {
+        assert!(r.status().is_success());
+    }
+    let paid_at: Vec<String> =
+        sqlx::query_scalar("select paid_at::text from payment_batch where paid_at is not null")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(paid_at.len(), 1);
+    let v = payments(&app, &researcher, &id).await;
+    assert_eq!(v["outstanding_with_top_up_cents"], 0);
+    assert!(v["batches"][0]["paid_at"].is_string());
+    let pa = v["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["platform"] == "prolific")
+        .unwrap()
+        .clone();
+    assert_eq!(pa["paid_cents"], 67);
+    // A paid batch cannot be discarded.
+    let discard = app
+        .call(
+            &researcher,
+            "research/discard_payment_batch",
+            &[("campaign_id", &id), ("batch_id", &batch_id)],
+        )
+        .await;
+    assert_eq!(discard.status(), StatusCode::CONFLICT);
+
+    // More work is owed again, and only the new part goes in the next batch.
+    work(&app, &b, &id, 2, |_| true).await;
+    let v = payments(&app, &researcher, &id).await;
+    assert_eq!(
+        v["outstanding_cents"], 3,
+        "5 judgments: 7.5 → 8 cents, 5 in a batch"
+    );
+    let next = json(make(v["next_batch_id"].as_str().unwrap().to_owned()).await).await;
+    assert_eq!(next["total_cents"], 3);
+    assert_eq!(next["workers"], 1);
+    // Discarded, it is owed again.
+    json(
+        app.call(
+            &researcher,
+            "research/discard_payment_batch",
+            &[
+                ("campaign_id", &id),
+                ("batch_id", next["batch_id"].as_str().unwrap()),
+            ],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        payments(&app, &researcher, &id).await["outstanding_cents"],
+        3
+    );
+
+    // Annotators see none of it.
+    let (annotator, _) = app.annotator().await;
+    let resp = app
+        .call(&annotator, "research/payments", &[("campaign_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let (status, _) = file(&app, &annotator, &batch_id, "generic.csv").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = file(&app, &client(), &batch_id, "generic.csv").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    app.stop().await;
+}
+
+async fn title(pool: &PgPool) -> String {
+    sqlx::query_scalar("select title from campaign limit 1")
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+fn header(resp: &reqwest::Response, name: &str) -> String {
+    resp.headers()
+        .get_all(name)
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn mturk_may_frame_the_study_and_task_pages_and_nothing_else(pool: PgPool) {
+    // Behind HTTPS, as MTurk requires of an external question.
+    let config = server::config::Config {
+        secure_cookies: true,
+        ..server::config::Config::for_tests(String::new())
+    };
+    let app = crate::helpers::spawn_app_with_config(pool.clone(), config).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = judging(&app, &admin).await;
+    let slug = link(&app, &admin, &id, "mturk").await;
+
+    let mturk = "https://www.mturk.com https://workersandbox.mturk.com";
+    for path in [
+        format!("/s/{slug}?{MTURK}"),
+        format!("/judge/{id}"),
+        format!("/study/{id}/done"),
+    ] {
+        let resp = app.get(&client(), &path).await;
+        let csp = header(&resp, "content-security-policy");
+        assert!(
+            csp.contains(&format!("frame-ancestors {mturk}")),
+            "{path}: {csp}"
+        );
+        assert!(
+            csp.contains(&format!("form-action 'self' {mturk}")),
+            "{path}: {csp}"
+        );
+        assert_eq!(header(&resp, "x-frame-options"), "", "{path}");
+    }
+    for path in ["/", "/login", &format!("/admin/campaigns/{id}")] {
+        let resp = app.get(&client(), path).await;
+        let csp = header(&resp, "content-security-policy");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert!(csp.contains("form-action 'self';"), "{path}: {csp}");
+        assert_eq!(header(&resp, "x-frame-options"), "DENY", "{path}");
+    }
+    // The session cookie a worker gets inside MTurk's frame is kept there (a cross-site frame).
+    let worker = client();
+    let resp = app
+        .call(&worker, "study/open", &[("slug", &slug), ("query", MTURK)])
+        .await;
+    let cookie = header(&resp, "set-cookie");
+    for attribute in ["SameSite=None", "Secure", "Partitioned", "HttpOnly"] {
+        assert!(cookie.contains(attribute), "{attribute}: {cookie}");
+    }
+    app.stop().await;
+
+    // Told that no site may frame it, nothing is framed and the cookie stays SameSite=Lax.
+    let config = server::config::Config {
+        secure_cookies: true,
+        frame_ancestors: server::config::frame_ancestors(Some("none")).unwrap(),
+        ..server::config::Config::for_tests(String::new())
+    };
+    let app = crate::helpers::spawn_app_with_config(pool, config).await;
+    let resp = app.get(&client(), &format!("/s/{slug}?{MTURK}")).await;
+    assert!(header(&resp, "content-security-policy").contains("frame-ancestors 'none'"));
+    assert_eq!(header(&resp, "x-frame-options"), "DENY");
+    let cookie = header(&resp, "set-cookie");
+    assert!(
+        cookie.contains("SameSite=Lax") && !cookie.contains("Partitioned"),
+        "{cookie}"
+    );
+    assert!(server::config::frame_ancestors(Some("javascript:alert(1)")).is_err());
+    assert_eq!(
+        server::config::frame_ancestors(Some("https://a.example, http://localhost:8080/")).unwrap(),
+        vec!["https://a.example", "http://localhost:8080"]
+    );
+    app.stop().await;
+}
