@@ -121,6 +121,12 @@ pub async fn complete_study(session: &Session, campaign: CampaignId) -> Result<(
     Ok(())
 }
 
+/// Whether this session was started by a study link.
+pub async fn is_study_worker(session: &Session) -> Result<bool, AppError> {
+    let study_worker: Option<bool> = session.get(STUDY_WORKER_KEY).await.map_err(session_error)?;
+    Ok(study_worker == Some(true))
+}
+
 /// Whether this session is logged in with a password account (not started by a study link).
 pub async fn is_password_session(session: &Session) -> Result<bool, AppError> {
     let user = session_user_id(session).await?;

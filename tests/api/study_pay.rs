@@ -8,7 +8,7 @@ use serde_json::Value;
 use sqlx::PgPool;
 
 use crate::helpers::{client, error_of, spawn_app, TestApp};
-use crate::judge::{campaign, pairs_csv, work, Setup};
+use crate::judge::{answer, campaign, next, pairs_csv, work, Setup};
 
 async fn json(resp: reqwest::Response) -> Value {
     let status = resp.status();
@@ -117,6 +117,19 @@ async fn arrive(app: &TestApp, slug: &str, query: &str) -> Client {
     c
 }
 
+/// Answers `n` pairs (`p` for each), each asked for with `judge/next`.
+async fn judge_n(app: &TestApp, c: &Client, id: &str, n: usize, p: bool) {
+    for _ in 0..n {
+        let task = next(app, c, id).await;
+        let a = task["Judge"]["assignment_id"]
+            .as_str()
+            .expect("a pair")
+            .to_owned();
+        let resp = answer(app, c, id, &a, p).await;
+        assert!(resp.status().is_success(), "{}", resp.status());
+    }
+}
+
 async fn complete(app: &TestApp, c: &Client, id: &str) -> Value {
     json(app.call(c, "study/complete", &[("campaign_id", id)]).await).await
 }
@@ -166,7 +179,9 @@ async fn the_items_asked_for_complete_a_study_once_and_send_the_worker_back_to_p
     let message = early["NotYet"]["message"].as_str().unwrap();
     assert!(message.contains("0 of the 6"), "{message}");
     assert_eq!(early["NotYet"]["task_href"], format!("/judge/{id}"));
-    work(&app, &worker, &id, 5, |_| true).await;
+    // A second device, signed in before the end.
+    let early = arrive(&app, &slug, PROLIFIC).await;
+    judge_n(&app, &worker, &id, 5, true).await;
     let five = complete(&app, &worker, &id).await;
     assert!(five["NotYet"]["message"]
         .as_str()
@@ -176,7 +191,13 @@ async fn the_items_asked_for_complete_a_study_once_and_send_the_worker_back_to_p
         count(&pool, "select count(*) from study_completion").await,
         0
     );
-    work(&app, &worker, &id, 1, |_| false).await;
+    judge_n(&app, &worker, &id, 1, false).await;
+    // Six made: no seventh pair, from either device, even before they finish.
+    for c in [&worker, &early] {
+        let more = app.call(c, "judge/next", &[("campaign_id", &id)]).await;
+        assert_eq!(more.status(), StatusCode::CONFLICT);
+        assert!(error_of(more).await.to_string().contains("completion page"));
+    }
 
     // Eight tabs finish at once: one completion, the same code and way back for all.
     let tabs = (0..8).map(|_| complete(&app, &worker, &id));
@@ -207,11 +228,11 @@ async fn the_items_asked_for_complete_a_study_once_and_send_the_worker_back_to_p
     );
 
     // No more items for them, and the link opened again shows the completion.
-    let more = app
-        .call(&worker, "judge/next", &[("campaign_id", &id)])
-        .await;
-    assert_eq!(more.status(), StatusCode::CONFLICT);
-    assert!(error_of(more).await.to_string().contains("completed"));
+    for c in [&worker, &early] {
+        let more = app.call(c, "judge/next", &[("campaign_id", &id)]).await;
+        assert_eq!(more.status(), StatusCode::CONFLICT);
+        assert!(error_of(more).await.to_string().contains("completed"));
+    }
     let again = client();
     let entry = json(
         app.call(
@@ -354,10 +375,10 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
     let turk = link(&app, &admin, &id, "mturk").await;
 
     let a = arrive(&app, &prolific, PROLIFIC).await;
-    work(&app, &a, &id, 6, |_| true).await;
+    judge_n(&app, &a, &id, 6, true).await;
     assert!(complete(&app, &a, &id).await.get("Done").is_some());
     let b = arrive(&app, &turk, MTURK).await;
-    work(&app, &b, &id, 3, |_| false).await;
+    judge_n(&app, &b, &id, 3, false).await;
     // A: judgments 60 s apart from the arrival, done at 400 s. B: a 40-minute pause (counted as
     // ten minutes) between two judgments, not complete.
     timeline(
@@ -409,8 +430,7 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
     assert_eq!(v["outstanding_with_top_up_cents"], 72);
     assert!((v["median_minutes"].as_f64().unwrap() - 400.0 / 60.0).abs() < 0.02);
 
-    // A double click and a retry: eight requests with one batch id make one batch.
-    let batch_id = v["next_batch_id"].as_str().unwrap().to_owned();
+    // Two researchers press at once, with eight pages' ids: one batch, nothing in two.
     let make = |batch: String| {
         let (app, researcher, id) = (&app, &researcher, id.clone());
         async move {
@@ -426,22 +446,28 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
             .await
         }
     };
-    let made = futures::future::join_all((0..8).map(|_| make(batch_id.clone()))).await;
-    let mut views = Vec::new();
-    for r in made {
-        views.push(json(r).await);
+    let ids: Vec<String> = (0..8).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    let made = futures::future::join_all(ids.iter().map(|b| make(b.clone()))).await;
+    let mut winner = None;
+    for (r, b) in made.into_iter().zip(&ids) {
+        if r.status().is_success() {
+            assert!(winner.is_none(), "a second batch was made");
+            winner = Some((b.clone(), json(r).await));
+        } else {
+            assert_eq!(r.status(), StatusCode::CONFLICT);
+        }
     }
-    for v in &views {
-        assert_eq!(v, &views[0]);
-    }
-    assert_eq!(views[0]["total_cents"], 72);
-    assert_eq!(views[0]["workers"], 2);
-    assert_eq!(count(&pool, "select count(*) from payment_batch").await, 1);
-    // Eight other ids at once: nothing is owed twice, so none makes a batch.
-    let others =
-        futures::future::join_all((0..8).map(|_| make(uuid::Uuid::new_v4().to_string()))).await;
-    for r in others {
-        assert_eq!(r.status(), StatusCode::CONFLICT);
+    let (batch_id, first) = winner.expect("one batch");
+    assert_eq!(first["total_cents"], 72);
+    assert_eq!(first["workers"], 2);
+    assert_eq!(
+        count(&pool, "select sum(amount_cents)::int8 from payment_item").await,
+        72
+    );
+    // A double click and a retry: the same id sent eight times returns that batch, adds nothing.
+    let again = futures::future::join_all((0..8).map(|_| make(batch_id.clone()))).await;
+    for r in again {
+        assert_eq!(json(r).await, first);
     }
     assert_eq!(count(&pool, "select count(*) from payment_batch").await, 1);
 
@@ -482,12 +508,21 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
     for r in mark {
         assert!(r.status().is_success());
     }
-    let paid_at: Vec<String> =
-        sqlx::query_scalar("select paid_at::text from payment_batch where paid_at is not null")
-            .fetch_all(&pool)
+    let paid_at = || async {
+        sqlx::query_scalar::<_, Option<String>>("select paid_at::text from payment_batch")
+            .fetch_one(&pool)
             .await
-            .unwrap();
-    assert_eq!(paid_at.len(), 1);
+            .unwrap()
+    };
+    let first_paid = paid_at().await.expect("marked paid");
+    // Marked again later: the first time stands.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    json(
+        app.call(&researcher, "research/mark_batch_paid", &form)
+            .await,
+    )
+    .await;
+    assert_eq!(paid_at().await.unwrap(), first_paid);
     let v = payments(&app, &researcher, &id).await;
     assert_eq!(v["outstanding_with_top_up_cents"], 0);
     assert!(v["batches"][0]["paid_at"].is_string());
@@ -510,7 +545,7 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
     assert_eq!(discard.status(), StatusCode::CONFLICT);
 
     // More work is owed again, and only the new part goes in the next batch.
-    work(&app, &b, &id, 2, |_| true).await;
+    judge_n(&app, &b, &id, 2, true).await;
     let v = payments(&app, &researcher, &id).await;
     assert_eq!(
         v["outstanding_cents"], 3,

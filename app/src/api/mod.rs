@@ -79,7 +79,24 @@ pub(crate) async fn worker(
     let campaign = parse_id(campaign_id, "campaign_id")?;
     let session = crate::session::session().await?;
     crate::session::check_study_access(&session, campaign).await?;
+    study_items_left(&state, &session, user, campaign).await?;
     Ok((state, user, campaign))
+}
+
+/// A study-link worker gets no items once they completed the study, or made the number of
+/// items it asks for, in whichever session or device they ask (one statement, for study-link
+/// sessions only; `service::study_completion::check_may_work`).
+#[cfg(feature = "ssr")]
+async fn study_items_left(
+    state: &crate::state::AppState,
+    session: &tower_sessions::Session,
+    user: crate::domain::UserId,
+    campaign: crate::domain::CampaignId,
+) -> Result<(), crate::error::AppError> {
+    if crate::session::is_study_worker(session).await? {
+        crate::service::study_completion::check_may_work(&state.pool, campaign, user).await?;
+    }
+    Ok(())
 }
 
 /// As [`worker`], without reloading the account: the caller's id as the session holds it, and
@@ -106,6 +123,7 @@ pub(crate) async fn session_worker(
         .ok_or(crate::error::AppError::Unauthenticated)?;
     let campaign = parse_id(campaign_id, "campaign_id")?;
     crate::session::check_study_access(&session, campaign).await?;
+    study_items_left(&state, &session, user, campaign).await?;
     Ok((state, session, user, campaign))
 }
 

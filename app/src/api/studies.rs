@@ -64,7 +64,12 @@ pub async fn load_study_setup(campaign_id: String) -> Result<StudySetup, AppErro
 pub async fn load_study_progress(campaign_id: String) -> Result<StudyProgress, AppError> {
     super::with_status(
         async {
-            let (state, user, campaign) = super::worker(&campaign_id).await?;
+            // Not `super::worker`: a worker who made the items asked for still reads this.
+            let state = crate::state::app_state()?;
+            let user = crate::session::require_user().await?.app_user_id;
+            let campaign = super::parse_id(&campaign_id, "campaign_id")?;
+            let session = crate::session::session().await?;
+            crate::session::check_study_access(&session, campaign).await?;
             crate::service::study_completion::progress(&state.pool, campaign, user).await
         }
         .await,

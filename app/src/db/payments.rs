@@ -192,24 +192,37 @@ pub async fn insert_batch(
     Ok(())
 }
 
-/// A worker's line in a batch.
+/// A worker's line in a batch, with who they are on their platform.
 #[derive(Debug, Clone)]
 pub struct BatchItemRow {
     /// Their account.
     pub app_user_id: UserId,
     /// The amount, in cents.
     pub amount_cents: i32,
+    /// Their platform.
+    pub platform: String,
+    /// Their id there.
+    pub external_id: String,
+    /// Their arrival's platform ids, if the arrival is still there.
+    pub detail: Option<serde_json::Value>,
 }
 
-/// The items of a batch.
+/// The items of a batch: each worker in it, whatever has happened to their arrival since.
 pub async fn batch_items(
     db: impl PgExecutor<'_>,
     batch: uuid::Uuid,
 ) -> Result<Vec<BatchItemRow>, AppError> {
     Ok(sqlx::query_as!(
         BatchItemRow,
-        r#"select app_user_id as "app_user_id: UserId", amount_cents from payment_item
-           where batch_id = $1"#,
+        r#"select i.app_user_id as "app_user_id: UserId", i.amount_cents, p.platform,
+                  p.external_id, a.detail as "detail?"
+           from payment_item i
+           join payment_batch b using (batch_id)
+           join platform_account p on p.app_user_id = i.app_user_id
+           left join study_arrival a
+             on a.campaign_id = b.campaign_id and a.app_user_id = i.app_user_id
+           where i.batch_id = $1
+           order by p.platform, p.external_id"#,
         batch,
     )
     .fetch_all(db)

@@ -37,8 +37,8 @@ pub async fn arrival(
 }
 
 /// A judging worker's standing: judgments made, stopped by the gate, and whether any ordinary
-/// pair with a slot still to fill is one they have not seen (a pair others hold this moment
-/// counts as left: it may come free).
+/// pair with a free slot is one they have not seen: the condition under which `judge/next`
+/// answers "nothing left" (a pair whose open slots other workers hold is not left for them now).
 pub async fn judging_standing(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
@@ -49,6 +49,7 @@ pub async fn judging_standing(
                   coalesce(w.status = 'stopped' and not w.gate_overridden, false) as "stopped!",
                   not exists (select 1 from judge_pair p
                               where p.campaign_id = $1 and not p.is_test and not p.slots_full
+                                and p.open_slots > 0
                                 and not exists (select 1 from judge_assignment a
                                                 where a.app_user_id = $2 and a.pair_id = p.pair_id))
                     as "nothing_left!"
@@ -190,4 +191,29 @@ pub async fn items(
     )
     .fetch_one(db)
     .await?)
+}
+
+/// Whether the worker completed `campaign`, and whether they made the number of items its
+/// latest study information asks for (false when it sets none).
+pub async fn work_state(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<(bool, bool), AppError> {
+    let r = sqlx::query!(
+        r#"select exists(select 1 from study_completion c
+                         where c.campaign_id = $1 and c.app_user_id = $2) as "completed!",
+                  coalesce((select i.complete_after from study_info i where i.campaign_id = $1
+                            order by i.version desc limit 1)
+                           <= coalesce((select w.judgments::int8 from judge_worker w
+                                        where w.campaign_id = $1 and w.app_user_id = $2), 0)
+                              + (select count(*) from apt_submission s
+                                 where s.campaign_id = $1 and s.app_user_id = $2),
+                           false) as "reached!""#,
+        campaign as CampaignId,
+        user as UserId,
+    )
+    .fetch_one(db)
+    .await?;
+    Ok((r.completed, r.reached))
 }

@@ -82,11 +82,13 @@ pub fn AptPage() -> impl IntoView {
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     let study: StudyProgress = study.await.unwrap_or_default();
-                    match task.await {
-                        Ok(AptTask::Write { .. })
-                            if study.done_href.is_some()
-                                && study.complete_after.is_some_and(|n| study.items >= i64::from(n)) =>
-                        {
+                    let finished = study.done_href.is_some()
+                        && study.complete_after.is_some_and(|n| study.items >= i64::from(n));
+                    // Once the sentences asked for are in, the task refuses more (409): the page
+                    // offers the way to finish instead.
+                    let task = task.await;
+                    match task {
+                        _ if finished => {
                             view! {
                                 <h1>"You have written this study's sentences"</h1>
                                 <p>
@@ -155,6 +157,9 @@ pub fn AptPage() -> impl IntoView {
                                 </p>
                             }
                                 .into_any()
+                        }
+                        Err(error) if study.done_href.is_some() => {
+                            view! { <ErrorMessage error /> <FinishLink study /> }.into_any()
                         }
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }

@@ -105,6 +105,11 @@ pub fn JudgePage() -> impl IntoView {
                             }
                                 .into_any()
                         }
+                        // A study worker refused more pairs (done, or completed elsewhere)
+                        // gets the way to finish with the reason.
+                        Err(error) if study.done_href.is_some() => {
+                            view! { <ErrorMessage error /> <FinishLink study /> }.into_any()
+                        }
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }
                 })}
@@ -116,7 +121,8 @@ pub fn JudgePage() -> impl IntoView {
 /// What a stopped worker's judgments earned, and that they count (issue #22 item 4).
 fn stopped_pay(judged: i64, study: &StudyProgress) -> String {
     let counts = "Your judgments so far are kept and count as work done; the researcher decides on any pay beyond the study's terms.";
-    if study.judgment_pay_mills > 0 {
+    // The study's terms are a study-link worker's; an in-house annotator's pay is agreed apart.
+    if study.judgment_pay_mills > 0 && study.done_href.is_some() {
         let cents =
             crate::domain::study::pay::judgment_bonus_cents(judged, study.judgment_pay_mills);
         format!(

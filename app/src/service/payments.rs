@@ -192,11 +192,15 @@ pub async fn make_batch(
     let items: Vec<(UserId, i32)> = s
         .owed
         .iter()
-        .filter_map(|o| {
-            let cents = i32::try_from(o.outstanding(top_up)).ok()?;
-            (cents > 0).then_some((o.row.app_user_id, cents))
+        .filter(|o| o.outstanding(top_up) > 0)
+        .map(|o| {
+            i32::try_from(o.outstanding(top_up))
+                .map(|cents| (o.row.app_user_id, cents))
+                .map_err(|_| {
+                    AppError::validation("batch_id", "A worker's amount is too large for a batch.")
+                })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     if items.is_empty() {
         return Err(AppError::Conflict(
             "Nothing is owed that is not in a batch already.".into(),
@@ -252,29 +256,30 @@ pub async fn bonus_file(
     let batch = db::find_batch(&mut *conn, id)
         .await?
         .ok_or(AppError::NotFound)?;
-    let amounts: HashMap<UserId, i32> = db::batch_items(&mut *conn, id)
-        .await?
-        .into_iter()
-        .map(|i| (i.app_user_id, i.amount_cents))
-        .collect();
+    let items = db::batch_items(&mut *conn, id).await?;
     let s = study(&mut conn, batch.campaign_id).await?;
-    let lines: Vec<BonusLine> = s
+    // Items and time as the payments page shows them now (0 for a worker no longer listed).
+    let worked: HashMap<UserId, (i64, f64)> = s
         .owed
         .iter()
-        .filter_map(|o| {
-            let cents = *amounts.get(&o.row.app_user_id)?;
-            let assignment_id = match serde_json::from_value(o.row.detail.clone()) {
-                Ok(ArrivalDetail::Mturk { assignment_id, .. }) => assignment_id.to_string(),
+        .map(|o| (o.row.app_user_id, (o.row.items, o.seconds)))
+        .collect();
+    let lines: Vec<BonusLine> = items
+        .into_iter()
+        .map(|i| {
+            let assignment_id = match i.detail.map(serde_json::from_value) {
+                Some(Ok(ArrivalDetail::Mturk { assignment_id, .. })) => assignment_id.to_string(),
                 _ => String::new(),
             };
-            Some(BonusLine {
-                external_id: o.row.external_id.clone(),
-                platform: o.row.platform.clone(),
+            let (items, seconds) = worked.get(&i.app_user_id).copied().unwrap_or((0, 0.0));
+            BonusLine {
+                external_id: i.external_id,
+                platform: i.platform,
                 assignment_id,
-                items: o.row.items,
-                seconds: o.seconds,
-                amount_cents: i64::from(cents),
-            })
+                items,
+                seconds,
+                amount_cents: i64::from(i.amount_cents),
+            }
         })
         .collect();
     let reason = format!("Bonus for your work on \"{}\". Thank you!", s.title);

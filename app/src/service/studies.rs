@@ -245,9 +245,10 @@ pub async fn decide(
         Some(info) if info.version == version && !info.consent_text.trim().is_empty() => {
             let mut tx = pool.begin().await?;
             db::record_consent(&mut *tx, campaign, version, user, agreed).await?;
-            if !agreed {
-                // Declining gives the place back: the arrival goes (the decision stays), and
-                // opening the link again is a new arrival.
+            // Declining before any work gives the place back: the arrival goes (the decision
+            // stays), and opening the link again is a new arrival. A worker who already did
+            // some (and declines a new version) keeps theirs: it is what they are paid by.
+            if !agreed && crate::db::study_completion::items(&mut *tx, campaign, user).await? == 0 {
                 db::withdraw_arrival(&mut tx, campaign, user).await?;
             }
             tx.commit().await?;

@@ -12,6 +12,24 @@ use crate::domain::{CampaignId, CampaignKind, UserId};
 use crate::dto::studies::{CompletionView, ReturnTo, StudyProgress};
 use crate::error::AppError;
 
+/// Refuses a study-link worker more items once they completed `campaign`, or made the number of
+/// items it asks for (they finish on its completion page).
+pub async fn check_may_work(
+    pool: &PgPool,
+    campaign: CampaignId,
+    user: UserId,
+) -> Result<(), AppError> {
+    match db::work_state(pool, campaign, user).await? {
+        (true, _) => Err(AppError::Conflict(
+            "You have completed this study: its completion page has your code and the way back to your platform.".into(),
+        )),
+        (false, true) => Err(AppError::Conflict(
+            "You have done the items this study asks for: finish on its completion page to get your code.".into(),
+        )),
+        (false, false) => Ok(()),
+    }
+}
+
 /// Where the worker finishes `campaign`.
 pub fn done_href(campaign: CampaignId) -> String {
     format!("/study/{campaign}/done")

@@ -68,7 +68,7 @@ pub struct Standing {
     pub cap_reached: bool,
     /// The quality gate stopped them.
     pub stopped: bool,
-    /// No item is left that they have not seen.
+    /// No item is left that they have not seen (completes only a worker who made at least one).
     pub nothing_left: bool,
 }
 
@@ -81,7 +81,9 @@ pub fn completion(s: Standing) -> Option<Reason> {
         Some(Reason::Cap)
     } else if s.stopped {
         Some(Reason::Stopped)
-    } else if s.nothing_left {
+    } else if s.nothing_left && s.items > 0 {
+        // A worker who did nothing does not complete (and get the study's code) because the
+        // items ran out before they came.
         Some(Reason::NothingLeft)
     } else {
         None
@@ -144,10 +146,19 @@ mod tests {
         );
         assert_eq!(
             completion(Standing {
+                items: 1,
                 nothing_left: true,
                 ..none
             }),
             Some(Reason::NothingLeft)
+        );
+        // Nothing done: the end of the items does not complete them.
+        assert_eq!(
+            completion(Standing {
+                nothing_left: true,
+                ..none
+            }),
+            None
         );
         // The items asked for come first when several apply.
         assert_eq!(

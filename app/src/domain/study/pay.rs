@@ -9,13 +9,14 @@ pub const IDLE_CAP_SECONDS: f64 = 600.0;
 
 /// Seconds worked: from the arrival through each action (a judgment, a Check, a Submit) to the
 /// completion, each gap counted up to [`IDLE_CAP_SECONDS`]. Times are seconds since any fixed
-/// origin; they need not be sorted. Times before the arrival do not count.
+/// origin; they need not be sorted. Times before the arrival, or after the completion, do not
+/// count.
 pub fn seconds_worked(arrival: f64, actions: &[f64], completed: Option<f64>) -> f64 {
     let mut times: Vec<f64> = actions
         .iter()
         .copied()
         .chain(completed)
-        .filter(|t| t.is_finite() && *t >= arrival)
+        .filter(|t| t.is_finite() && *t >= arrival && completed.is_none_or(|c| *t <= c))
         .collect();
     times.sort_by(f64::total_cmp);
     let mut last = arrival;
@@ -144,6 +145,8 @@ mod tests {
         // Nothing done yet: nothing worked; a time before the arrival is ignored.
         assert_eq!(seconds_worked(10.0, &[], None), 0.0);
         assert_eq!(seconds_worked(10.0, &[5.0, 20.0], None), 10.0);
+        // An action after the completion (a second device) is not time worked for the study.
+        assert_eq!(seconds_worked(0.0, &[30.0, 500.0], Some(100.0)), 100.0);
     }
 
     #[test]
