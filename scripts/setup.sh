@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing paracrowd need, skipping what is already there:
 # the wasm target, wasm-bindgen-cli (the exact version in Cargo.lock), PostgreSQL's binaries,
-# Node packages (binaryen's wasm-opt; playwright-core), and with --test Debian's Chromium.
+# Node packages (binaryen's wasm-opt; playwright-core), and with --test Debian's Chromium and
+# HAProxy.
 # Everything comes from crates.io, Debian's packages and the npm registry.
 source "$(dirname "$0")/lib.sh"
 want_browser=0
@@ -52,6 +53,12 @@ fi
 if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   echo "Installing Chromium"
   apt_install chromium
+fi
+
+# With --test: HAProxy, the load balancer in front of two app servers in the replica test.
+if [ "$want_browser" = 1 ] && [ ! -x /usr/sbin/haproxy ]; then
+  echo "Installing HAProxy"
+  apt_install haproxy
 fi
 
 # With --test: the Python tools `paracrowd models install paper` exports the paper's models with

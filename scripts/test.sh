@@ -8,6 +8,8 @@ export RUST_LOG="${RUST_LOG:-warn}"
 # The model tests must run here (they skip only on machines without models), and so must the
 # export test of `paracrowd models install paper` (setup.sh --test installs its tools).
 export PARACROWD_REQUIRE_MODELS=1 PARACROWD_REQUIRE_EXPORT=1
+# The replica test behind HAProxy must run here (setup.sh --test installs HAProxy).
+export PARACROWD_REQUIRE_HAPROXY=1
 # Tests that start the binary score with the stand-ins, whatever this machine's model cache holds
 # (the resolver's own tests, and the clone without ../shared, set their sources themselves).
 export PARACROWD_MODELS="${PARACROWD_MODELS:-standin}"
@@ -16,7 +18,7 @@ if [ -d "$ROOT/../shared/data" ]; then export PARACROWD_REQUIRE_DATA=1; fi
 # Integration tests run in parallel on two cores; each sqlx::test database needs connections.
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-4}"
 
-stage "setup (toolchain, PostgreSQL, Node packages, Chromium)"
+stage "setup (toolchain, PostgreSQL, Node packages, Chromium, HAProxy)"
 "$ROOT/scripts/setup.sh" --test
 
 # The export check with Python's `datasets` runs when Python is here (setup installed it).

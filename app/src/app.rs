@@ -82,7 +82,8 @@ pub fn page_policy(nonce: &str, framed: bool, frame_ancestors: &[String]) -> Str
 }
 
 /// The pages a crowd platform may show in its frame (an MTurk external question): a study link,
-/// its completion page, and the tasks.
+/// its completion page, and the tasks (read by the server's security headers).
+#[cfg(feature = "ssr")]
 pub fn framed_path(path: &str) -> bool {
     ["/s/", "/study/", "/judge/", "/apt/"]
         .iter()

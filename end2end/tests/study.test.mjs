@@ -186,6 +186,13 @@ test('a participant finishes the pairs asked for and goes back to Prolific; the 
   assert.deepEqual(await accessibilityProblems(admin, 'the payments page'), []);
   await admin.getByTestId('make-batch').click();
   await admin.getByTestId('batch-made').filter({ hasText: '$0.06 for 1 workers' }).waitFor();
+  // Discarding asks first; then the amount is owed again and goes into the next batch.
+  await admin.getByTestId('discard').click();
+  await admin.getByTestId('discard-confirm').click();
+  await admin.getByTestId('outstanding').filter({ hasText: '$0.06 in bonuses' }).waitFor();
+  assert.equal(await admin.getByTestId('batch-row').count(), 0);
+  await admin.getByTestId('make-batch').click();
+  await admin.getByTestId('batch-row').waitFor();
   const href = await admin.getByRole('link', { name: 'Prolific' }).getAttribute('href');
   const file = await admin.request.get(`${server.url}${href}`);
   assert.equal(file.status(), 200);

@@ -15,7 +15,8 @@ const USAGE: &str = "\
 paracrowd — crowdsourced paraphrase datasets
 
 Usage:
-  paracrowd [serve]                        start the web server (creates the first admin if none)
+  paracrowd [serve] [--role web|jobs|both] start the web server (creates the first admin if none);
+                                           --role overrides PARACROWD_ROLE
   paracrowd create-admin USERNAME          create an admin, or reset one; reads the password from
                                            stdin, or generates and prints one if stdin is a terminal
   paracrowd migrate                        run the database migrations and exit
@@ -54,9 +55,19 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         }
     }
     let config = Config::from_env()?;
+    if config.replica && config.database_url.is_none() {
+        bail!(
+            "PARACROWD_REPLICA is set, so this server is one of several: it needs DATABASE_URL, \
+             the PostgreSQL they share (an embedded PostgreSQL would be this server's alone)"
+        );
+    }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         [] | ["serve"] => serve(config).await,
+        ["serve", "--role", role] => {
+            let role = crate::config::Role::parse(role)?;
+            serve(Config { role, ..config }).await
+        }
         ["create-admin", username] => create_admin(config, username).await,
         ["migrate"] => with_database(&config, |_| async { Ok(()) }).await,
         ["import-sources", campaign, file, rest @ ..] if rest.len() <= 1 => {

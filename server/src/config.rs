@@ -36,12 +36,55 @@ pub struct Config {
     /// `PARACROWD_FRAME_ANCESTORS`: origins that may show the study and task pages in a frame
     /// (space- or comma-separated; default MTurk's `https://www.mturk.com` and
     /// `https://workersandbox.mturk.com`, for its external questions; `none`: never framed).
-    /// With `PARACROWD_SECURE_COOKIES` and any frame ancestor, the session cookie is
-    /// `SameSite=None; Secure; Partitioned`, so it is kept inside the platform's frame.
+    /// With `PARACROWD_SECURE_COOKIES` and any frame ancestor, a study-link worker's session
+    /// cookie is `SameSite=None; Secure; Partitioned`, so it is kept inside the platform's frame.
     pub frame_ancestors: Vec<String>,
+    /// `PARACROWD_ROLE`: what this server does: `web` (pages and server functions), `jobs`
+    /// (mining runs and follow-ups; it answers only `/health` and `/metrics`) or `both`
+    /// (default). Several web servers may share one PostgreSQL with one or more job servers.
+    pub role: Role,
+    /// `PARACROWD_JOB_TIMEOUT_SECS`: a mining run whose server has not beaten its heartbeat for
+    /// this long is taken over by another server (default 10).
+    pub job_timeout: Duration,
+    /// `PARACROWD_REPLICA`: `true` when this server is one of several on one PostgreSQL; it then
+    /// refuses to start without `DATABASE_URL` (an embedded cluster would be its own).
+    pub replica: bool,
     /// Timeouts and the most open connections (`crate::serve`): `PARACROWD_HEADER_TIMEOUT_SECS`,
     /// `PARACROWD_BODY_TIMEOUT_SECS`, `PARACROWD_WRITE_TIMEOUT_SECS`, `PARACROWD_MAX_CONNECTIONS`.
     pub connection_limits: crate::serve::ConnectionLimits,
+}
+
+/// What a server does (`PARACROWD_ROLE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Pages and server functions only.
+    Web,
+    /// Jobs only (mining runs, follow-ups), with `/health` and `/metrics`.
+    Jobs,
+    /// Both (the default: one server does everything).
+    Both,
+}
+
+impl Role {
+    /// Reads `web`, `jobs` or `both`.
+    pub fn parse(raw: &str) -> anyhow::Result<Role> {
+        match raw.trim() {
+            "web" => Ok(Role::Web),
+            "jobs" => Ok(Role::Jobs),
+            "both" => Ok(Role::Both),
+            other => anyhow::bail!("PARACROWD_ROLE must be web, jobs or both, not {other:?}"),
+        }
+    }
+
+    /// Whether it serves pages and server functions.
+    pub fn serves_web(self) -> bool {
+        self != Role::Jobs
+    }
+
+    /// Whether it runs jobs.
+    pub fn runs_jobs(self) -> bool {
+        self != Role::Web
+    }
 }
 
 /// The frame ancestors from `PARACROWD_FRAME_ANCESTORS` (unset: MTurk's hosts; `none`: none).
@@ -120,6 +163,23 @@ impl Config {
             )
             .map_err(|e| anyhow::anyhow!("PARACROWD_TRUSTED_PROXIES: {e}"))?,
             frame_ancestors: frame_ancestors(var("PARACROWD_FRAME_ANCESTORS").as_deref())?,
+            role: var("PARACROWD_ROLE")
+                .map(|r| Role::parse(&r))
+                .transpose()?
+                .unwrap_or(Role::Both),
+            job_timeout: match var("PARACROWD_JOB_TIMEOUT_SECS") {
+                Some(v) => v
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| *s >= 1.0 && *s <= 3600.0)
+                    .map(Duration::from_secs_f64)
+                    .context(
+                        "PARACROWD_JOB_TIMEOUT_SECS must be a number of seconds from 1 to 3600",
+                    )?,
+                None => Duration::from_secs(10),
+            },
+            replica: var("PARACROWD_REPLICA").is_some_and(|v| v == "true" || v == "1"),
             connection_limits: connection_limits(&var)?,
         })
     }
@@ -137,6 +197,9 @@ impl Config {
             allowed_origins: Vec::new(),
             trusted_proxies: Default::default(),
             frame_ancestors: frame_ancestors(None).expect("BUG: the default frame ancestors"),
+            role: Role::Both,
+            job_timeout: Duration::from_secs(10),
+            replica: false,
             connection_limits: Default::default(),
         }
     }
@@ -182,6 +245,12 @@ Environment:
                                (comma-separated), for a proxy that rewrites Host
   PARACROWD_FRAME_ANCESTORS    origins that may frame the study and task pages
                                (default MTurk's two hosts; none: never framed)
+  PARACROWD_ROLE               web, jobs or both (default): what this server does; several
+                               web servers can share one PostgreSQL with a jobs server
+  PARACROWD_JOB_TIMEOUT_SECS   a mining run whose server stopped beating for this long is taken
+                               over by another (default 10)
+  PARACROWD_REPLICA            true when this server is one of several: then DATABASE_URL is
+                               required (no embedded cluster)
   PARACROWD_TRUSTED_PROXIES    proxies in front of the app (IPs or CIDR blocks, comma-separated)
                                whose X-Forwarded-For names the client; unset = ignore the header
   PARACROWD_HEADER_TIMEOUT_SECS a request head must arrive within this (default 20); also

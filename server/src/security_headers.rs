@@ -64,16 +64,45 @@ pub async fn add(
     resp
 }
 
-/// Adds `Partitioned` to the session cookie when `partition` (see `startup::framed_cookies`):
-/// a browser that blocks third-party cookies keeps a partitioned one in the platform's frame,
-/// apart from the same site's cookies elsewhere. tower-sessions has no switch for it.
-pub async fn partition_session_cookie(
-    axum::extract::State(partition): axum::extract::State<bool>,
+/// Marks the response of a study-link worker's session (inside the sessions layer, after the
+/// handler has signed them in or read their session): only their cookie must live in a
+/// platform's frame. A password session (an admin's, a researcher's, an in-house annotator's)
+/// keeps `SameSite=Lax`.
+#[derive(Debug, Clone, Copy)]
+pub struct StudySession;
+
+/// See [`StudySession`]; does nothing when framed cookies are off (`startup::framed_cookies`).
+/// Static files are skipped: their responses never touch the session.
+pub async fn mark_study_session(
+    axum::extract::State(framed): axum::extract::State<bool>,
+    session: tower_sessions::Session,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let skip = !framed || req.uri().path().starts_with("/pkg/");
+    let mut resp = next.run(req).await;
+    if !skip
+        && app::session::is_study_worker(&session)
+            .await
+            .unwrap_or(false)
+    {
+        resp.extensions_mut().insert(StudySession);
+    }
+    resp
+}
+
+/// Gives a study-link worker's session cookie `SameSite=None; Partitioned` (outside the sessions
+/// layer, which wrote it `SameSite=Lax`): in the platform's cross-site frame a browser sends
+/// only such a cookie, and one that blocks third-party cookies keeps a partitioned one there,
+/// apart from the same site's cookies elsewhere. tower-sessions has no switch for either per
+/// session. Only responses [`mark_study_session`] marked are changed, and only behind HTTPS
+/// (`SameSite=None` needs `Secure`).
+pub async fn frame_study_cookie(
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
     let mut resp = next.run(req).await;
-    if !partition {
+    if resp.extensions().get::<StudySession>().is_none() {
         return resp;
     }
     let prefix = format!("{}=", crate::startup::SESSION_COOKIE);
@@ -91,20 +120,43 @@ pub async fn partition_session_cookie(
     }
     resp.headers_mut().remove(header::SET_COOKIE);
     for c in cookies {
-        let text = c.to_str().unwrap_or_default();
-        let value = if text.starts_with(&prefix) && !text.contains("Partitioned") {
-            HeaderValue::from_str(&format!("{text}; Partitioned")).unwrap_or(c)
-        } else {
-            c
+        let value = match c.to_str() {
+            Ok(text) if text.starts_with(&prefix) && text.contains("; Secure") => {
+                HeaderValue::from_str(&framed_cookie(text)).unwrap_or(c)
+            }
+            _ => c,
         };
         resp.headers_mut().append(header::SET_COOKIE, value);
     }
     resp
 }
 
+/// `SameSite=None; Partitioned` in place of the cookie's `SameSite`.
+fn framed_cookie(text: &str) -> String {
+    let mut parts: Vec<&str> = text
+        .split("; ")
+        .filter(|p| !p.starts_with("SameSite=") && *p != "Partitioned")
+        .collect();
+    parts.push("SameSite=None");
+    parts.push("Partitioned");
+    parts.join("; ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_framed_cookie_is_same_site_none_and_partitioned() {
+        assert_eq!(
+            framed_cookie("paracrowd_session=abc; HttpOnly; SameSite=Lax; Secure; Path=/; Max-Age=604800"),
+            "paracrowd_session=abc; HttpOnly; Secure; Path=/; Max-Age=604800; SameSite=None; Partitioned"
+        );
+        assert_eq!(
+            framed_cookie("paracrowd_session=abc; SameSite=None; Secure; Partitioned"),
+            "paracrowd_session=abc; Secure; SameSite=None; Partitioned"
+        );
+    }
 
     #[test]
     fn hsts_only_behind_https() {

@@ -39,7 +39,8 @@ pub const UPLOAD_PATHS: &[&str] = &[
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "paracrowd_session";
 
-/// Whether the session cookie must work inside a crowd platform's frame (a cross-site frame):
+/// Whether a study-link worker's session cookie must work inside a crowd platform's frame (a
+/// cross-site frame):
 /// `SameSite=None` (which browsers accept only with `Secure`) and `Partitioned`. Cross-site
 /// posts stay refused by the origin check (`csrf.rs`), which does not rely on `SameSite`.
 pub fn framed_cookies(config: &Config) -> bool {
@@ -112,18 +113,30 @@ pub async fn build_router(
     let sessions = SessionManagerLayer::new(store)
         .with_name(SESSION_COOKIE)
         .with_http_only(true)
-        .with_same_site(if framed_cookies(config) {
-            SameSite::None
-        } else {
-            SameSite::Lax
-        })
+        // A study-link worker's cookie becomes `SameSite=None; Partitioned` when it must live
+        // in a platform's frame (`security_headers::frame_study_cookie`); every other stays Lax.
+        .with_same_site(SameSite::Lax)
         .with_secure(config.secure_cookies)
         .with_expiry(Expiry::OnInactivity(time::Duration::days(7)));
 
-    // Runs a previous process left queued or running are interrupted, never finished.
-    app::service::mining_jobs::mark_interrupted(&pool)
-        .await
-        .context("marking interrupted mining runs failed")?;
+    // Jobs live in the database: this server claims queued runs, takes over those whose server
+    // stopped beating, and does follow-ups left undone; it never touches another live server's.
+    // The job loops run while the router lives (it holds `alive`).
+    let alive = Arc::new(());
+    if config.role.runs_jobs() {
+        let jobs = app::service::mining_jobs::JobSettings::new(config.job_timeout);
+        app::service::mining_follow_up::start_sweeper(
+            pool.clone(),
+            jobs.poll,
+            Arc::downgrade(&alive),
+        );
+        app::service::mining_jobs::start(
+            pool.clone(),
+            embedder.clone(),
+            jobs,
+            Arc::downgrade(&alive),
+        );
+    }
     let state = AppState {
         leptos_options: leptos_options(config),
         pool,
@@ -141,6 +154,17 @@ pub async fn build_router(
         move || provide_context(state.clone())
     };
     let monitor = crate::db_watch::monitor_pool(&state.pool);
+    if !config.role.serves_web() {
+        // A jobs server answers the load balancer's and the scraper's questions only.
+        return Ok(Router::new()
+            .route(
+                "/health",
+                get(crate::routes::health::health).with_state(monitor),
+            )
+            .route("/metrics", get(crate::routes::metrics::metrics))
+            .layer(axum::Extension(alive))
+            .with_state(state));
+    }
     let router = Router::new()
         .route(
             "/health",
@@ -165,11 +189,15 @@ pub async fn build_router(
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(
             context, shell,
         ))
-        .layer(sessions)
-        // Outside the sessions: marks their cookie Partitioned when it must live in a frame.
+        // Inside the sessions: notes a study-link worker's session on its response…
         .layer(axum::middleware::from_fn_with_state(
             framed_cookies(config),
-            crate::security_headers::partition_session_cookie,
+            crate::security_headers::mark_study_session,
+        ))
+        .layer(sessions)
+        // …and outside them, their cookie is made one a platform's frame keeps.
+        .layer(axum::middleware::from_fn(
+            crate::security_headers::frame_study_cookie,
         ))
         // Before sessions: a forged request is refused before anything is read for it.
         .layer(axum::middleware::from_fn_with_state(
@@ -221,6 +249,7 @@ pub async fn build_router(
             },
         ))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(axum::Extension(alive))
         .with_state(state);
     Ok(router)
 }

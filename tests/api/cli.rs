@@ -230,3 +230,30 @@ async fn import_commands_load_sentences_and_pairs_all_or_nothing(pool: PgPool) {
         .unwrap();
     assert_eq!(n, 2, "the bad file added nothing");
 }
+
+/// Issue #24: a server told it is one of several replicas will not start a PostgreSQL of its own.
+#[test]
+fn a_replica_without_database_url_refuses_to_start_an_embedded_postgresql() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .arg("serve")
+        .env_remove("DATABASE_URL")
+        .env("PARACROWD_REPLICA", "true")
+        .env("PARACROWD_DATA_DIR", dir.path())
+        .env("PARACROWD_MODELS", "standin")
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("PARACROWD_REPLICA") && said.contains("DATABASE_URL"),
+        "{said}"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "no cluster was made"
+    );
+}

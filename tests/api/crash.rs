@@ -1,7 +1,8 @@
 //! SIGKILL in the middle of load: the real binary (real models) under simulated annotators is
 //! killed, restarted on the same port and database, and the load goes on. Nothing acknowledged
 //! is lost or stored twice, the dead process's leases run out and give their slots back, the
-//! mining run it was doing is marked interrupted, and workers continue where they were.
+//! mining run it was doing is taken over by the restarted process, and workers continue where
+//! they were.
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -36,6 +37,8 @@ fn start_server(database_url: &str, port: u16) -> Server {
             .env("DATABASE_URL", database_url)
             .env("PARACROWD_ADDR", format!("127.0.0.1:{port}"))
             .env("RUST_LOG", "error")
+            // A run whose server stopped beating is taken over after 2 s.
+            .env("PARACROWD_JOB_TIMEOUT_SECS", "2")
             .stdout(Stdio::null())
             .spawn()
             .unwrap(),
@@ -172,8 +175,8 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
         },
     )
     .await;
-    let status: String =
-        sqlx::query_scalar("select status from mining_run where run_id = $1::uuid")
+    let (status, dead_instance): (String, String) =
+        sqlx::query_as("select status, claimed_by from mining_run where run_id = $1::uuid")
             .bind(&run)
             .fetch_one(&pool)
             .await
@@ -226,14 +229,33 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
         assert!(kind == "connection", "{endpoint} {kind}: {n}");
     }
 
-    // The run the dead process was doing is interrupted, never finished.
-    let status: String =
-        sqlx::query_scalar("select status from mining_run where run_id = $1::uuid")
-            .bind(&run)
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-    assert_eq!(status, "interrupted");
+    // The run the dead process was doing was never finished by it: once its heartbeat is 2 s
+    // old, the new process takes it over and mines it again from the start (issue #24).
+    let claim = || async {
+        sqlx::query_as::<_, (String, String, i32)>(
+            "select status, claimed_by, attempts from mining_run where run_id = $1::uuid",
+        )
+        .bind(&run)
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+    };
+    crate::helpers::wait_until("the run taken over", Duration::from_secs(30), || async {
+        claim().await.1 != dead_instance
+    })
+    .await;
+    let (status, _, attempts) = claim().await;
+    assert_eq!((status.as_str(), attempts), ("running", 2));
+    // A cancel (here written as any server would) ends it on the new process.
+    sqlx::query("update mining_run set cancel_requested = true where run_id = $1::uuid")
+        .bind(&run)
+        .execute(&pool)
+        .await
+        .unwrap();
+    crate::helpers::wait_until("the run cancelled", Duration::from_secs(10), || async {
+        claim().await.0 == "cancelled"
+    })
+    .await;
 
     // Workers continue where they were, in the same session.
     let again = post(

@@ -12,7 +12,7 @@ use crate::helpers::{
 };
 
 /// The researcher's dashboard of campaign `id`, as `client` gets it.
-async fn judge_report(app: &TestApp, client: &Client, id: &str) -> Value {
+pub(crate) async fn judge_report(app: &TestApp, client: &Client, id: &str) -> Value {
     json(
         app.call(client, "research/judge_report", &[("campaign_id", id)])
             .await,

@@ -18,6 +18,8 @@ mod judge;
 mod leaks;
 mod mining;
 mod pages;
+mod replicas;
+mod replicas_haproxy;
 mod scorer_names;
 mod sessions;
 mod shutdown;

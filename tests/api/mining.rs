@@ -7,16 +7,16 @@ use reqwest::{Client, StatusCode};
 use serde_json::Value;
 use sqlx::PgPool;
 
-use crate::helpers::{client, error_of, spawn_app, TestApp, PASSWORD};
+use crate::helpers::{error_of, spawn_app, TestApp};
 
-async fn json(resp: reqwest::Response) -> Value {
+pub(crate) async fn json(resp: reqwest::Response) -> Value {
     let status = resp.status();
     let body = resp.text().await.unwrap();
     assert!(status.is_success(), "{status}: {body}");
     serde_json::from_str(&body).unwrap()
 }
 
-async fn import(
+pub(crate) async fn import(
     app: &TestApp,
     admin: &Client,
     filename: &str,
@@ -39,7 +39,12 @@ async fn import(
     .await
 }
 
-async fn start(app: &TestApp, admin: &Client, corpus: &str, form: &[(&str, &str)]) -> String {
+pub(crate) async fn start(
+    app: &TestApp,
+    admin: &Client,
+    corpus: &str,
+    form: &[(&str, &str)],
+) -> String {
     let mut f = vec![("corpus_id", corpus)];
     f.extend_from_slice(form);
     json(app.call(admin, "admin/start_mining", &f).await)
@@ -49,12 +54,12 @@ async fn start(app: &TestApp, admin: &Client, corpus: &str, form: &[(&str, &str)
         .to_owned()
 }
 
-async fn run(app: &TestApp, admin: &Client, id: &str) -> Value {
+pub(crate) async fn run(app: &TestApp, admin: &Client, id: &str) -> Value {
     json(app.call(admin, "admin/mining_run", &[("run_id", id)]).await).await
 }
 
 /// Polls until the run is no longer queued or running (at most a minute).
-async fn wait_done(app: &TestApp, admin: &Client, id: &str) -> Value {
+pub(crate) async fn wait_done(app: &TestApp, admin: &Client, id: &str) -> Value {
     for _ in 0..600 {
         let r = run(app, admin, id).await;
         if !matches!(r["status"].as_str(), Some("queued" | "running")) {
@@ -66,7 +71,7 @@ async fn wait_done(app: &TestApp, admin: &Client, id: &str) -> Value {
 }
 
 /// A small news-like corpus: two clusters of documents whose first sentences are rewordings.
-fn news_jsonl() -> String {
+pub(crate) fn news_jsonl() -> String {
     let docs = [
         ("quake", "q1", "Quake\n\nA strong earthquake struck the coast of Chile on Monday morning. Officials said nobody was hurt. The shaking lasted a minute."),
         ("quake", "q2", "A powerful earthquake struck the coast of Chile on Monday. Officials said no one was hurt. Buildings swayed in the capital."),
@@ -407,31 +412,70 @@ async fn a_run_shows_progress_can_be_cancelled_and_restarted(pool: PgPool) {
     app.stop().await;
 }
 
-#[sqlx::test(migrations = "../migrations")]
-async fn a_run_left_running_by_a_dead_server_is_interrupted_and_can_be_restarted(pool: PgPool) {
-    let app = spawn_app(pool.clone()).await;
-    let (admin, admin_name) = app.user_with_role("admin").await;
-    let corpus = import(&app, &admin, "news.jsonl", &news_jsonl(), "documents").await;
-    let cid = corpus["corpus_id"].as_str().unwrap().to_owned();
-    app.stop().await;
-    // What a killed process leaves behind: a run marked running, half done, with no owner.
-    let run_id: String = sqlx::query_scalar(
-        r#"insert into mining_run (corpus_id, method, params, status, done, total, started_at)
-           values ($1::uuid, 'l12', '{"max_edit_distance": 12, "min_length_ratio": 0.6666666666666666}', 'running', 17, 34, now())
+/// What a killed server leaves behind: a run marked running, half done, claimed by a server
+/// whose heartbeat stopped an hour ago, claimed `attempts` times.
+async fn abandoned_run(pool: &PgPool, corpus: &str, attempts: i32) -> String {
+    sqlx::query_scalar(
+        r#"insert into mining_run (corpus_id, method, params, status, done, total, started_at,
+                                   claimed_by, heartbeat_at, attempts)
+           values ($1::uuid, 'l12', '{"max_edit_distance": 12, "min_length_ratio": 0.6666666666666666}',
+                   'running', 17, 34, now() - interval '1 hour', 'a-dead-server',
+                   now() - interval '1 hour', $2)
            returning run_id::text"#,
     )
-    .bind(&cid)
-    .fetch_one(&pool)
+    .bind(corpus)
+    .bind(attempts)
+    .fetch_one(pool)
     .await
-    .unwrap();
+    .unwrap()
+}
 
+#[sqlx::test(migrations = "../migrations")]
+async fn a_run_left_running_by_a_dead_server_is_taken_over_and_finishes_as_on_one_server(
+    pool: PgPool,
+) {
     let app = spawn_app(pool.clone()).await;
-    let admin = client();
-    let resp = app.login(&admin, &admin_name, PASSWORD).await;
-    assert!(resp.status().is_success());
-    let r = run(&app, &admin, &run_id).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let corpus = import(&app, &admin, "news.jsonl", &news_jsonl(), "documents").await;
+    let cid = corpus["corpus_id"].as_str().unwrap().to_owned();
+    // The same run on one server, from start to end.
+    let whole = start(&app, &admin, &cid, &[("method", "l12")]).await;
+    let whole = wait_done(&app, &admin, &whole).await;
+    assert_eq!(whole["status"], "finished", "{whole}");
+
+    // A live server takes over the dead one's run, mines it from the start, and ends where the
+    // run on one server ended.
+    let run_id = abandoned_run(&pool, &cid, 1).await;
+    let done = wait_done(&app, &admin, &run_id).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    assert_eq!(done["done"], 34);
+    assert_eq!(done["candidates"], whole["candidates"]);
+    let (by, attempts): (String, i32) =
+        sqlx::query_as("select claimed_by, attempts from mining_run where run_id::text = $1")
+            .bind(&run_id)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_ne!(by, "a-dead-server");
+    assert_eq!(attempts, 2);
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_run_that_stopped_its_servers_three_times_is_interrupted_and_can_be_restarted(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let corpus = import(&app, &admin, "news.jsonl", &news_jsonl(), "documents").await;
+    let cid = corpus["corpus_id"].as_str().unwrap().to_owned();
+    let run_id = abandoned_run(&pool, &cid, 3).await;
+    let r = wait_done(&app, &admin, &run_id).await;
     assert_eq!(r["status"], "interrupted", "{r}");
-    assert!(r["error"].as_str().unwrap().contains("server stopped"));
+    assert!(
+        r["error"].as_str().unwrap().contains("server stopped"),
+        "{r}"
+    );
     let resp = app
         .call(&admin, "admin/restart_mining", &[("run_id", &run_id)])
         .await;
@@ -443,7 +487,7 @@ async fn a_run_left_running_by_a_dead_server_is_interrupted_and_can_be_restarted
 }
 
 /// A judging campaign for mined pairs: 6 judgments a pair, no test pairs, no gate in reach.
-async fn judging_campaign(app: &TestApp, admin: &Client) -> String {
+pub(crate) async fn judging_campaign(app: &TestApp, admin: &Client) -> String {
     json(
         app.call(
             admin,
@@ -469,7 +513,7 @@ async fn judging_campaign(app: &TestApp, admin: &Client) -> String {
 
 /// Tweets sharing a URL: `n` texts of one story, worded differently (`tag` makes them the
 /// group's own).
-fn tweets(url: &str, tag: &str, n: usize) -> Vec<String> {
+pub(crate) fn tweets(url: &str, tag: &str, n: usize) -> Vec<String> {
     let subjects = [
         "komodo dragon genome",
         "dragon genome",

@@ -9,15 +9,15 @@ use sqlx::PgPool;
 use crate::helpers::{client, error_of, spawn_app, TestApp};
 use crate::judge::{campaign, pairs_csv, Setup};
 
-async fn json(resp: reqwest::Response) -> Value {
+pub(crate) async fn json(resp: reqwest::Response) -> Value {
     let status = resp.status();
     let body = resp.text().await.unwrap();
     assert!(status.is_success(), "{status}: {body}");
     serde_json::from_str(&body).unwrap()
 }
 
-/// An open judging campaign with 20 pairs.
-async fn judging(app: &TestApp, admin: &Client) -> String {
+/// An open judging campaign with 20 pairs and no test pairs (the gate waits for 30 judgments).
+pub(crate) async fn judging(app: &TestApp, admin: &Client) -> String {
     let pairs = pairs_csv(20);
     campaign(
         app,
@@ -35,7 +35,7 @@ async fn judging(app: &TestApp, admin: &Client) -> String {
 }
 
 /// Creates a link and returns its slug.
-async fn link(
+pub(crate) async fn link(
     app: &TestApp,
     admin: &Client,
     id: &str,
@@ -79,7 +79,7 @@ async fn open(app: &TestApp, c: &Client, slug: &str, query: &str) -> reqwest::Re
         .await
 }
 
-async fn count(pool: &PgPool, sql: &str) -> i64 {
+pub(crate) async fn count(pool: &PgPool, sql: &str) -> i64 {
     sqlx::query_scalar::<_, i64>(sql)
         .fetch_one(pool)
         .await

@@ -8,39 +8,8 @@ use serde_json::Value;
 use sqlx::PgPool;
 
 use crate::helpers::{client, error_of, spawn_app, TestApp};
-use crate::judge::{answer, campaign, next, pairs_csv, work, Setup};
-
-async fn json(resp: reqwest::Response) -> Value {
-    let status = resp.status();
-    let body = resp.text().await.unwrap();
-    assert!(status.is_success(), "{status}: {body}");
-    serde_json::from_str(&body).unwrap()
-}
-
-async fn count(pool: &PgPool, sql: &str) -> i64 {
-    sqlx::query_scalar::<_, i64>(sql)
-        .fetch_one(pool)
-        .await
-        .unwrap()
-}
-
-/// An open judging campaign with 20 pairs and no test pairs (the gate waits for 30 judgments).
-async fn judging(app: &TestApp, admin: &Client) -> String {
-    let pairs = pairs_csv(20);
-    campaign(
-        app,
-        admin,
-        Setup {
-            judgments_per_pair: 3,
-            test_every: 5,
-            gate_min_judgments: 30,
-            gate_rule: None,
-            pairs_csv: &pairs,
-            tests_csv: None,
-        },
-    )
-    .await
-}
+use crate::judge::{answer, next, work};
+use crate::studies::{count, json, judging};
 
 /// Saves the study information with a completion rule and pay terms.
 async fn terms(
@@ -73,37 +42,9 @@ async fn terms(
     .await;
 }
 
-/// Creates a link and returns its slug.
+/// Creates a link with no limit and returns its slug.
 async fn link(app: &TestApp, admin: &Client, id: &str, platform: &str) -> String {
-    json(
-        app.call(
-            admin,
-            "admin/create_study_link",
-            &[
-                ("campaign_id", id),
-                ("platform", platform),
-                ("label", ""),
-                ("max_workers", ""),
-                ("expires_in_days", ""),
-            ],
-        )
-        .await,
-    )
-    .await;
-    let setup = json(
-        app.call(admin, "admin/study_setup", &[("campaign_id", id)])
-            .await,
-    )
-    .await;
-    let url = setup["links"].as_array().unwrap().last().unwrap()["url"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    url.trim_start_matches("/s/")
-        .split('?')
-        .next()
-        .unwrap()
-        .to_owned()
+    crate::studies::link(app, admin, id, platform, "", "").await
 }
 
 async fn arrive(app: &TestApp, slug: &str, query: &str) -> Client {
@@ -647,6 +588,24 @@ async fn mturk_may_frame_the_study_and_task_pages_and_nothing_else(pool: PgPool)
     for attribute in ["SameSite=None", "Secure", "Partitioned", "HttpOnly"] {
         assert!(cookie.contains(attribute), "{attribute}: {cookie}");
     }
+    assert!(!cookie.contains("SameSite=Lax"), "{cookie}");
+    // Their next request keeps it so (tower-sessions sends the cookie again as it slides).
+    let resp = app.get(&worker, &format!("/judge/{id}")).await;
+    let again = header(&resp, "set-cookie");
+    assert!(
+        again.is_empty() || again.contains("SameSite=None; Partitioned"),
+        "{again}"
+    );
+    // A password session (a researcher logging in) is not framed: its cookie stays Lax.
+    let (_, name) = app.user_with_role("researcher").await;
+    let resp = app.login(&client(), &name, crate::helpers::PASSWORD).await;
+    let cookie = header(&resp, "set-cookie");
+    assert!(
+        cookie.contains("SameSite=Lax")
+            && cookie.contains("Secure")
+            && !cookie.contains("Partitioned"),
+        "{cookie}"
+    );
     app.stop().await;
 
     // Told that no site may frame it, nothing is framed and the cookie stays SameSite=Lax.
@@ -669,5 +628,257 @@ async fn mturk_may_frame_the_study_and_task_pages_and_nothing_else(pool: PgPool)
         server::config::frame_ancestors(Some("https://a.example, http://localhost:8080/")).unwrap(),
         vec!["https://a.example", "http://localhost:8080"]
     );
+    app.stop().await;
+}
+
+/// The completion returned on MTurk, as `study/complete` describes it.
+fn mturk_return(done: &Value) -> Value {
+    done["Done"]["return_to"].clone()
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn an_mturk_worker_back_with_a_new_assignment_submits_and_is_paid_on_it(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = judging(&app, &admin).await;
+    terms(&app, &admin, &id, "3", "", "").await;
+    let turk = link(&app, &admin, &id, "mturk").await;
+    let with_assignment = |a: &str| MTURK.replace("3ASSIGNXYZ", a);
+
+    let first = arrive(&app, &turk, MTURK).await;
+    judge_n(&app, &first, &id, 1, true).await;
+    // They return the HIT and accept it again: MTurk gives a new assignment id.
+    let again = arrive(&app, &turk, &with_assignment("3ASSIGNNEW")).await;
+    judge_n(&app, &again, &id, 2, true).await;
+    let done = complete(&app, &again, &id).await;
+    assert_eq!(done["Done"]["first"], true);
+    assert_eq!(
+        mturk_return(&done),
+        serde_json::json!({"Mturk": {
+            "submit_url": "https://www.mturk.com/mturk/externalSubmit",
+            "assignment_id": "3ASSIGNNEW"
+        }}),
+        "the assignment they hold now, not the returned one"
+    );
+    assert_eq!(
+        count(&pool, "select count(*) from study_arrival where detail->'Mturk'->>'assignment_id' = '3ASSIGNXYZ' and latest_detail->'Mturk'->>'assignment_id' = '3ASSIGNNEW'").await,
+        1,
+        "the first arrival's ids stay beside the latest"
+    );
+
+    // The bonus is sent against the assignment that was submitted.
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let v = payments(&app, &researcher, &id).await;
+    let batch = json(
+        app.call(
+            &researcher,
+            "research/make_payment_batch",
+            &[
+                ("campaign_id", id.as_str()),
+                ("batch_id", v["next_batch_id"].as_str().unwrap()),
+                ("top_up", "false"),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let batch_id = batch["batch_id"].as_str().unwrap().to_owned();
+    let (_, mturk_file) = file(&app, &researcher, &batch_id, "mturk.csv").await;
+    assert!(
+        mturk_file.contains("\nA1TURKWORKER,3ASSIGNNEW,0.05,"),
+        "{mturk_file}"
+    );
+
+    // Completed, they accept the HIT of a later batch: it is not submitted (MTurk would pay
+    // its reward again), they are asked to return it, and no pair is given.
+    let later = arrive(&app, &turk, &with_assignment("3ASSIGNLATER")).await;
+    let entry = json(
+        app.call(
+            &later,
+            "study/open",
+            &[("slug", &turk), ("query", &with_assignment("3ASSIGNLATER"))],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(entry["Worker"]["completed"], true, "{entry}");
+    let done = complete(&app, &later, &id).await;
+    assert_eq!(done["Done"]["first"], false);
+    assert_eq!(
+        mturk_return(&done),
+        serde_json::json!({"MturkAlreadySubmitted": {"assignment_id": "3ASSIGNNEW"}})
+    );
+    let refused = app
+        .call(&later, "judge/next", &[("campaign_id", &id)])
+        .await;
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    // The bonus file still names the submitted assignment.
+    let (_, mturk_file) = file(&app, &researcher, &batch_id, "mturk.csv").await;
+    assert!(
+        mturk_file.contains("A1TURKWORKER,3ASSIGNNEW,"),
+        "{mturk_file}"
+    );
+    // Back in the HIT they finished with, the button submits that one.
+    let back = arrive(&app, &turk, &with_assignment("3ASSIGNNEW")).await;
+    let done = complete(&app, &back, &id).await;
+    assert_eq!(mturk_return(&done)["Mturk"]["assignment_id"], "3ASSIGNNEW");
+    app.stop().await;
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_study_closed_under_its_workers_completes_those_who_worked_and_pays_a_decliner(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let id = judging(&app, &admin).await;
+    terms(&app, &admin, &id, "10", "CLOSED42", "").await;
+    let prolific = link(&app, &admin, &id, "prolific").await;
+    let as_pid = |pid: &str| PROLIFIC.replace("5f3a9c0d1e2b4a0012345678", pid);
+
+    let worked = arrive(&app, &prolific, &as_pid("worked")).await;
+    judge_n(&app, &worked, &id, 2, true).await;
+    let idle = arrive(&app, &prolific, &as_pid("idle")).await;
+    let decliner = arrive(&app, &prolific, &as_pid("decliner")).await;
+    judge_n(&app, &decliner, &id, 1, true).await;
+
+    // A new version asks for consent; the decliner, who already judged, declines it: they are
+    // signed out, and their arrival and their work stay, to be paid.
+    json(
+        app.call(
+            &admin,
+            "admin/save_study_info",
+            &[
+                ("campaign_id", id.as_str()),
+                ("summary", "Judge pairs of sentences."),
+                ("minutes", "10"),
+                ("pay", "$1.00 and $0.015 a pair"),
+                ("consent_text", "I agree to take part."),
+                ("completion_code", "CLOSED42"),
+                ("complete_after", "10"),
+                ("base_pay", "1.00"),
+                ("judgment_pay", "0.015"),
+                ("min_hourly", ""),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let declined = json(
+        app.call(
+            &decliner,
+            "study/decide",
+            &[("slug", &prolific), ("version", "2"), ("agree", "false")],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(declined, "Declined");
+    assert!(app.whoami(&decliner).await.is_none(), "signed out");
+    assert_eq!(
+        count(&pool, "select count(*) from study_arrival a join platform_account p using (app_user_id) where p.external_id = 'decliner'").await,
+        1
+    );
+
+    // Closed while they are short of ten: the one who worked completes, with the study's code.
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_campaign_status",
+            &[("campaign_id", id.as_str()), ("status", "closed")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let entry = json(
+        app.call(
+            &worked,
+            "study/open",
+            &[("slug", &prolific), ("query", &as_pid("worked"))],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        entry["Worker"]["task_href"],
+        format!("/study/{id}/done"),
+        "the link sends them to finish: {entry}"
+    );
+    let done = complete(&app, &worked, &id).await;
+    assert!(
+        done["Done"]["reason"].as_str().unwrap().contains("closed"),
+        "{done}"
+    );
+    assert_eq!(done["Done"]["code"], "CLOSED42");
+    assert!(done["Done"]["return_to"]["Prolific"].is_object(), "{done}");
+    assert_eq!(
+        count(
+            &pool,
+            "select count(*) from study_completion where reason = 'closed'"
+        )
+        .await,
+        1
+    );
+    // Nothing done, nothing to complete; a newcomer to a closed study gets no account.
+    let not_yet = complete(&app, &idle, &id).await;
+    assert!(
+        not_yet["NotYet"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("closed"),
+        "{not_yet}"
+    );
+    let accounts = count(&pool, "select count(*) from platform_account").await;
+    let late = client();
+    let refused = json(
+        app.call(
+            &late,
+            "study/open",
+            &[("slug", &prolific), ("query", &as_pid("late"))],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(refused["Refused"]["reason"], "NotOpen", "{refused}");
+    assert_eq!(
+        count(&pool, "select count(*) from platform_account").await,
+        accounts
+    );
+
+    // The payments page owes both who judged, the decliner too, and the file pays them.
+    let v = payments(&app, &researcher, &id).await;
+    let rows = v["workers"].as_array().unwrap();
+    let row = |ext: &str| {
+        rows.iter()
+            .find(|r| r["external_id"] == ext)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("worked")["completed"], true);
+    assert_eq!(row("worked")["bonus_cents"], 3);
+    assert_eq!(row("decliner")["completed"], false);
+    assert_eq!(row("decliner")["bonus_cents"], 2);
+    assert_eq!(row("idle")["bonus_cents"], 0);
+    let batch = json(
+        app.call(
+            &researcher,
+            "research/make_payment_batch",
+            &[
+                ("campaign_id", id.as_str()),
+                ("batch_id", v["next_batch_id"].as_str().unwrap()),
+                ("top_up", "false"),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let (_, prolific_file) = file(
+        &app,
+        &researcher,
+        batch["batch_id"].as_str().unwrap(),
+        "prolific.txt",
+    )
+    .await;
+    assert_eq!(prolific_file, "decliner,0.02\nworked,0.03\n");
     app.stop().await;
 }

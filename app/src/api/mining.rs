@@ -264,9 +264,8 @@ mod ssr {
     }
 
     pub async fn restart(run_id: String) -> Result<(), AppError> {
-        let embedder = crate::state::app_state()?.embedder;
         let (pool, _) = admin().await?;
-        service::restart(pool, embedder, parse_id(&run_id, "run_id")?).await
+        service::restart(pool, parse_id(&run_id, "run_id")?).await
     }
 
     pub async fn candidates(

@@ -13,8 +13,6 @@ pub struct WorkerPayRow {
     pub platform: String,
     /// Their id there.
     pub external_id: String,
-    /// The first arrival's platform ids (`ArrivalDetail` as JSON).
-    pub detail: serde_json::Value,
     /// When they first arrived (seconds since the epoch).
     pub arrived_at: f64,
     /// When they completed (seconds since the epoch), if they did.
@@ -36,13 +34,10 @@ pub async fn workers(
 ) -> Result<Vec<WorkerPayRow>, AppError> {
     Ok(sqlx::query_as!(
         WorkerPayRow,
-        r#"select a.app_user_id as "app_user_id: UserId", l.platform, p.external_id, a.detail,
+        r#"select a.app_user_id as "app_user_id: UserId", l.platform, p.external_id,
                   extract(epoch from a.arrived_at)::float8 as "arrived_at!",
                   extract(epoch from c.completed_at)::float8 as completed_at,
-                  coalesce((select w.judgments::int8 from judge_worker w
-                            where w.campaign_id = $1 and w.app_user_id = a.app_user_id), 0)
-                    + (select count(*) from apt_submission s
-                       where s.campaign_id = $1 and s.app_user_id = a.app_user_id) as "items!",
+                  study_items($1, a.app_user_id) as "items!",
                   (select coalesce(sum(s.paid_cents), 0)::int8 from apt_submission s
                    where s.campaign_id = $1 and s.app_user_id = a.app_user_id) as "submitted_cents!",
                   (select coalesce(sum(i.amount_cents), 0)::int8
@@ -126,24 +121,22 @@ pub async fn find_batch(
     db: impl PgExecutor<'_>,
     batch: uuid::Uuid,
 ) -> Result<Option<BatchRow>, AppError> {
-    Ok(sqlx::query_as!(
-        BatchRow,
-        r#"select b.batch_id, b.campaign_id as "campaign_id: CampaignId", b.top_up, b.created_at,
-                  b.paid_at,
-                  (select count(*) from payment_item i where i.batch_id = b.batch_id) as "workers!",
-                  (select coalesce(sum(i.amount_cents), 0)::int8 from payment_item i
-                   where i.batch_id = b.batch_id) as "total_cents!"
-           from payment_batch b where b.batch_id = $1"#,
-        batch,
-    )
-    .fetch_optional(db)
-    .await?)
+    Ok(batches(db, None, Some(batch)).await?.pop())
 }
 
 /// A campaign's batches, newest first.
 pub async fn list_batches(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
+) -> Result<Vec<BatchRow>, AppError> {
+    batches(db, Some(campaign), None).await
+}
+
+/// Batches of `campaign` and with id `batch`, each where given, newest first.
+async fn batches(
+    db: impl PgExecutor<'_>,
+    campaign: Option<CampaignId>,
+    batch: Option<uuid::Uuid>,
 ) -> Result<Vec<BatchRow>, AppError> {
     Ok(sqlx::query_as!(
         BatchRow,
@@ -152,9 +145,11 @@ pub async fn list_batches(
                   (select count(*) from payment_item i where i.batch_id = b.batch_id) as "workers!",
                   (select coalesce(sum(i.amount_cents), 0)::int8 from payment_item i
                    where i.batch_id = b.batch_id) as "total_cents!"
-           from payment_batch b where b.campaign_id = $1
+           from payment_batch b
+           where ($1::uuid is null or b.campaign_id = $1) and ($2::uuid is null or b.batch_id = $2)
            order by b.created_at desc, b.batch_id"#,
-        campaign as CampaignId,
+        campaign.map(|c| c.0),
+        batch,
     )
     .fetch_all(db)
     .await?)
@@ -203,7 +198,8 @@ pub struct BatchItemRow {
     pub platform: String,
     /// Their id there.
     pub external_id: String,
-    /// Their arrival's platform ids, if the arrival is still there.
+    /// The platform ids to pay against: those the completion went back with, else the latest
+    /// visit's (none when the arrival is gone).
     pub detail: Option<serde_json::Value>,
 }
 
@@ -215,12 +211,14 @@ pub async fn batch_items(
     Ok(sqlx::query_as!(
         BatchItemRow,
         r#"select i.app_user_id as "app_user_id: UserId", i.amount_cents, p.platform,
-                  p.external_id, a.detail as "detail?"
+                  p.external_id, coalesce(c.detail, a.latest_detail, a.detail) as "detail?"
            from payment_item i
            join payment_batch b using (batch_id)
            join platform_account p on p.app_user_id = i.app_user_id
            left join study_arrival a
              on a.campaign_id = b.campaign_id and a.app_user_id = i.app_user_id
+           left join study_completion c
+             on c.campaign_id = b.campaign_id and c.app_user_id = i.app_user_id
            where i.batch_id = $1
            order by p.platform, p.external_id"#,
         batch,

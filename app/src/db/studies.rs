@@ -211,18 +211,20 @@ pub async fn insert_account(
     Ok(id)
 }
 
-/// Records a later visit of a worker who already arrived in `campaign` (the first arrival's
-/// platform ids stay); false if they never did.
+/// Records a later visit of a worker who already arrived in `campaign`, with the platform's ids
+/// of this visit as the latest (the first arrival's stay beside them); false if they never did.
 pub async fn touch_arrival(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
     user: UserId,
+    detail: &serde_json::Value,
 ) -> Result<bool, AppError> {
     let done = sqlx::query!(
-        "update study_arrival set last_seen_at = now()
+        "update study_arrival set last_seen_at = now(), latest_detail = $3
          where campaign_id = $1 and app_user_id = $2",
         campaign as CampaignId,
         user as UserId,
+        detail,
     )
     .execute(db)
     .await?;

@@ -12,7 +12,8 @@ pub struct ArrivalRow {
     pub platform: String,
     /// Their id there.
     pub external_id: String,
-    /// The platform's ids of the first arrival (`ArrivalDetail` as JSON).
+    /// The platform's ids of the latest visit (`ArrivalDetail` as JSON): an MTurk worker who
+    /// accepted the HIT again comes back with a new assignment.
     pub detail: serde_json::Value,
 }
 
@@ -24,7 +25,7 @@ pub async fn arrival(
 ) -> Result<Option<ArrivalRow>, AppError> {
     Ok(sqlx::query_as!(
         ArrivalRow,
-        r#"select l.platform, p.external_id, a.detail
+        r#"select l.platform, p.external_id, coalesce(a.latest_detail, a.detail) as "detail!"
            from study_arrival a
            join study_link l using (study_link_id)
            join platform_account p on p.app_user_id = a.app_user_id
@@ -111,6 +112,8 @@ pub struct CompletionRow {
     pub code: String,
     /// When.
     pub completed_at: time::OffsetDateTime,
+    /// The platform's ids it went back with (the MTurk assignment it submitted).
+    pub detail: Option<serde_json::Value>,
 }
 
 /// The worker's completion of `campaign`, if they completed it.
@@ -121,7 +124,7 @@ pub async fn find(
 ) -> Result<Option<CompletionRow>, AppError> {
     Ok(sqlx::query_as!(
         CompletionRow,
-        "select reason, items, code, completed_at from study_completion
+        "select reason, items, code, completed_at, detail from study_completion
          where campaign_id = $1 and app_user_id = $2",
         campaign as CampaignId,
         user as UserId,
@@ -139,15 +142,17 @@ pub async fn insert(
     reason: &str,
     items: i32,
     code: &str,
+    detail: &serde_json::Value,
 ) -> Result<(CompletionRow, bool), AppError> {
     let written = sqlx::query!(
-        "insert into study_completion (campaign_id, app_user_id, reason, items, code)
-         values ($1, $2, $3, $4, $5) on conflict (campaign_id, app_user_id) do nothing",
+        "insert into study_completion (campaign_id, app_user_id, reason, items, code, detail)
+         values ($1, $2, $3, $4, $5, $6) on conflict (campaign_id, app_user_id) do nothing",
         campaign as CampaignId,
         user as UserId,
         reason,
         items,
         code,
+        detail,
     )
     .execute(&mut *db)
     .await?
@@ -182,10 +187,7 @@ pub async fn items(
     user: UserId,
 ) -> Result<i64, AppError> {
     Ok(sqlx::query_scalar!(
-        r#"select coalesce((select w.judgments::int8 from judge_worker w
-                            where w.campaign_id = $1 and w.app_user_id = $2), 0)
-                  + (select count(*) from apt_submission s
-                     where s.campaign_id = $1 and s.app_user_id = $2) as "n!""#,
+        r#"select study_items($1, $2) as "n!""#,
         campaign as CampaignId,
         user as UserId,
     )
@@ -205,10 +207,7 @@ pub async fn work_state(
                          where c.campaign_id = $1 and c.app_user_id = $2) as "completed!",
                   coalesce((select i.complete_after from study_info i where i.campaign_id = $1
                             order by i.version desc limit 1)
-                           <= coalesce((select w.judgments::int8 from judge_worker w
-                                        where w.campaign_id = $1 and w.app_user_id = $2), 0)
-                              + (select count(*) from apt_submission s
-                                 where s.campaign_id = $1 and s.app_user_id = $2),
+                           <= study_items($1, $2),
                            false) as "reached!""#,
         campaign as CampaignId,
         user as UserId,

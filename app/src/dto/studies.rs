@@ -109,6 +109,9 @@ pub enum ReturnTo {
         submit_url: String,
         assignment_id: String,
     },
+    /// Mechanical Turk, in a HIT accepted after the study was completed with another
+    /// assignment (`assignment_id`): the worker is asked to return this one.
+    MturkAlreadySubmitted { assignment_id: String },
     /// The code on screen (a plain link; or Prolific when the researcher set no code).
     Code,
 }

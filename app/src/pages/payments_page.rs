@@ -209,11 +209,20 @@ fn BatchRow(
                     <button type="submit" class="small" data-testid="mark-paid">"Mark paid"</button>
                 </ActionForm>
                 " "
-                <ActionForm action=discard attr:class="inline">
-                    <input type="hidden" name="campaign_id" value=cid />
-                    <input type="hidden" name="batch_id" value=bid />
-                    <button type="submit" class="small secondary">"Discard"</button>
-                </ActionForm>
+                // Discarding asks first: the batch's amounts become owed again.
+                <details class="inline confirm">
+                    <summary class="small" data-testid="discard">"Discard…"</summary>
+                    <p class="small">
+                        {format!("Discard this batch of {}? Its amounts become owed again and go into the next batch. Only do this if you have not paid it on the platform.", money(b.total_cents))}
+                    </p>
+                    <ActionForm action=discard attr:class="inline">
+                        <input type="hidden" name="campaign_id" value=cid />
+                        <input type="hidden" name="batch_id" value=bid />
+                        <button type="submit" class="small danger" data-testid="discard-confirm">
+                            "Discard this batch"
+                        </button>
+                    </ActionForm>
+                </details>
             }
                 .into_any()
         }

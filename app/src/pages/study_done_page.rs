@@ -110,6 +110,13 @@ fn Return(
             }
             .into_any()
         }
+        ReturnTo::MturkAlreadySubmitted { assignment_id } => view! {
+            {code_view}
+            <p class="notice warn" role="status" data-testid="already-submitted">
+                {format!("You completed this study earlier, with the HIT assignment {assignment_id}, and it was submitted then. Please return this HIT on Mechanical Turk: the study is paid once.")}
+            </p>
+        }
+        .into_any(),
         ReturnTo::Code => view! {
             {code_view}
             <p>{format!("Copy this code into {platform} (or give it to the researcher) to show that you finished.")}</p>

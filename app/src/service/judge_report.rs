@@ -2,14 +2,17 @@
 //! Gwet's AC1, kappa against the majority, the vote distribution (SVG), vote labels against
 //! Dawid-Skene, and each worker's numbers under a pseudonym.
 //!
-//! The statistics over all judgments (2 s for 750,000 judgments, mostly reading them) are cached
-//! per campaign: a load serves the cached ones when nothing they count has changed, serves them
-//! marked stale and recomputes in the background when judgments came in, and computes only when
-//! the campaign has none (one computation at a time per campaign).
+//! The statistics over all judgments (2 s for 750,000 judgments, mostly reading them) are kept
+//! in PostgreSQL (`judge_dashboard`, issue #24), one row per campaign, shared by every server: a
+//! load serves the stored ones when nothing they count has changed; when judgments came in
+//! (through any server) it serves them marked stale, and the one server that takes the refresh
+//! recomputes in the background; it computes inline only when the campaign has none stored.
+//! Every server shows the same numbers and the same "computed at".
 use crate::domain::{CampaignId, CampaignKind, UserId};
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::collections::HashMap;
+use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 
 use crate::db::{campaigns, judge as db};
@@ -23,6 +26,9 @@ use crate::domain::judge::settings::JudgeSettings;
 use crate::dto::judge_report::{JudgeReportView, JudgeWorkerReport, StatusEvent};
 use crate::error::AppError;
 
+/// How long a server may take to recompute before another may try.
+const REFRESH_LEASE: Duration = Duration::from_secs(120);
+
 /// What the statistics were computed over: they are current while it is unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Fingerprint {
@@ -31,66 +37,84 @@ struct Fingerprint {
     workers: usize,
 }
 
-/// The statistics over a campaign's trusted judgments.
-struct Statistics {
-    fingerprint: Fingerprint,
-    computed_at: time::OffsetDateTime,
+/// The statistics over a campaign's trusted judgments, as stored (JSON).
+#[derive(Serialize, Deserialize)]
+struct Computed {
     agreement: Agreement,
     /// Each worker's numbers by user id (`agreement.workers` is in computation order).
-    by_worker: HashMap<UserId, WorkerAgreement>,
+    by_worker: Vec<(UserId, WorkerAgreement)>,
     votes_svg: Option<String>,
     over_time_svg: Option<String>,
     compute_ms: f64,
 }
 
-type Slot = Arc<tokio::sync::Mutex<Option<Arc<Statistics>>>>;
-
-static SLOTS: LazyLock<Mutex<HashMap<CampaignId, Slot>>> = LazyLock::new(Default::default);
-static REFRESHING: LazyLock<Mutex<HashSet<CampaignId>>> = LazyLock::new(Default::default);
-
-fn slot(campaign_id: CampaignId) -> Slot {
-    let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
-    slots.entry(campaign_id).or_default().clone()
+/// Statistics with what they were computed over, and when.
+struct Statistics {
+    fingerprint: Fingerprint,
+    computed_at: time::OffsetDateTime,
+    computed: Computed,
 }
 
-/// The cached statistics and whether they are stale (see the module comment).
+impl Statistics {
+    fn row(&self) -> Result<db::DashboardRow, AppError> {
+        Ok(db::DashboardRow {
+            judgments: self.fingerprint.judgments,
+            paraphrase_votes: self.fingerprint.paraphrase_votes,
+            workers: i32::try_from(self.fingerprint.workers).unwrap_or(i32::MAX),
+            statistics: serde_json::to_value(&self.computed).map_err(|e| {
+                tracing::error!(error = %e, "BUG: dashboard statistics do not serialise");
+                AppError::Internal
+            })?,
+            computed_at: self.computed_at,
+        })
+    }
+
+    /// Reads a stored row (`None` when its shape is from another version of the app).
+    fn from_row(row: db::DashboardRow) -> Option<Statistics> {
+        Some(Statistics {
+            fingerprint: Fingerprint {
+                judgments: row.judgments,
+                paraphrase_votes: row.paraphrase_votes,
+                workers: usize::try_from(row.workers).ok()?,
+            },
+            computed_at: row.computed_at,
+            computed: serde_json::from_value(row.statistics).ok()?,
+        })
+    }
+}
+
+/// The stored statistics and whether they are stale (see the module comment).
 async fn statistics(
     pool: &PgPool,
     campaign_id: CampaignId,
     settings: JudgeSettings,
     fingerprint: Fingerprint,
-) -> Result<(Arc<Statistics>, bool), AppError> {
-    let slot = slot(campaign_id);
-    let mut guard = slot.lock().await;
-    match guard.as_ref() {
-        Some(s) if s.fingerprint == fingerprint => Ok((s.clone(), false)),
-        Some(s) => {
-            let stale = s.clone();
-            drop(guard);
-            let first = REFRESHING
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(campaign_id);
-            if first {
-                let (pool, slot) = (pool.clone(), slot.clone());
+) -> Result<(Statistics, bool), AppError> {
+    let stored = db::find_dashboard(pool, campaign_id)
+        .await?
+        .and_then(Statistics::from_row);
+    match stored {
+        Some(s) if s.fingerprint == fingerprint => Ok((s, false)),
+        Some(stale) => {
+            if db::take_dashboard_refresh(pool, campaign_id, REFRESH_LEASE).await? {
+                let pool = pool.clone();
                 tokio::spawn(async move {
-                    match compute(&pool, campaign_id, settings).await {
-                        Ok(s) => *slot.lock().await = Some(Arc::new(s)),
-                        Err(e) => {
-                            tracing::warn!(%campaign_id, error = %e, "dashboard refresh failed")
-                        }
+                    let fresh = compute(&pool, campaign_id, settings).await;
+                    let stored = match fresh.and_then(|s| s.row()) {
+                        Ok(row) => db::store_dashboard(&pool, campaign_id, &row).await,
+                        Err(e) => Err(e),
+                    };
+                    if let Err(e) = stored {
+                        tracing::warn!(%campaign_id, error = %e, "dashboard refresh failed");
+                        let _ = db::drop_dashboard_refresh(&pool, campaign_id).await;
                     }
-                    REFRESHING
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(&campaign_id);
                 });
             }
             Ok((stale, true))
         }
         None => {
-            let s = Arc::new(compute(pool, campaign_id, settings).await?);
-            *guard = Some(s.clone());
+            let s = compute(pool, campaign_id, settings).await?;
+            db::store_dashboard(pool, campaign_id, &s.row()?).await?;
             Ok((s, false))
         }
     }
@@ -118,7 +142,11 @@ async fn compute(
     let workers = db::list_workers(pool, campaign_id).await?;
     let fingerprint = fingerprint(pool, campaign_id, workers.len()).await?;
     let rows = db::trusted_judgments(pool, campaign_id).await?;
-    let computed_at = time::OffsetDateTime::now_utc();
+    // In microseconds, as PostgreSQL keeps it: the first load shows what every later one reads.
+    let now = time::OffsetDateTime::now_utc();
+    let computed_at = now
+        .replace_nanosecond(now.nanosecond() / 1000 * 1000)
+        .unwrap_or(now);
     tokio::task::spawn_blocking(move || {
         let started = std::time::Instant::now();
         let worker_ids: Vec<UserId> = workers.iter().map(|w| w.app_user_id).collect();
@@ -135,18 +163,20 @@ async fn compute(
         Statistics {
             fingerprint,
             computed_at,
-            by_worker: worker_ids
-                .into_iter()
-                .zip(a.workers.iter().cloned())
-                .collect(),
-            votes_svg: (a.vote_distribution.iter().sum::<u64>() > 0)
-                .then(|| vote_distribution_svg(&a.vote_distribution)),
-            over_time_svg: over_time
-                .iter()
-                .any(|p| p.alpha.is_some())
-                .then(|| agreement_over_time_svg(&over_time)),
-            agreement: a,
-            compute_ms,
+            computed: Computed {
+                by_worker: worker_ids
+                    .into_iter()
+                    .zip(a.workers.iter().cloned())
+                    .collect(),
+                votes_svg: (a.vote_distribution.iter().sum::<u64>() > 0)
+                    .then(|| vote_distribution_svg(&a.vote_distribution)),
+                over_time_svg: over_time
+                    .iter()
+                    .any(|p| p.alpha.is_some())
+                    .then(|| agreement_over_time_svg(&over_time)),
+                agreement: a,
+                compute_ms,
+            },
         }
     })
     .await
@@ -173,10 +203,16 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
         workers: workers.len(),
     };
     let (stats, stale) = statistics(pool, id, settings, current).await?;
+    let by_worker: HashMap<UserId, &WorkerAgreement> = stats
+        .computed
+        .by_worker
+        .iter()
+        .map(|(u, a)| (*u, a))
+        .collect();
     let workers = workers
         .iter()
         .map(|w| {
-            let s = stats.by_worker.get(&w.app_user_id);
+            let s = by_worker.get(&w.app_user_id).copied();
             JudgeWorkerReport {
                 worker: pseudonym(&w.app_user_id),
                 status: w.status,
@@ -211,11 +247,11 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
         judgments_per_pair: settings.judgments_per_pair,
         pairs: progress.pairs,
         complete_pairs: progress.complete_pairs,
-        agreement: stats.agreement.clone(),
-        votes_svg: stats.votes_svg.clone(),
-        over_time_svg: stats.over_time_svg.clone(),
+        agreement: stats.computed.agreement.clone(),
+        votes_svg: stats.computed.votes_svg.clone(),
+        over_time_svg: stats.computed.over_time_svg.clone(),
         workers,
-        compute_ms: stats.compute_ms,
+        compute_ms: stats.computed.compute_ms,
         computed_at: rfc3339(stats.computed_at),
         stale,
     })

@@ -285,12 +285,17 @@ pub async fn answer(
             task(served, judged, &campaign)
         }
     };
+    // A mined group's follow-up is due only when its last first-batch pair gets its last
+    // judgment, so only a judgment that completes its pair can trigger it. Its outbox row
+    // commits with the judgment, so a crash before the check does not lose it.
+    let follow_up = !a.is_test && votes.total() >= i64::from(settings.judgments_per_pair);
+    if follow_up {
+        crate::db::mining::enqueue_follow_up(&mut *tx, cid, a.pair_id).await?;
+    }
     tx.commit().await?;
     crate::metrics::judgment_recorded();
-    // A mined group's follow-up is due only when its last first-batch pair gets its last
-    // judgment, so only a judgment that completes its pair can trigger it.
-    if !a.is_test && votes.total() >= i64::from(settings.judgments_per_pair) {
-        crate::service::mining_follow_up::after_judgment(pool.clone(), cid, a.pair_id);
+    if follow_up {
+        crate::service::mining_follow_up::after_judgment();
     }
     Ok(AnswerOutcome {
         judged,

@@ -57,7 +57,8 @@ pub async fn start(
         .await?
         .ok_or(AppError::NotFound)?;
     let run_id = db::create_run(&pool, corpus_id, method.name(), &params, started_by).await?;
-    mining_jobs::spawn(pool, run_id, method, corpus_id, embedder);
+    // Queued: a server that runs jobs claims it (this one at once, if it does).
+    mining_jobs::wake();
     Ok(run_id)
 }
 
@@ -76,30 +77,25 @@ pub async fn run(pool: &PgPool, run_id: RunId) -> Result<(RunRow, Vec<FollowUpVi
     Ok((run, follow_ups))
 }
 
-/// Stops a queued or running run; it ends as cancelled, without candidates.
+/// Stops a queued or running run; it ends as cancelled, without candidates. A queued run is
+/// cancelled here; a running one is asked to stop, and the server mining it (whichever it is)
+/// ends it within a heartbeat.
 pub async fn cancel(pool: &PgPool, run_id: RunId) -> Result<(), AppError> {
     let run = find(pool, run_id).await?;
-    if !run.status.is_live() {
-        return Err(AppError::Conflict(format!(
-            "The run is {}; only a queued or running run can be cancelled.",
-            run.status
-        )));
+    if db::cancel_queued(pool, run.run_id).await? || db::request_cancel(pool, run.run_id).await? {
+        return Ok(());
     }
-    if !mining_jobs::cancel(run.run_id) {
-        // Not running in this process: nothing will end it but this.
-        db::end_run(pool, run.run_id, RunStatus::Cancelled, None).await?;
-    }
-    Ok(())
+    Err(AppError::Conflict(format!(
+        "The run is {}; only a queued or running run can be cancelled.",
+        find(pool, run_id).await?.status
+    )))
 }
 
 /// Runs an interrupted, cancelled or failed run again from the start.
-pub async fn restart(
-    pool: PgPool,
-    embedder: Arc<dyn SentenceEmbedder>,
-    run_id: RunId,
-) -> Result<(), AppError> {
+pub async fn restart(pool: PgPool, run_id: RunId) -> Result<(), AppError> {
     let run = find(&pool, run_id).await?;
-    let method = Method::from_row(&run.method, &run.params).ok_or(AppError::Internal)?;
+    // The job reads its method back from the row: it must read.
+    Method::from_row(&run.method, &run.params).ok_or(AppError::Internal)?;
     let mut tx = pool.begin().await?;
     if !db::requeue(&mut tx, run.run_id).await? {
         return Err(AppError::Conflict(format!(
@@ -108,7 +104,7 @@ pub async fn restart(
         )));
     }
     tx.commit().await?;
-    mining_jobs::spawn(pool, run.run_id, method, run.corpus_id, embedder);
+    mining_jobs::wake();
     Ok(())
 }
 

@@ -3,6 +3,15 @@
 //! the group's follow-up reserve are deployed (`domain::mining::group_select`). Runs after the
 //! judgment is committed, off the annotator's request; the decision is recorded once per
 //! (campaign, run, group), so two judgments finishing a group at once deploy it once.
+//!
+//! The judgment's transaction writes an outbox row for it (`follow_up_outbox`, issue #24), and
+//! the servers running jobs do the checks from there ([`start_sweeper`]): the server that took
+//! the judgment wakes its own sweeper if it has one, and a row left by a server that died, or by
+//! a web-only server, is done by whichever job server claims it first. The check is safe to
+//! repeat: the decision is recorded once.
+use std::sync::LazyLock;
+use std::time::Duration;
+
 use sqlx::PgPool;
 
 use crate::db::{judge as judge_db, mining as db};
@@ -10,13 +19,63 @@ use crate::domain::mining::group_select::{follow_up_decision, GroupParams};
 use crate::domain::{CampaignId, PairId};
 use crate::error::AppError;
 
-/// After a judgment of `pair_id`: deploys its group's follow-up if the first batch is now done.
-pub fn after_judgment(pool: PgPool, campaign_id: CampaignId, pair_id: PairId) {
+/// Follow-ups claimed per sweep.
+const SWEEP_BATCH: i64 = 100;
+/// How long a claimed follow-up is a sweeper's before another may claim it again (one whose
+/// server died mid-check).
+const SWEEP_LEASE: Duration = Duration::from_secs(30);
+/// Checks of one follow-up at most (a check that keeps failing stays in the table to be read).
+const MAX_ATTEMPTS: i32 = 5;
+
+/// Wakes this process's sweeper, if it runs one: a judgment just committed a follow-up row.
+pub fn after_judgment() {
+    WAKE.notify_waiters();
+}
+
+/// A judgment of this process committed an outbox row (only a shortcut: the row is the truth).
+static WAKE: LazyLock<tokio::sync::Notify> = LazyLock::new(tokio::sync::Notify::new);
+
+async fn check_and_clear(
+    pool: &PgPool,
+    campaign_id: CampaignId,
+    pair_id: PairId,
+) -> Result<(), AppError> {
+    check(pool, campaign_id, pair_id).await?;
+    db::follow_up_done(pool, campaign_id, pair_id).await
+}
+
+/// Checks the follow-ups in the outbox as they come (a server running jobs), looking at least
+/// every `poll`, until `server` is gone or the pool is closed.
+pub fn start_sweeper(
+    pool: PgPool,
+    poll: Duration,
+    server: std::sync::Weak<()>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        if let Err(e) = check(&pool, campaign_id, pair_id).await {
+        while server.strong_count() > 0 && !pool.is_closed() {
+            match sweep(&pool).await {
+                Ok(0) => {
+                    let _ = tokio::time::timeout(poll, WAKE.notified()).await;
+                }
+                Ok(n) => tracing::debug!(follow_ups = n, "follow-ups checked"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not sweep the follow-up outbox");
+                    tokio::time::sleep(poll).await;
+                }
+            }
+        }
+    })
+}
+
+/// One sweep: the follow-ups that fell due, each checked and cleared. Returns how many.
+pub async fn sweep(pool: &PgPool) -> Result<usize, AppError> {
+    let due = db::claim_due_follow_ups(pool, SWEEP_BATCH, SWEEP_LEASE, MAX_ATTEMPTS).await?;
+    for &(campaign_id, pair_id) in &due {
+        if let Err(e) = check_and_clear(pool, campaign_id, pair_id).await {
             tracing::warn!(%campaign_id, %pair_id, error = %e, "follow-up check failed");
         }
-    });
+    }
+    Ok(due.len())
 }
 
 /// The check itself: Some(pairs added) when this call deployed a follow-up.

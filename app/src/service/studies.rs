@@ -48,12 +48,12 @@ pub async fn open(
         tracing::error!(platform = %target.link.platform, "BUG: a study link of an unknown platform");
         return Err(AppError::Internal);
     };
-    // Nothing of a study that is not open is shown, not even in MTurk's preview.
-    if target.status != CampaignStatus::Open {
-        return Ok(refused(Refusal::NotOpen, None));
-    }
+    // Nothing of a study that is not open is shown to a newcomer, not even in MTurk's preview. A
+    // worker already in a study the researcher closed comes back to finish it (and be paid).
+    let open = target.status == CampaignStatus::Open;
     let arrival = match platform::read_entry(platform, query) {
         Ok(Entry::Worker(arrival)) => arrival,
+        Ok(Entry::Preview) if !open => return Ok(refused(Refusal::NotOpen, None)),
         Ok(Entry::Preview) if target.link.paused => return Ok(refused(Refusal::Paused, None)),
         Ok(Entry::Preview) if target.expired => return Ok(refused(Refusal::Expired, None)),
         Ok(Entry::Preview) => {
@@ -65,6 +65,7 @@ pub async fn open(
                 sign_in: None,
             });
         }
+        Err(_) if !open => return Ok(refused(Refusal::NotOpen, None)),
         Err(invalid) => return Ok(refused(Refusal::BadParameters, Some(invalid.message))),
     };
     // A link opened in a browser logged in with a password account (an admin trying the link, or
@@ -79,14 +80,27 @@ pub async fn open(
         AppError::Internal
     })?;
     let mut tx = pool.begin().await?;
-    let (user, returning) = match account(&mut tx, &arrival).await? {
-        Some(user) => user,
-        None => return Ok(refused(Refusal::Blocked, None)),
+    let known = if open {
+        account(&mut tx, &arrival).await?
+    } else {
+        // A closed study makes no accounts.
+        match db::find_account(&mut *tx, arrival.platform, arrival.external_id.as_str()).await? {
+            Some((user, UserStatus::Active)) => Some((user, true)),
+            Some((_, UserStatus::Blocked)) => None,
+            None => return Ok(refused(Refusal::NotOpen, None)),
+        }
     };
-    // The ids stored at the first arrival stay: a later visit (perhaps not the worker's own)
-    // cannot redirect their completion or bonus elsewhere.
-    let returning = returning && db::touch_arrival(&mut *tx, campaign_id, user).await?;
+    let Some((user, returning)) = known else {
+        return Ok(refused(Refusal::Blocked, None));
+    };
+    // The visit's ids become the latest (an MTurk worker who accepted the HIT again has a new
+    // assignment); the first arrival's stay beside them. A visit crafted with someone's worker
+    // id is that worker's account anyway: MTurk's parameters are all an external question has.
+    let returning = returning && db::touch_arrival(&mut *tx, campaign_id, user, &detail).await?;
     if !returning {
+        if !open {
+            return Ok(refused(Refusal::NotOpen, None));
+        }
         // Pausing or expiring a link stops recruiting; it does not lock out those already in.
         if target.link.paused {
             return Ok(refused(Refusal::Paused, None));
@@ -117,7 +131,8 @@ pub async fn open(
     let study = study_view(pool, &campaign, info.as_ref(), platform).await?;
     Ok(Opened {
         entry: StudyEntry::Worker {
-            task_href: if completed {
+            // A closed study's workers go straight to finishing it.
+            task_href: if completed || !open {
                 super::study_completion::done_href(campaign_id)
             } else {
                 task_href(&campaign)

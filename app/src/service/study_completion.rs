@@ -8,7 +8,7 @@ use crate::db::study_completion::{self as db, ArrivalRow, CompletionRow};
 use crate::domain::study::completion::{self, Reason, Standing};
 use crate::domain::study::pay::{self, dollars};
 use crate::domain::study::platform::{self, ArrivalDetail, Platform};
-use crate::domain::{CampaignId, CampaignKind, UserId};
+use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId};
 use crate::dto::studies::{CompletionView, ReturnTo, StudyProgress};
 use crate::error::AppError;
 
@@ -88,6 +88,7 @@ async fn standing(
     };
     Ok(Standing {
         complete_after,
+        closed: c.status != CampaignStatus::Open,
         ..s
     })
 }
@@ -132,7 +133,17 @@ pub async fn complete(
             };
             let items = i32::try_from(s.items).unwrap_or(i32::MAX);
             let mut conn = pool.acquire().await?;
-            db::insert(&mut conn, campaign, user, reason.as_str(), items, &code).await?
+            // The platform ids it goes back with: the latest visit's (MTurk's current assignment).
+            db::insert(
+                &mut conn,
+                campaign,
+                user,
+                reason.as_str(),
+                items,
+                &code,
+                &arrival.detail,
+            )
+            .await?
         }
     };
     let mills = info.as_ref().map_or(0, |i| i.judgment_pay_mills);
@@ -195,8 +206,14 @@ fn done_view(
     first: bool,
 ) -> Result<CompletionView, AppError> {
     let platform = Platform::parse(&arrival.platform).ok_or(AppError::Internal)?;
-    let detail: Option<ArrivalDetail> = serde_json::from_value(arrival.detail).ok();
-    let return_to = match (platform, detail) {
+    let latest: Option<ArrivalDetail> = serde_json::from_value(arrival.detail).ok();
+    // The ids the completion went back with (none for one recorded before they were kept).
+    let submitted: Option<ArrivalDetail> = record
+        .detail
+        .clone()
+        .and_then(|d| serde_json::from_value(d).ok())
+        .or_else(|| latest.clone());
+    let return_to = match (platform, submitted) {
         // Prolific checks the study's own code; a code of the worker's own would not pass.
         (Platform::Prolific, _) if !study_code.is_empty() && record.code == study_code => {
             ReturnTo::Prolific {
@@ -210,9 +227,18 @@ fn done_view(
                 submit_to,
                 ..
             }),
-        ) => ReturnTo::Mturk {
-            submit_url: platform::mturk_submit_url(&submit_to),
-            assignment_id: assignment_id.as_str().to_owned(),
+        ) => match latest {
+            // A HIT accepted after the study was completed (a later batch of the same study)
+            // is not submitted: MTurk would pay its reward again for no work.
+            Some(ArrivalDetail::Mturk {
+                assignment_id: now, ..
+            }) if now != assignment_id => ReturnTo::MturkAlreadySubmitted {
+                assignment_id: assignment_id.as_str().to_owned(),
+            },
+            _ => ReturnTo::Mturk {
+                submit_url: platform::mturk_submit_url(&submit_to),
+                assignment_id: assignment_id.as_str().to_owned(),
+            },
         },
         _ => ReturnTo::Code,
     };

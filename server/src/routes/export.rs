@@ -32,8 +32,21 @@ pub(crate) fn refuse(status: StatusCode, message: &str) -> Response {
         .into_response()
 }
 
+/// Lets researchers and admins through; anyone else gets the refusal to send (401 when not
+/// logged in, 403 for another role).
+pub(crate) async fn require_reader(session: &Session, pool: &PgPool) -> Result<(), Response> {
+    match caller_role(session, pool).await {
+        None => Err(refuse(StatusCode::UNAUTHORIZED, "Please log in first.")),
+        Some(role) if !role.can_read_studies() => Err(refuse(
+            StatusCode::FORBIDDEN,
+            "Researchers and admins only.",
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
 /// The caller's role, if logged in and active.
-pub(crate) async fn caller_role(session: &Session, pool: &PgPool) -> Option<Role> {
+async fn caller_role(session: &Session, pool: &PgPool) -> Option<Role> {
     let id = app::session::session_user_id(session)
         .await
         .ok()
@@ -69,12 +82,8 @@ async fn download(
     campaign: String,
     q: ExportQuery,
 ) -> Response {
-    match caller_role(&session, &pool).await {
-        None => return refuse(StatusCode::UNAUTHORIZED, "Please log in first."),
-        Some(role) if !role.can_read_studies() => {
-            return refuse(StatusCode::FORBIDDEN, "Researchers and admins only.")
-        }
-        Some(_) => {}
+    if let Err(refusal) = require_reader(&session, &pool).await {
+        return refusal;
     }
     // A file name after the id (`<id>.csv`) is allowed, so a saved link reads well.
     let Ok(campaign_id) = campaign

@@ -10,19 +10,15 @@ use tower_sessions::Session;
 use app::domain::study::bonus_files::BonusFile;
 use app::error::AppError;
 
-use super::export::{caller_role, refuse};
+use super::export::{refuse, require_reader};
 
 pub async fn bonus_file(
     State(pool): State<PgPool>,
     session: Session,
     Path((batch, file)): Path<(String, String)>,
 ) -> Response {
-    match caller_role(&session, &pool).await {
-        None => return refuse(StatusCode::UNAUTHORIZED, "Please log in first."),
-        Some(role) if !role.can_read_studies() => {
-            return refuse(StatusCode::FORBIDDEN, "Researchers and admins only.")
-        }
-        Some(_) => {}
+    if let Err(refusal) = require_reader(&session, &pool).await {
+        return refusal;
     }
     let Some(kind) = BonusFile::parse(file.split('.').next().unwrap_or("")) else {
         return refuse(

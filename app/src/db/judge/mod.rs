@@ -4,6 +4,7 @@
 //! takes a slot, an expired lease gives it back, a judgment keeps it. `open_slots >= 0` is a
 //! check constraint, so no interleaving of requests can give a pair more judgments than it has
 //! slots: the database decides.
+mod dashboard;
 mod gate;
 mod judgment;
 mod lease;
@@ -12,6 +13,7 @@ mod report;
 mod settings;
 mod worker;
 
+pub use dashboard::*;
 pub use gate::*;
 pub use judgment::*;
 pub use lease::*;

@@ -94,10 +94,110 @@ pub async fn find_run(db: impl PgExecutor<'_>, run_id: RunId) -> Result<Option<R
     .await?)
 }
 
-/// Moves a queued run to running. False when it is not queued (cancelled meanwhile).
-pub async fn set_running(db: impl PgExecutor<'_>, run_id: RunId) -> Result<bool, AppError> {
+/// A run a server has claimed, with what it needs to mine it.
+#[derive(Debug, Clone)]
+pub struct ClaimedRun {
+    /// The run.
+    pub run_id: RunId,
+    /// The corpus to mine.
+    pub corpus_id: CorpusId,
+    /// The miner.
+    pub method: String,
+    /// Its parameters.
+    pub params: serde_json::Value,
+    /// Claims so far, this one included (more than one: a server died running it).
+    pub attempts: i32,
+}
+
+/// Claims the oldest run no live server works on, for `instance`: a queued run, or a running
+/// one whose heartbeat is older than `stale_after` (its server died), unless it has been
+/// claimed `max_attempts` times. `FOR UPDATE SKIP LOCKED`: two servers never claim one run.
+/// A claimed run starts over (the dead server's candidates were never committed).
+pub async fn claim(
+    db: impl PgExecutor<'_>,
+    instance: &str,
+    stale_after: std::time::Duration,
+    max_attempts: i32,
+) -> Result<Option<ClaimedRun>, AppError> {
+    Ok(sqlx::query_as!(
+        ClaimedRun,
+        r#"update mining_run r
+           set status = 'running', claimed_by = $1, heartbeat_at = now(), attempts = r.attempts + 1,
+               started_at = now(), done = 0, total = 0, saving_total = null, saved = 0
+           where r.run_id = (
+               select run_id from mining_run
+               where (status = 'queued'
+                      or (status = 'running'
+                          and (heartbeat_at is null or heartbeat_at < now() - make_interval(secs => $2))))
+                 and not cancel_requested and attempts < $3
+               order by created_at
+               limit 1
+               for update skip locked)
+           returning r.run_id as "run_id: RunId", r.corpus_id as "corpus_id: CorpusId", r.method,
+                     r.params, r.attempts"#,
+        instance,
+        stale_after.as_secs_f64(),
+        max_attempts,
+    )
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Ends the runs no live server works on that will not be claimed again: cancelled when a
+/// cancel was asked for, else interrupted after `max_attempts` claims. Returns how many.
+pub async fn end_abandoned(
+    db: impl PgExecutor<'_>,
+    stale_after: std::time::Duration,
+    max_attempts: i32,
+) -> Result<u64, AppError> {
     Ok(sqlx::query!(
-        "update mining_run set status = 'running', started_at = now() where run_id = $1 and status = 'queued'",
+        r#"update mining_run r
+           set status = case when r.cancel_requested then 'cancelled' else 'interrupted' end,
+               finished_at = now(),
+               error = case when r.cancel_requested then null
+                       else 'The server stopped while this run was in progress, ' || r.attempts
+                            || ' times; restart it when the cause is found.' end
+           where r.run_id in (
+               select run_id from mining_run
+               where status = 'running'
+                 and (heartbeat_at is null or heartbeat_at < now() - make_interval(secs => $1))
+                 and (cancel_requested or attempts >= $2)
+               for update skip locked)"#,
+        stale_after.as_secs_f64(),
+        max_attempts,
+    )
+    .execute(db)
+    .await?
+    .rows_affected())
+}
+
+/// A claimed run's heartbeat with its progress: `None` when `instance` no longer holds it (it
+/// ended, or another server took it over), else whether a cancel was asked for.
+pub async fn beat(
+    db: impl PgExecutor<'_>,
+    run_id: RunId,
+    instance: &str,
+    done: u64,
+    total: u64,
+) -> Result<Option<bool>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "update mining_run set done = $3, total = $4, heartbeat_at = now()
+         where run_id = $1 and claimed_by = $2 and status = 'running'
+         returning cancel_requested",
+        run_id as RunId,
+        instance,
+        done as i64,
+        total as i64
+    )
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Asks the server running `run_id` to stop it (it reads this with its next heartbeat). False
+/// when the run is not running.
+pub async fn request_cancel(db: impl PgExecutor<'_>, run_id: RunId) -> Result<bool, AppError> {
+    Ok(sqlx::query!(
+        "update mining_run set cancel_requested = true where run_id = $1 and status = 'running'",
         run_id as RunId
     )
     .execute(db)
@@ -106,37 +206,34 @@ pub async fn set_running(db: impl PgExecutor<'_>, run_id: RunId) -> Result<bool,
         == 1)
 }
 
-/// Records a running run's progress.
-pub async fn set_progress(
-    db: impl PgExecutor<'_>,
-    run_id: RunId,
-    done: u64,
-    total: u64,
-) -> Result<(), AppError> {
-    sqlx::query!(
-        "update mining_run set done = $2, total = $3 where run_id = $1 and status = 'running'",
-        run_id as RunId,
-        done as i64,
-        total as i64
+/// Cancels a run no server has claimed yet. False when it is not queued.
+pub async fn cancel_queued(db: impl PgExecutor<'_>, run_id: RunId) -> Result<bool, AppError> {
+    Ok(sqlx::query!(
+        "update mining_run set status = 'cancelled', finished_at = now()
+         where run_id = $1 and status = 'queued'",
+        run_id as RunId
     )
     .execute(db)
-    .await?;
-    Ok(())
+    .await?
+    .rows_affected()
+        == 1)
 }
 
-/// Ends a run that is not finished: cancelled, failed or interrupted.
+/// Ends a run `instance` holds without candidates: cancelled, or failed.
 pub async fn end_run(
     db: impl PgExecutor<'_>,
     run_id: RunId,
+    instance: &str,
     status: RunStatus,
     error: Option<&str>,
 ) -> Result<(), AppError> {
     sqlx::query!(
         r#"update mining_run set status = $2, error = $3, finished_at = now()
-           where run_id = $1 and status in ('queued', 'running')"#,
+           where run_id = $1 and claimed_by = $4 and status = 'running'"#,
         run_id as RunId,
         status as RunStatus,
-        error
+        error,
+        instance
     )
     .execute(db)
     .await?;
@@ -150,38 +247,53 @@ pub const SAVE_CHUNK: usize = 10_000;
 pub async fn start_saving(
     db: impl PgExecutor<'_>,
     run_id: RunId,
+    instance: &str,
     total: usize,
 ) -> Result<(), AppError> {
     sqlx::query!(
-        "update mining_run set saving_total = $2, saved = 0, done = total where run_id = $1",
+        "update mining_run set saving_total = $2, saved = 0, done = total, heartbeat_at = now()
+         where run_id = $1 and claimed_by = $3",
         run_id as RunId,
-        total as i64
+        total as i64,
+        instance
     )
     .execute(db)
     .await?;
     Ok(())
 }
 
-/// Candidates written so far (outside the writing transaction, so pages see it).
-pub async fn set_saved(db: impl PgExecutor<'_>, run_id: RunId, saved: u64) -> Result<(), AppError> {
+/// Candidates written so far (outside the writing transaction, so pages see it), with the
+/// run's heartbeat.
+pub async fn set_saved(
+    db: impl PgExecutor<'_>,
+    run_id: RunId,
+    instance: &str,
+    saved: u64,
+) -> Result<(), AppError> {
     sqlx::query!(
         // Skips the row while the writing transaction holds it (its last statement marks the
         // run finished): waiting there would wait for a commit that waits for this.
-        r#"update mining_run set saved = $2
+        r#"update mining_run set saved = $2, heartbeat_at = now()
            where run_id = (select run_id from mining_run
-                           where run_id = $1 and status = 'running' for update skip locked)"#,
+                           where run_id = $1 and claimed_by = $3 and status = 'running'
+                           for update skip locked)"#,
         run_id as RunId,
-        saved as i64
+        saved as i64,
+        instance
     )
     .execute(db)
     .await?;
     Ok(())
 }
 
-/// Writes the candidates and marks the run finished, in one transaction (by the caller).
+/// Writes the candidates and marks the run finished, in one transaction (by the caller). A
+/// conflict when `instance` no longer holds the run (cancelled meanwhile, or taken over): the
+/// caller rolls back, so a run is finished once, by the server that holds it.
+#[allow(clippy::too_many_arguments)]
 pub async fn finish_run(
     conn: &mut PgConnection,
     run_id: RunId,
+    instance: &str,
     candidates: &[Candidate],
     stats: &PairStats,
     done: u64,
@@ -216,32 +328,27 @@ pub async fn finish_run(
         .await?;
         saved.fetch_add(chunk.len() as u64, Ordering::Relaxed);
     }
-    sqlx::query!(
+    let finished = sqlx::query!(
         r#"update mining_run set status = 'finished', done = $2, total = $2, candidates = $3,
                saved = $3::int4,
                stats = $4, mining_seconds = $5, finished_at = now()
-           where run_id = $1"#,
+           where run_id = $1 and claimed_by = $6 and status = 'running'"#,
         run_id as RunId,
         done as i64,
         candidates.len() as i32,
         serde_json::to_value(stats).unwrap_or_default(),
-        mining_seconds
+        mining_seconds,
+        instance
     )
     .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
-/// At start-up: runs a previous process left queued or running were interrupted.
-pub async fn mark_interrupted(db: impl PgExecutor<'_>) -> Result<u64, AppError> {
-    Ok(sqlx::query!(
-        r#"update mining_run set status = 'interrupted', finished_at = now(),
-               error = 'The server stopped while this run was in progress.'
-           where status in ('queued', 'running')"#
-    )
-    .execute(db)
     .await?
-    .rows_affected())
+    .rows_affected();
+    if finished == 0 {
+        return Err(AppError::Conflict(
+            "The run is no longer this server's (cancelled, or taken over).".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Puts an interrupted, cancelled or failed run back in the queue, without its candidates.
@@ -249,7 +356,8 @@ pub async fn requeue(conn: &mut PgConnection, run_id: RunId) -> Result<bool, App
     let moved = sqlx::query!(
         r#"update mining_run set status = 'queued', done = 0, total = 0, candidates = 0, stats = null,
                error = null, started_at = null, finished_at = null, mining_seconds = null,
-               saving_total = null, saved = 0
+               saving_total = null, saved = 0, claimed_by = null, heartbeat_at = null,
+               cancel_requested = false, attempts = 0
            where run_id = $1 and status in ('interrupted', 'cancelled', 'failed')"#,
         run_id as RunId
     )

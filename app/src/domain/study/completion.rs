@@ -1,6 +1,7 @@
 //! When a study worker is done (issue #23): after the study's number of items, at the writing
-//! task's cap, when the quality gate stops them, or when no item is left for them. A worker the
-//! gate stopped completes too: crowd platforms require that they can be paid for their time.
+//! task's cap, when the quality gate stops them, when the researcher closes the study, or when no
+//! item is left for them. A worker the gate stopped, or whose study was closed under them,
+//! completes too: crowd platforms require that they can be paid for their time.
 
 use std::fmt;
 
@@ -13,6 +14,8 @@ pub enum Reason {
     Cap,
     /// The quality gate stopped them.
     Stopped,
+    /// The researcher closed the study before they were done.
+    Closed,
     /// No item is left that they have not seen.
     NothingLeft,
 }
@@ -24,6 +27,7 @@ impl Reason {
             Reason::Items => "items",
             Reason::Cap => "cap",
             Reason::Stopped => "stopped",
+            Reason::Closed => "closed",
             Reason::NothingLeft => "nothing_left",
         }
     }
@@ -34,6 +38,7 @@ impl Reason {
             Reason::Items,
             Reason::Cap,
             Reason::Stopped,
+            Reason::Closed,
             Reason::NothingLeft,
         ]
         .into_iter()
@@ -46,6 +51,7 @@ impl Reason {
             Reason::Items => "You have done every item this study asks for.",
             Reason::Cap => "You have earned the most this study pays.",
             Reason::Stopped => "The quality check ended your part of this study. Your work so far counts, and you are paid for your time as the study information says; the researcher decides on any bonus.",
+            Reason::Closed => "The researcher closed this study before you were done. Your work so far counts, and you are paid for it as the study information says.",
             Reason::NothingLeft => "There are no more items for you in this study.",
         }
     }
@@ -68,12 +74,14 @@ pub struct Standing {
     pub cap_reached: bool,
     /// The quality gate stopped them.
     pub stopped: bool,
+    /// The study is closed (completes only a worker who made at least one item).
+    pub closed: bool,
     /// No item is left that they have not seen (completes only a worker who made at least one).
     pub nothing_left: bool,
 }
 
 /// Whether the worker is done, and why (the first that applies, in the order the worker would
-/// read them: the items asked for, the cap, the gate, the end of the items).
+/// read them: the items asked for, the cap, the gate, the study closed, the end of the items).
 pub fn completion(s: Standing) -> Option<Reason> {
     if s.complete_after.is_some_and(|n| s.items >= i64::from(n)) {
         Some(Reason::Items)
@@ -81,6 +89,9 @@ pub fn completion(s: Standing) -> Option<Reason> {
         Some(Reason::Cap)
     } else if s.stopped {
         Some(Reason::Stopped)
+    } else if s.closed && s.items > 0 {
+        // Closed under them: they cannot reach the number asked for, so they finish here.
+        Some(Reason::Closed)
     } else if s.nothing_left && s.items > 0 {
         // A worker who did nothing does not complete (and get the study's code) because the
         // items ran out before they came.
@@ -92,6 +103,10 @@ pub fn completion(s: Standing) -> Option<Reason> {
 
 /// What is left before the worker may finish, in words (for a worker who is not done).
 pub fn remaining(s: Standing) -> String {
+    if s.closed {
+        return "This study was closed before you made any items, so there is nothing to complete."
+            .to_owned();
+    }
     match s.complete_after {
         Some(n) => {
             let left = i64::from(n) - s.items;
@@ -167,10 +182,30 @@ mod tests {
                 complete_after: Some(5),
                 cap_reached: true,
                 stopped: true,
+                closed: true,
                 nothing_left: true,
             }),
             Some(Reason::Items)
         );
+    }
+
+    #[test]
+    fn a_study_closed_under_a_worker_completes_them_if_they_did_something() {
+        let s = Standing {
+            items: 12,
+            complete_after: Some(50),
+            closed: true,
+            ..Standing::default()
+        };
+        assert_eq!(completion(s), Some(Reason::Closed));
+        assert!(Reason::Closed.describe().contains("paid"));
+        // The gate's verdict reads first; nothing done is nothing to complete.
+        assert_eq!(
+            completion(Standing { stopped: true, ..s }),
+            Some(Reason::Stopped)
+        );
+        assert_eq!(completion(Standing { items: 0, ..s }), None);
+        assert!(remaining(Standing { items: 0, ..s }).contains("closed"));
     }
 
     #[test]
@@ -179,6 +214,7 @@ mod tests {
             Reason::Items,
             Reason::Cap,
             Reason::Stopped,
+            Reason::Closed,
             Reason::NothingLeft,
         ] {
             assert_eq!(Reason::parse(r.as_str()), Some(r));
