@@ -7,6 +7,10 @@
 --   with the reason 'closed', so they can still finish and be paid for their time.
 alter table study_arrival add column latest_detail jsonb;
 alter table study_completion add column detail jsonb;
+-- A completion recorded before this went back with the first arrival's ids.
+update study_completion c set detail = a.detail
+from study_arrival a
+where a.campaign_id = c.campaign_id and a.app_user_id = c.app_user_id and c.detail is null;
 alter table study_completion drop constraint study_completion_reason_check;
 alter table study_completion add constraint study_completion_reason_check
     check (reason in ('items', 'cap', 'stopped', 'closed', 'nothing_left'));

@@ -15,8 +15,9 @@ const USAGE: &str = "\
 paracrowd — crowdsourced paraphrase datasets
 
 Usage:
-  paracrowd [serve] [--role web|jobs|both] start the web server (creates the first admin if none);
-                                           --role overrides PARACROWD_ROLE
+  paracrowd [serve]                        start the web server (creates the first admin if none)
+  paracrowd serve --role web|jobs|both     the same, doing only pages (web), only mining runs
+                                           and follow-ups (jobs), or both; overrides PARACROWD_ROLE
   paracrowd create-admin USERNAME          create an admin, or reset one; reads the password from
                                            stdin, or generates and prints one if stdin is a terminal
   paracrowd migrate                        run the database migrations and exit
@@ -55,12 +56,6 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         }
     }
     let config = Config::from_env()?;
-    if config.replica && config.database_url.is_none() {
-        bail!(
-            "PARACROWD_REPLICA is set, so this server is one of several: it needs DATABASE_URL, \
-             the PostgreSQL they share (an embedded PostgreSQL would be this server's alone)"
-        );
-    }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         [] | ["serve"] => serve(config).await,
@@ -132,6 +127,7 @@ where
 
 /// The database URL, starting the embedded cluster when `DATABASE_URL` is unset.
 async fn database(config: &Config) -> anyhow::Result<(String, Option<EmbeddedPostgres>)> {
+    check_replica(config)?;
     match &config.database_url {
         Some(url) => Ok((url.clone(), None)),
         None => {
@@ -146,7 +142,20 @@ async fn database(config: &Config) -> anyhow::Result<(String, Option<EmbeddedPos
     }
 }
 
+/// A replica (`PARACROWD_REPLICA`) never starts a PostgreSQL of its own.
+fn check_replica(config: &Config) -> anyhow::Result<()> {
+    if config.replica && config.database_url.is_none() {
+        bail!(
+            "PARACROWD_REPLICA is set, so this server is one of several: it needs DATABASE_URL, \
+             the PostgreSQL they share (an embedded PostgreSQL would be this server's alone)"
+        );
+    }
+    Ok(())
+}
+
 async fn serve(config: Config) -> anyhow::Result<()> {
+    // Before the models load: a misconfigured replica stops at once.
+    check_replica(&config)?;
     let addr = config.addr;
     // Models first: a missing library or model stops start-up before anything else runs.
     let ml = crate::ml::MlConfig::from_env()?;

@@ -79,10 +79,18 @@ pub async fn mark_study_session(
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let skip = !framed || req.uri().path().starts_with("/pkg/");
+    if !framed || req.uri().path().starts_with("/pkg/") {
+        return next.run(req).await;
+    }
+    // Before and after the handler: a worker signed out (a declined consent) gets the cookie
+    // that removes theirs with the same attributes, or the browser would not apply it in the
+    // frame.
+    let was = app::session::is_study_worker(&session)
+        .await
+        .unwrap_or(false);
     let mut resp = next.run(req).await;
-    if !skip
-        && app::session::is_study_worker(&session)
+    if was
+        || app::session::is_study_worker(&session)
             .await
             .unwrap_or(false)
     {
@@ -121,7 +129,9 @@ pub async fn frame_study_cookie(
     resp.headers_mut().remove(header::SET_COOKIE);
     for c in cookies {
         let value = match c.to_str() {
-            Ok(text) if text.starts_with(&prefix) && text.contains("; Secure") => {
+            // Marked only when cookies are secure (`mark_study_session`): the removal cookie
+            // tower-sessions sends on sign-out has no attributes, and gets them here.
+            Ok(text) if text.starts_with(&prefix) => {
                 HeaderValue::from_str(&framed_cookie(text)).unwrap_or(c)
             }
             _ => c,
@@ -131,12 +141,13 @@ pub async fn frame_study_cookie(
     resp
 }
 
-/// `SameSite=None; Partitioned` in place of the cookie's `SameSite`.
+/// `Secure; SameSite=None; Partitioned` in place of the cookie's own.
 fn framed_cookie(text: &str) -> String {
     let mut parts: Vec<&str> = text
         .split("; ")
-        .filter(|p| !p.starts_with("SameSite=") && *p != "Partitioned")
+        .filter(|p| !p.starts_with("SameSite=") && *p != "Partitioned" && *p != "Secure")
         .collect();
+    parts.push("Secure");
     parts.push("SameSite=None");
     parts.push("Partitioned");
     parts.join("; ")
@@ -150,11 +161,16 @@ mod tests {
     fn a_framed_cookie_is_same_site_none_and_partitioned() {
         assert_eq!(
             framed_cookie("paracrowd_session=abc; HttpOnly; SameSite=Lax; Secure; Path=/; Max-Age=604800"),
-            "paracrowd_session=abc; HttpOnly; Secure; Path=/; Max-Age=604800; SameSite=None; Partitioned"
+            "paracrowd_session=abc; HttpOnly; Path=/; Max-Age=604800; Secure; SameSite=None; Partitioned"
         );
         assert_eq!(
             framed_cookie("paracrowd_session=abc; SameSite=None; Secure; Partitioned"),
             "paracrowd_session=abc; Secure; SameSite=None; Partitioned"
+        );
+        // The removal cookie of a sign-out comes bare.
+        assert_eq!(
+            framed_cookie("paracrowd_session=; Path=/; Max-Age=0"),
+            "paracrowd_session=; Path=/; Max-Age=0; Secure; SameSite=None; Partitioned"
         );
     }
 

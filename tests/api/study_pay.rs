@@ -589,12 +589,36 @@ async fn mturk_may_frame_the_study_and_task_pages_and_nothing_else(pool: PgPool)
         assert!(cookie.contains(attribute), "{attribute}: {cookie}");
     }
     assert!(!cookie.contains("SameSite=Lax"), "{cookie}");
-    // Their next request keeps it so (tower-sessions sends the cookie again as it slides).
-    let resp = app.get(&worker, &format!("/judge/{id}")).await;
-    let again = header(&resp, "set-cookie");
+    // The cookie that removes theirs when they are signed out (declining the consent) has the
+    // same attributes, or the browser would not apply it inside the frame.
+    json(
+        app.call(
+            &admin,
+            "admin/save_study_info",
+            &[
+                ("campaign_id", id.as_str()),
+                ("summary", "Judge pairs of sentences."),
+                ("minutes", "10"),
+                ("pay", ""),
+                ("consent_text", "I agree to take part."),
+                ("completion_code", ""),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let resp = app
+        .call(
+            &worker,
+            "study/decide",
+            &[("slug", &slug), ("version", "1"), ("agree", "false")],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let removal = header(&resp, "set-cookie");
     assert!(
-        again.is_empty() || again.contains("SameSite=None; Partitioned"),
-        "{again}"
+        removal.contains("Max-Age=0") && removal.contains("SameSite=None; Partitioned"),
+        "{removal}"
     );
     // A password session (a researcher logging in) is not framed: its cookie stays Lax.
     let (_, name) = app.user_with_role("researcher").await;

@@ -101,7 +101,10 @@ async fn statistics(
                 tokio::spawn(async move {
                     let fresh = compute(&pool, campaign_id, settings).await;
                     let stored = match fresh.and_then(|s| s.row()) {
-                        Ok(row) => db::store_dashboard(&pool, campaign_id, &row).await,
+                        Ok(row) => match pool.acquire().await {
+                            Ok(mut conn) => db::store_dashboard(&mut conn, campaign_id, &row).await,
+                            Err(e) => Err(e.into()),
+                        },
                         Err(e) => Err(e),
                     };
                     if let Err(e) = stored {
@@ -113,8 +116,19 @@ async fn statistics(
             Ok((stale, true))
         }
         None => {
+            // The first load: one computation however many servers and tabs ask at once.
+            let mut tx = pool.begin().await?;
+            db::lock_dashboard(&mut tx, campaign_id).await?;
+            if let Some(s) = db::find_dashboard(&mut *tx, campaign_id)
+                .await?
+                .and_then(Statistics::from_row)
+            {
+                let stale = s.fingerprint != fingerprint;
+                return Ok((s, stale));
+            }
             let s = compute(pool, campaign_id, settings).await?;
-            db::store_dashboard(pool, campaign_id, &s.row()?).await?;
+            db::store_dashboard(&mut tx, campaign_id, &s.row()?).await?;
+            tx.commit().await?;
             Ok((s, false))
         }
     }

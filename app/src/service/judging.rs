@@ -295,7 +295,7 @@ pub async fn answer(
     tx.commit().await?;
     crate::metrics::judgment_recorded();
     if follow_up {
-        crate::service::mining_follow_up::after_judgment();
+        crate::service::mining_follow_up::wake_sweeper();
     }
     Ok(AnswerOutcome {
         judged,

@@ -24,11 +24,13 @@ const SWEEP_BATCH: i64 = 100;
 /// How long a claimed follow-up is a sweeper's before another may claim it again (one whose
 /// server died mid-check).
 const SWEEP_LEASE: Duration = Duration::from_secs(30);
-/// Checks of one follow-up at most (a check that keeps failing stays in the table to be read).
+/// Checks of one follow-up at most. One that keeps failing stays in the table, logged as an
+/// error; `update follow_up_outbox set attempts = 0` (or another completing judgment of its
+/// pair, after a republish) arms it again once the cause is fixed.
 const MAX_ATTEMPTS: i32 = 5;
 
 /// Wakes this process's sweeper, if it runs one: a judgment just committed a follow-up row.
-pub fn after_judgment() {
+pub fn wake_sweeper() {
     WAKE.notify_waiters();
 }
 
@@ -70,9 +72,13 @@ pub fn start_sweeper(
 /// One sweep: the follow-ups that fell due, each checked and cleared. Returns how many.
 pub async fn sweep(pool: &PgPool) -> Result<usize, AppError> {
     let due = db::claim_due_follow_ups(pool, SWEEP_BATCH, SWEEP_LEASE, MAX_ATTEMPTS).await?;
-    for &(campaign_id, pair_id) in &due {
+    for &(campaign_id, pair_id, attempts) in &due {
         if let Err(e) = check_and_clear(pool, campaign_id, pair_id).await {
-            tracing::warn!(%campaign_id, %pair_id, error = %e, "follow-up check failed");
+            if attempts >= MAX_ATTEMPTS {
+                tracing::error!(%campaign_id, %pair_id, attempts, error = %e, "follow-up check failed for the last time; it stays in follow_up_outbox (set attempts = 0 to retry)");
+            } else {
+                tracing::warn!(%campaign_id, %pair_id, attempts, error = %e, "follow-up check failed; it will be tried again");
+            }
         }
     }
     Ok(due.len())

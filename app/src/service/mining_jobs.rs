@@ -172,14 +172,30 @@ async fn run(
     let started = Instant::now();
     let mut task = {
         let (clusters, progress) = (clusters.clone(), progress.clone());
+        // The miner, and then ParaSCI Table 2's numbers of its candidates (Self-BLEU over up to
+        // a million pairs takes seconds), both while the heartbeat below goes on.
         tokio::task::spawn_blocking(move || {
             let embed = |texts: &[String]| embedder.embed(texts);
             let embed: crate::domain::mining::Embed<'_> = &embed;
-            method.mine(
+            let candidates = method.mine(
                 &clusters,
                 method.needs_embeddings().then_some(embed),
                 &progress,
-            )
+            )?;
+            let texts: HashMap<i64, &str> = clusters
+                .iter()
+                .flat_map(|c| c.sentences.iter().map(|s| (s.id, s.text.as_str())))
+                .collect();
+            let pairs: Vec<PairText<'_>> = candidates
+                .iter()
+                .map(|c| PairText {
+                    a: texts[&c.a],
+                    b: texts[&c.b],
+                    edit_distance: c.edit_distance,
+                })
+                .collect();
+            let stats = pair_stats(&pairs);
+            Ok((candidates, stats))
         })
     };
     let mut tick = tokio::time::interval(BEAT_EVERY);
@@ -208,24 +224,14 @@ async fn run(
     }
     let mining_seconds = started.elapsed().as_secs_f64();
     match outcome {
-        Ok(Ok(candidates)) => {
-            let texts: HashMap<i64, &str> = clusters
-                .iter()
-                .flat_map(|c| c.sentences.iter().map(|s| (s.id, s.text.as_str())))
-                .collect();
-            let pairs: Vec<PairText<'_>> = candidates
-                .iter()
-                .map(|c| PairText {
-                    a: texts[&c.a],
-                    b: texts[&c.b],
-                    edit_distance: c.edit_distance,
-                })
-                .collect();
-            let stats = pair_stats(&pairs);
+        Ok(Ok((candidates, stats))) => {
             let (done, _) = progress.get();
             // Writing a large run's candidates takes seconds: the run says so, with its own
             // progress, read from outside the writing transaction (issue #22 item 11).
-            db::start_saving(pool, run_id, instance, candidates.len()).await?;
+            if !db::start_saving(pool, run_id, instance, candidates.len()).await? {
+                tracing::warn!(%run_id, "this server no longer holds the mining run; wrote nothing");
+                return Ok(());
+            }
             let saved = AtomicU64::new(0);
             let mut tx = pool.begin().await?;
             {
@@ -242,7 +248,15 @@ async fn run(
                 tokio::pin!(save);
                 loop {
                     tokio::select! {
-                        r = &mut save => break r?,
+                        r = &mut save => match r {
+                            Ok(()) => break,
+                            // Cancelled while saving, or taken over: nothing is committed, and
+                            // the run ends cancelled if it is still this server's.
+                            Err(AppError::Conflict(_)) => {
+                                return db::end_run(pool, run_id, instance, RunStatus::Cancelled, None).await;
+                            }
+                            Err(e) => return Err(e),
+                        },
                         _ = tick.tick() => {
                             if let Err(e) = db::set_saved(pool, run_id, instance, saved.load(Ordering::Relaxed)).await {
                                 tracing::warn!(%run_id, error = %e, "could not record saving progress");

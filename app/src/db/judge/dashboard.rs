@@ -36,9 +36,9 @@ pub async fn find_dashboard(
 }
 
 /// Stores statistics computed at `row.computed_at`, unless newer ones are already stored, and
-/// ends any refresh in progress.
+/// ends any refresh in progress either way.
 pub async fn store_dashboard(
-    db: impl PgExecutor<'_>,
+    db: &mut sqlx::PgConnection,
     campaign: CampaignId,
     row: &DashboardRow,
 ) -> Result<(), AppError> {
@@ -57,6 +57,21 @@ pub async fn store_dashboard(
         row.workers,
         row.statistics,
         row.computed_at,
+    )
+    .execute(&mut *db)
+    .await?;
+    drop_dashboard_refresh(&mut *db, campaign).await
+}
+
+/// Serialises the first computation of a campaign's statistics (in the caller's transaction):
+/// concurrent first loads on any server wait for one, then read what it stored.
+pub async fn lock_dashboard(
+    db: &mut sqlx::PgConnection,
+    campaign: CampaignId,
+) -> Result<(), AppError> {
+    sqlx::query!(
+        "select pg_advisory_xact_lock(hashtextextended('judge_dashboard:' || $1::text, 0))",
+        campaign as CampaignId,
     )
     .execute(db)
     .await?;

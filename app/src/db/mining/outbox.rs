@@ -5,15 +5,19 @@ use sqlx::PgExecutor;
 use crate::domain::{CampaignId, PairId};
 use crate::error::AppError;
 
-/// Records that a judgment completed `pair` and its group's follow-up may be due.
+/// Records that a judgment completed `pair` and its group's follow-up may be due: only for a
+/// mined pair (others have no group). A row already there is due again, its attempts counted
+/// afresh.
 pub async fn enqueue_follow_up(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
     pair: PairId,
 ) -> Result<(), AppError> {
     sqlx::query!(
-        "insert into follow_up_outbox (campaign_id, pair_id) values ($1, $2)
-         on conflict (campaign_id, pair_id) do nothing",
+        "insert into follow_up_outbox (campaign_id, pair_id)
+         select $1, $2 where exists (select 1 from judge_pair p
+                                     where p.pair_id = $2 and p.mining_run_id is not null)
+         on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0",
         campaign as CampaignId,
         pair as PairId,
     )
@@ -38,14 +42,14 @@ pub async fn follow_up_done(
     Ok(())
 }
 
-/// Claims up to `limit` follow-ups whose server did not do them in time (their `due_at` passed),
-/// for `lease` (then another server may claim them again), at most `max_attempts` times each.
+/// Claims up to `limit` due follow-ups for `lease` (a claim whose server dies mid-check falls
+/// due again after it), at most `max_attempts` times each: (campaign, pair, attempts so far).
 pub async fn claim_due_follow_ups(
     db: impl PgExecutor<'_>,
     limit: i64,
     lease: std::time::Duration,
     max_attempts: i32,
-) -> Result<Vec<(CampaignId, PairId)>, AppError> {
+) -> Result<Vec<(CampaignId, PairId, i32)>, AppError> {
     Ok(sqlx::query!(
         r#"update follow_up_outbox o
            set due_at = now() + make_interval(secs => $2), attempts = o.attempts + 1
@@ -55,7 +59,8 @@ pub async fn claim_due_follow_ups(
                order by due_at
                limit $1
                for update skip locked)
-           returning o.campaign_id as "campaign_id: CampaignId", o.pair_id as "pair_id: PairId""#,
+           returning o.campaign_id as "campaign_id: CampaignId", o.pair_id as "pair_id: PairId",
+                     o.attempts"#,
         limit,
         lease.as_secs_f64(),
         max_attempts,
@@ -63,6 +68,6 @@ pub async fn claim_due_follow_ups(
     .fetch_all(db)
     .await?
     .into_iter()
-    .map(|r| (r.campaign_id, r.pair_id))
+    .map(|r| (r.campaign_id, r.pair_id, r.attempts))
     .collect())
 }

@@ -244,22 +244,24 @@ pub async fn end_run(
 pub const SAVE_CHUNK: usize = 10_000;
 
 /// The miner's pass is over: `total` candidates are about to be written.
+/// False when `instance` no longer holds the run (taken over meanwhile): write nothing then.
 pub async fn start_saving(
     db: impl PgExecutor<'_>,
     run_id: RunId,
     instance: &str,
     total: usize,
-) -> Result<(), AppError> {
-    sqlx::query!(
+) -> Result<bool, AppError> {
+    Ok(sqlx::query!(
         "update mining_run set saving_total = $2, saved = 0, done = total, heartbeat_at = now()
-         where run_id = $1 and claimed_by = $3",
+         where run_id = $1 and claimed_by = $3 and status = 'running'",
         run_id as RunId,
         total as i64,
         instance
     )
     .execute(db)
-    .await?;
-    Ok(())
+    .await?
+    .rows_affected()
+        == 1)
 }
 
 /// Candidates written so far (outside the writing transaction, so pages see it), with the
@@ -271,12 +273,14 @@ pub async fn set_saved(
     saved: u64,
 ) -> Result<(), AppError> {
     sqlx::query!(
-        // Skips the row while the writing transaction holds it (its last statement marks the
-        // run finished): waiting there would wait for a commit that waits for this.
+        // Skips the row while the writing transaction's last statement holds it (marking the
+        // run finished): waiting there would wait for a commit that waits for this. `NO KEY
+        // UPDATE` does not conflict with the `KEY SHARE` locks the candidates' foreign keys
+        // take, so progress and heartbeat go on while the candidates are written.
         r#"update mining_run set saved = $2, heartbeat_at = now()
            where run_id = (select run_id from mining_run
                            where run_id = $1 and claimed_by = $3 and status = 'running'
-                           for update skip locked)"#,
+                           for no key update skip locked)"#,
         run_id as RunId,
         saved as i64,
         instance
@@ -287,8 +291,9 @@ pub async fn set_saved(
 }
 
 /// Writes the candidates and marks the run finished, in one transaction (by the caller). A
-/// conflict when `instance` no longer holds the run (cancelled meanwhile, or taken over): the
-/// caller rolls back, so a run is finished once, by the server that holds it.
+/// conflict when `instance` no longer holds the run (taken over) or a cancel was asked for
+/// meanwhile: the caller rolls back, so a run is finished once, by the server that holds it,
+/// and a cancel that was accepted is never followed by "finished".
 #[allow(clippy::too_many_arguments)]
 pub async fn finish_run(
     conn: &mut PgConnection,
@@ -332,7 +337,7 @@ pub async fn finish_run(
         r#"update mining_run set status = 'finished', done = $2, total = $2, candidates = $3,
                saved = $3::int4,
                stats = $4, mining_seconds = $5, finished_at = now()
-           where run_id = $1 and claimed_by = $6 and status = 'running'"#,
+           where run_id = $1 and claimed_by = $6 and status = 'running' and not cancel_requested"#,
         run_id as RunId,
         done as i64,
         candidates.len() as i32,
@@ -345,7 +350,7 @@ pub async fn finish_run(
     .rows_affected();
     if finished == 0 {
         return Err(AppError::Conflict(
-            "The run is no longer this server's (cancelled, or taken over).".into(),
+            "The run was cancelled, or is no longer this server's.".into(),
         ));
     }
     Ok(())
