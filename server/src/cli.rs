@@ -170,7 +170,12 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let scorer: std::sync::Arc<dyn app::ml::PairScorer> = std::sync::Arc::new(engine);
     with_database(&config.clone(), |pool| async move {
-        if let Some((user, password)) = admin_bootstrap::ensure_first_admin(&pool).await? {
+        // Replicas starting together create one first admin.
+        let first = startup::one_at_a_time(&pool, "first-admin", async {
+            admin_bootstrap::ensure_first_admin(&pool).await
+        })
+        .await?;
+        if let Some((user, password)) = first {
             println!(
                 "\n  First start: created the admin account.\n    username: {user}\n    password: {password}\n  \
                  This password is shown only once. Change it with `paracrowd create-admin {user}`.\n"

@@ -47,6 +47,30 @@ pub fn framed_cookies(config: &Config) -> bool {
     config.secure_cookies && !config.frame_ancestors.is_empty()
 }
 
+/// Runs `f` holding a PostgreSQL advisory lock named `name`, so replicas starting at once on a
+/// fresh database do their one-time set-up (the session table, the first admin) one after the
+/// other: `CREATE TABLE IF NOT EXISTS` and "create the admin if there is none" both race
+/// otherwise. (The migrations take sqlx's own lock.)
+pub async fn one_at_a_time<T>(
+    pool: &PgPool,
+    name: &str,
+    f: impl std::future::Future<Output = anyhow::Result<T>>,
+) -> anyhow::Result<T> {
+    let key = format!("paracrowd:startup:{name}");
+    let mut conn = pool.acquire().await?;
+    sqlx::query("select pg_advisory_lock(hashtextextended($1, 0))")
+        .bind(&key)
+        .execute(&mut *conn)
+        .await
+        .context("could not take the start-up lock")?;
+    let result = f.await;
+    let _ = sqlx::query("select pg_advisory_unlock(hashtextextended($1, 0))")
+        .bind(&key)
+        .execute(&mut *conn)
+        .await;
+    result
+}
+
 /// Opens a pool on `url` and runs the migrations.
 pub async fn connect_and_migrate(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
     let pool = PgPoolOptions::new()
@@ -100,10 +124,13 @@ pub async fn build_router(
     embedder: Arc<dyn SentenceEmbedder>,
 ) -> anyhow::Result<Router> {
     let store = PostgresStore::new(pool.clone());
-    store
-        .migrate()
-        .await
-        .context("session table migration failed")?;
+    one_at_a_time(&pool, "session-table", async {
+        store
+            .migrate()
+            .await
+            .context("session table migration failed")
+    })
+    .await?;
     tokio::spawn({
         use tower_sessions::session_store::ExpiredDeletion;
         store

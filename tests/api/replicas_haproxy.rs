@@ -1,9 +1,12 @@
 //! The real topology of issue #24 on this machine: PostgreSQL, two release servers on two ports
 //! (`PARACROWD_REPLICA=true`), HAProxy in front checking `/health`, and the load tool pointed at
-//! HAProxy. In the middle of the load and of a mining run, the server mining the run gets SIGKILL:
-//! no acknowledged judgment or attempt is lost or stored twice, the workers carry on through the
-//! survivor, and the survivor takes the run over once its heartbeat is stale and finishes it with
-//! the same candidate count as a run on one server.
+//! HAProxy. Before the load: wrong passwords spread over both servers count once; a judgment
+//! through A makes B's dashboard stale, then current; a cancel sent to the server that is not
+//! mining a run stops it within a second. In the middle of the load and of a mining run, the
+//! server mining the run gets SIGKILL: no acknowledged judgment or attempt is lost or stored
+//! twice, the workers carry on through the survivor, and the survivor takes the run over once
+//! its heartbeat is stale and finishes it with the same candidate count as a run on one server.
+//! The killed server then starts again and leaves the survivor's next run alone.
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -93,6 +96,21 @@ async fn post(
     serde_json::from_str(&body).unwrap()
 }
 
+/// Posts a server function, whatever it answers.
+async fn call(
+    c: &reqwest::Client,
+    base: &str,
+    name: &str,
+    form: &[(&str, &str)],
+) -> reqwest::Response {
+    c.post(format!("{base}/api/{name}"))
+        .header("accept", "application/json")
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
 /// Whether HAProxy is here; says why not (or fails where the test command installed it).
 fn haproxy_present() -> bool {
     if std::path::Path::new(HAPROXY).is_file() {
@@ -143,7 +161,98 @@ async fn two_replicas_behind_haproxy_lose_nothing_when_one_is_killed(pool: PgPoo
         test_pairs: 0,
         lease_seconds: 30,
     };
-    let prepared = load::prepare(&base, &pool, &plan).await.unwrap();
+    let mut prepared = load::prepare(&base, &pool, &plan).await.unwrap();
+    let (on_a, on_b) = (
+        format!("http://127.0.0.1:{pa}"),
+        format!("http://127.0.0.1:{pb}"),
+    );
+
+    // Four wrong passwords, two through each server: the next try waits on both, as four
+    // failures on one server would make it (the counts are PostgreSQL's, not each process's).
+    let owner = "replica_owner";
+    let password = crate::helpers::PASSWORD;
+    let registered = call(
+        &reqwest::Client::new(),
+        &on_a,
+        "register",
+        &[
+            ("username", owner),
+            ("password", password),
+            ("password_confirmation", password),
+        ],
+    )
+    .await;
+    assert!(registered.status().is_success());
+    for (i, server) in [&on_a, &on_b, &on_a, &on_b].into_iter().enumerate() {
+        let wrong = call(
+            &reqwest::Client::new(),
+            server,
+            "login",
+            &[("username", owner), ("password", "wrong password")],
+        )
+        .await;
+        assert_eq!(wrong.status(), reqwest::StatusCode::UNAUTHORIZED, "try {i}");
+    }
+    for server in [&on_a, &on_b] {
+        let right = call(
+            &reqwest::Client::new(),
+            server,
+            "login",
+            &[("username", owner), ("password", password)],
+        )
+        .await;
+        assert_eq!(
+            right.status(),
+            reqwest::StatusCode::TOO_MANY_REQUESTS,
+            "{server}"
+        );
+    }
+
+    // The dashboard computed through B; a judgment through A makes B's stale, then current,
+    // with the same "computed at" on both.
+    let judge = prepared.judges.pop().unwrap();
+    let campaign = prepared.judge_campaign.clone();
+    let report = |server: String| {
+        let (admin, campaign) = (prepared.admin.clone(), campaign.clone());
+        async move {
+            post(
+                &admin,
+                &server,
+                "research/judge_report",
+                &[("campaign_id", &campaign)],
+            )
+            .await
+        }
+    };
+    assert_eq!(report(on_b.clone()).await["stale"], false);
+    let task = post(&judge, &on_a, "judge/next", &[("campaign_id", &campaign)]).await;
+    let assignment = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+    post(
+        &judge,
+        &on_a,
+        "judge/answer",
+        &[
+            ("campaign_id", &campaign),
+            ("assignment_id", &assignment),
+            ("is_paraphrase", "true"),
+        ],
+    )
+    .await;
+    assert_eq!(report(on_b.clone()).await["stale"], true);
+    let mut current = serde_json::Value::Null;
+    for _ in 0..100 {
+        current = report(on_b.clone()).await;
+        if current["stale"] == false {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(current["stale"], false, "{current}");
+    assert_eq!(current["agreement"]["judgments"], 1);
+    assert_eq!(
+        report(on_a.clone()).await["computed_at"],
+        current["computed_at"]
+    );
     let corpus = post(
         &prepared.admin,
         &base,
@@ -172,6 +281,37 @@ async fn two_replicas_behind_haproxy_lose_nothing_when_one_is_killed(pool: PgPoo
             .to_owned()
         }
     };
+    // A cancel sent to the server that is not mining a run stops it within a second.
+    let doomed = start(corpus.clone()).await;
+    crate::helpers::wait_until("the run claimed", Duration::from_secs(60), || async {
+        run_status(&pool, &doomed).await.0 == "running"
+    })
+    .await;
+    let miner = run_status(&pool, &doomed).await.1.unwrap();
+    let other = if miner.starts_with(&format!("pid{}-", pids[0])) {
+        &on_b
+    } else {
+        &on_a
+    };
+    let asked = std::time::Instant::now();
+    post(
+        &prepared.admin,
+        other,
+        "admin/cancel_mining",
+        &[("run_id", &doomed)],
+    )
+    .await;
+    crate::helpers::wait_until("the run cancelled", Duration::from_secs(10), || async {
+        run_status(&pool, &doomed).await.0 == "cancelled"
+    })
+    .await;
+    let took = asked.elapsed();
+    eprintln!(
+        "a cancel through the other server ended the run in {} ms",
+        took.as_millis()
+    );
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+
     let run = start(corpus.clone()).await;
     let config = LoadConfig {
         base_url: base.clone(),
@@ -214,7 +354,7 @@ async fn two_replicas_behind_haproxy_lose_nothing_when_one_is_killed(pool: PgPoo
     let check = load::verify(&pool, &prepared, &out).await.unwrap();
     eprintln!(
         "{}",
-        load::render(plan.judges, plan.writers, &out, &check, None)
+        load::render(plan.judges - 1, plan.writers, &out, &check, None)
     );
     assert!(check.holds(), "{check:?}");
     assert!(check.judgments_acknowledged > 100, "{check:?}");
@@ -251,12 +391,31 @@ async fn two_replicas_behind_haproxy_lose_nothing_when_one_is_killed(pool: PgPoo
     assert_eq!((status.as_str(), attempts), ("finished", 2));
     let survivor = survivor.unwrap();
     assert!(survivor.starts_with(&format!("pid{}-", pids[1 - victim])));
-    // The same corpus mined again on the one server left: the same candidates.
+    // The same corpus mined again on the one server left: the same candidates. Meanwhile the
+    // killed server starts again on its port, and leaves the survivor's run alone.
     let again = start(corpus).await;
+    crate::helpers::wait_until(
+        "the second run claimed",
+        Duration::from_secs(60),
+        || async { run_status(&pool, &again).await.0 != "queued" },
+    )
+    .await;
+    let port = if victim == 0 { pa } else { pb };
+    servers.push(replica(&url, port));
+    healthy(&format!("http://127.0.0.1:{port}")).await;
     crate::helpers::wait_until("the second run", Duration::from_secs(300), || async {
-        run_status(&pool, &again).await.0 == "finished"
+        run_status(&pool, &again).await.0 != "running"
     })
     .await;
-    assert_eq!(run_status(&pool, &again).await.3, candidates);
+    let (status, by, attempts, again_candidates) = run_status(&pool, &again).await;
+    assert_eq!(
+        (status.as_str(), attempts),
+        ("finished", 1),
+        "never interrupted or taken"
+    );
+    assert!(by
+        .unwrap()
+        .starts_with(&format!("pid{}-", pids[1 - victim])));
+    assert_eq!(again_candidates, candidates);
     drop(servers);
 }
