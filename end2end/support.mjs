@@ -121,6 +121,23 @@ export function unexpectedErrors(page) {
   );
 }
 
+/** Waits until the wasm bundle has hydrated `page`. On a timeout the error names the page and
+ *  what the browser reported, so a CI log says which page did not hydrate and why. */
+export async function hydrated(page, { timeout = 30_000 } = {}) {
+  try {
+    await page.waitForFunction(() => !!window.__paracrowd_hydrated, null, { timeout });
+  } catch (e) {
+    const state = await page.evaluate(() => ({
+      readyState: document.readyState,
+      scripts: [...document.scripts].map((s) => s.src || `inline ${s.type || 'script'}`).join(', '),
+    })).catch((err) => ({ unreadable: String(err) }));
+    throw new Error(
+      `${page.url()} did not hydrate in ${timeout} ms (${e.message.split('\n')[0]}); `
+      + `page: ${JSON.stringify(state)}; browser errors: ${JSON.stringify(page.errors)}`,
+    );
+  }
+}
+
 /** Logs the first admin in on `page`. */
 export async function loginAdmin(page, server) {
   await page.goto(`${server.url}/login`);
@@ -144,7 +161,7 @@ export async function registerWorker(page, server, prefix) {
 
 /** Uploads `content` as a file named `name` through the campaign page's import form. */
 export async function uploadFile(page, name, content, { asTests = false } = {}) {
-  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(page);
   await page.getByLabel('File').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(content) });
   const box = page.getByLabel(/Labeled rows are hidden test pairs/);
   if (await box.count()) await box.setChecked(asTests);

@@ -65,6 +65,11 @@ export PARACROWD_EMBEDDING_MODEL="${PARACROWD_EMBEDDING_MODEL:-${PARACROWD_CACHE
 # A Python with Hugging Face `datasets` for the export check (setup.sh --test installs it).
 DATASETS_VENV="${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/py-datasets"
 DATASETS_PYTHON="$DATASETS_VENV/bin/python"
+# NVIDIA Triton Inference Server from PyPI (nvidia-pytriton), for the remote scorer's tests and
+# benchmark. Made with Debian's own python3.11: the wheel's Python backend stub embeds the
+# system libpython, and a venv of another 3.11 build breaks it at model load.
+TRITON_VENV="${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/py-triton"
+TRITON_PYTHON="$TRITON_VENV/bin/python"
 # The Python environment with the model export tools (`paracrowd models install paper`).
 export PARACROWD_EXPORT_ENV="${PARACROWD_EXPORT_ENV:-${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/py-export}"
 EXPORT_ENV="$PARACROWD_EXPORT_ENV"

@@ -76,6 +76,22 @@ if [ "$want_browser" = 1 ] && command -v python3 >/dev/null 2>&1; then
   fi
 fi
 
+# With --test: NVIDIA Triton Inference Server (PyPI's nvidia-pytriton ships the tritonserver binary
+# and its Python backend) with ONNX Runtime for Python, for the remote scorer's tests and bench.
+if [ "$want_browser" = 1 ]; then
+  req="$ROOT/deploy/triton/requirements.txt"
+  if ! cmp -s "$req" "$TRITON_VENV/paracrowd-requirements.txt"; then
+    echo "Installing Triton Inference Server (PyPI: nvidia-pytriton, onnxruntime; about 400 MB, once)"
+    if [ ! -x /usr/bin/python3.11 ] || ! /usr/bin/python3.11 -c 'import venv, ensurepip' 2>/dev/null; then
+      apt_install python3.11 python3.11-venv
+    fi
+    rm -rf "$TRITON_VENV"
+    /usr/bin/python3.11 -m venv "$TRITON_VENV"
+    "$TRITON_PYTHON" -m pip install -q --disable-pip-version-check -r "$req"
+    cp "$req" "$TRITON_VENV/paracrowd-requirements.txt"
+  fi
+fi
+
 # With --test and Python present: a Python with Hugging Face `datasets` (PyPI), so the test
 # command checks that `load_dataset("csv"/"json", ...)` reads the exports untouched.
 if [ "$want_browser" = 1 ] && command -v python3 >/dev/null 2>&1; then

@@ -10,6 +10,8 @@ export RUST_LOG="${RUST_LOG:-warn}"
 export PARACROWD_REQUIRE_MODELS=1 PARACROWD_REQUIRE_EXPORT=1
 # The replica test behind HAProxy must run here (setup.sh --test installs HAProxy).
 export PARACROWD_REQUIRE_HAPROXY=1
+# The remote scorer's tests start Triton (setup.sh --test installs it) and must not skip.
+export PARACROWD_REQUIRE_TRITON=1
 # Tests that start the binary score with the stand-ins, whatever this machine's model cache holds
 # (the resolver's own tests, and the clone without ../shared, set their sources themselves).
 export PARACROWD_MODELS="${PARACROWD_MODELS:-standin}"

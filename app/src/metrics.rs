@@ -99,6 +99,16 @@ fn label(v: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// Unlabelled samples as `(name, kind, help, value)` rows, each with its HELP and TYPE lines.
+fn write_samples(out: &mut String, rows: &[(&str, &str, &str, u64)]) {
+    for (name, kind, help, v) in rows {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}"
+        );
+    }
+}
+
 /// The snapshot in Prometheus' text format.
 pub fn render(s: &Snapshot) -> String {
     let mut out = String::new();
@@ -140,31 +150,30 @@ pub fn render(s: &Snapshot) -> String {
     let counters = [
         (
             "paracrowd_judgments_total",
+            "counter",
             "Judgments stored by this process.",
             s.judgments,
         ),
         (
             "paracrowd_attempts_total",
+            "counter",
             "APT Checks scored and stored by this process.",
             s.attempts,
         ),
         (
             "paracrowd_submissions_total",
+            "counter",
             "APT submissions stored by this process.",
             s.submissions,
         ),
         (
             "paracrowd_sql_statements_total",
+            "counter",
             "SQL statements this process sent to PostgreSQL (BEGIN and COMMIT included).",
             s.sql_statements,
         ),
     ];
-    for (name, help, v) in counters {
-        let _ = writeln!(
-            out,
-            "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}"
-        );
-    }
+    write_samples(&mut out, &counters);
     if let Some(l) = &s.scoring {
         let gauges = [
             (
@@ -192,11 +201,35 @@ pub fn render(s: &Snapshot) -> String {
                 l.busy,
             ),
         ];
-        for (name, kind, help, v) in gauges {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}"
-            );
+        write_samples(&mut out, &gauges);
+        if let Some(r) = &l.remote {
+            let remote = [
+                (
+                    "paracrowd_scoring_remote_up",
+                    "gauge",
+                    "1 while the inference server answers, 0 while it is down.",
+                    u64::from(r.up),
+                ),
+                (
+                    "paracrowd_scoring_remote_scored_total",
+                    "counter",
+                    "Checks the inference server scored.",
+                    r.scored,
+                ),
+                (
+                    "paracrowd_scoring_remote_failures_total",
+                    "counter",
+                    "Calls to the inference server that failed or passed their deadline.",
+                    r.failures,
+                ),
+                (
+                    "paracrowd_scoring_fallback_total",
+                    "counter",
+                    "Checks scored in process because the inference server was down.",
+                    r.fallbacks,
+                ),
+            ];
+            write_samples(&mut out, &remote);
         }
     }
     out
@@ -237,6 +270,12 @@ mod tests {
                 batches: 10,
                 pairs: 25,
                 busy: 4,
+                remote: Some(crate::ml::RemoteLoad {
+                    up: false,
+                    scored: 9,
+                    failures: 2,
+                    fallbacks: 5,
+                }),
             }),
         });
         let line = |needle: &str| {
@@ -263,6 +302,9 @@ mod tests {
         assert_eq!(line("paracrowd_judgments_total "), "7");
         assert_eq!(line("paracrowd_scoring_queue_depth "), "2");
         assert_eq!(line("paracrowd_scoring_batched_pairs_total "), "25");
+        assert_eq!(line("paracrowd_scoring_remote_up "), "0");
+        assert_eq!(line("paracrowd_scoring_remote_failures_total "), "2");
+        assert_eq!(line("paracrowd_scoring_fallback_total "), "5");
         // Every sample line is `name{labels} value` or `name value`; comments start with #.
         for l in text.lines().filter(|l| !l.starts_with('#')) {
             let value = l.rsplit(' ').next().unwrap();

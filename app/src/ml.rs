@@ -16,6 +16,29 @@ pub struct ScorerVersions {
     pub kind: ScorerKind,
     /// E.g. "the APT paper's models (RoBERTa-large NLI and BLEURT-base-128)".
     pub description: String,
+    /// Where the models ran: in this process or on an inference server.
+    #[serde(default)]
+    pub served_by: ServedBy,
+}
+
+/// Where a score was computed (`apt_attempt.served_by`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ServedBy {
+    /// ONNX Runtime inside the web server (the scoring engine).
+    #[default]
+    InProcess,
+    /// An inference server over the Open Inference Protocol (Triton, KServe).
+    InferenceServer,
+}
+
+impl ServedBy {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InProcess => "in_process",
+            Self::InferenceServer => "inference_server",
+        }
+    }
 }
 
 /// Where the Check's models came from (`server::ml::source` decides at start-up).
@@ -119,6 +142,21 @@ pub struct ScorerLoad {
     pub batches: u64,
     pub pairs: u64,
     pub busy: u64,
+    /// The inference server's side, when Checks are scored there.
+    pub remote: Option<RemoteLoad>,
+}
+
+/// How the inference server has answered this process.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteLoad {
+    /// Whether the last call (or readiness probe) reached it.
+    pub up: bool,
+    /// Checks it scored.
+    pub scored: u64,
+    /// Calls that failed or passed their deadline.
+    pub failures: u64,
+    /// Checks scored in process because it was down.
+    pub fallbacks: u64,
 }
 
 /// Sentence embeddings for the embedding miner (server only; blocking: call it from a blocking

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile, phone,
-  accessibilityProblems,
+  accessibilityProblems, hydrated,
 } from '../support.mjs';
 
 
@@ -30,7 +30,7 @@ before(async () => {
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const judgeForm = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
   await judgeForm.getByLabel('Title').fill('Accessible judging');
   await judgeForm.getByRole('button', { name: 'Create judging campaign' }).click();
@@ -42,7 +42,7 @@ before(async () => {
   judgeId = admin.url().split('/').pop();
 
   await admin.goto(`${server.url}/admin/campaigns`);
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const aptForm = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
   await aptForm.getByLabel('Title').fill('Accessible writing');
   await aptForm.getByRole('button', { name: 'Create writing campaign' }).click();
@@ -61,7 +61,7 @@ after(async () => {
 
 async function open(page, path) {
   await page.goto(`${server.url}${path}`);
-  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(page);
 }
 
 /** The first Tab on a page lands on the skip link, and following it puts the focus on <main>. */

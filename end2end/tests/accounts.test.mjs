@@ -2,7 +2,7 @@
 // (hydrated release build) and without it (plain HTML forms).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, PASSWORD } from '../support.mjs';
+import { startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, PASSWORD, hydrated } from '../support.mjs';
 
 let server;
 let browser;
@@ -36,7 +36,7 @@ async function logIn(page, name, password = PASSWORD) {
 async function waitForHydration(page) {
   // The wasm bundle has loaded and taken over the page when the module script has run and
   // Leptos has attached its handlers; a form submit then no longer reloads the document.
-  await page.waitForFunction(() => !!window.__paracrowd_hydrated, null, { timeout: 20_000 });
+  await hydrated(page, { timeout: 20_000 });
 }
 
 test('with JavaScript: register, see the home page, log out, log in again (hydrated)', async () => {
@@ -139,7 +139,7 @@ test('the first admin logs in with the printed password and blocks a user', asyn
     await other.context().close();
   }
   await admin.reload();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   // An unsaved choice on another row must stay on that row when the table re-sorts.
   const pending = others[1];
   await admin.getByLabel(`Role of ${pending}`).selectOption('admin');

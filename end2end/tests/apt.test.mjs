@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, loginAdmin, uploadFile, PASSWORD, phone,
-  accessibilityProblems,
+  accessibilityProblems, hydrated,
 } from '../support.mjs';
 
 let server;
@@ -37,7 +37,7 @@ async function writeCheckSubmit(workerOptions, title) {
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const form = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
   await form.getByLabel('Title').fill(title);
   await form.getByRole('button', { name: 'Create writing campaign' }).click();
@@ -60,7 +60,7 @@ async function writeCheckSubmit(workerOptions, title) {
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.getByRole('link', { name: title, exact: true }).click();
   await page.getByRole('heading', { name: 'Rewrite the sentence' }).waitFor();
-  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(page);
   await page.getByLabel('Given sentence').getByText(SOURCE).waitFor();
   assert.equal(await page.getByTestId('total').textContent(), '$0.00');
   const submit = page.getByRole('button', { name: /^Submit( —|$)/ });
@@ -90,7 +90,7 @@ async function writeCheckSubmit(workerOptions, title) {
   assert.equal(await submit.isDisabled(), true);
   // Typed text survives a reload (kept in the browser until submitted).
   await page.reload();
-  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(page);
   await page.waitForFunction((t) => document.getElementById('attempt')?.value === t, PAYING);
   assert.equal(await submit.isDisabled(), true);
   await page.getByRole('button', { name: 'Check' }).click();

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import {
-  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile,
+  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile, hydrated,
 } from '../support.mjs';
 
 let server;
@@ -33,7 +33,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
   await form.getByLabel('Title').fill('Tweet pairs');
   await form.getByLabel('Paraphrase definition').selectOption('strict');
@@ -59,7 +59,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   const name = await registerWorker(page, server, 'judge');
   await page.getByRole('link', { name: 'Tweet pairs' }).click();
   await page.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
-  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(page);
   // The quality rule is said before the first pair (issue #22 item 4).
   assert.match(await page.getByTestId('quality-rule').textContent(), /one pair in every 5 is a check question/);
   // The definition is one click away.
@@ -106,7 +106,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   // No pair has its six judgments yet: words, not a chart of zeros (issue #22 item 10).
   await admin.getByTestId('no-complete-pairs').waitFor();
   assert.equal(await admin.locator('svg.chart.votes').count(), 0);
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const workerRows = admin.getByRole('table', { name: 'Workers' }).locator('tbody tr');
   assert.equal(await workerRows.count(), 1);
   // Every judgment counted (ten, eight of them trusted ordinary ones the statistics use), and
@@ -117,7 +117,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await admin.goto(`${server.url}/admin/campaigns/${id}`);
   await admin.getByRole('link', { name: 'Export dataset' }).click();
   await admin.getByRole('heading', { name: 'Export: Tweet pairs' }).waitFor();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   assert.match(await admin.getByTestId('export-counts').textContent(), /^36 pairs, 10 judgments \(10 trusted\)$/);
   // The rows a default export leaves out, and why (issue #22 item 10).
   assert.match(await admin.getByTestId('export-unlabelled').textContent(),

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, accessibilityProblems,
+  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, accessibilityProblems, hydrated,
 } from '../support.mjs';
 
 let server;
@@ -44,7 +44,7 @@ test('an admin mines a corpus with L12 and deploys ten candidates to a campaign'
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
   await form.getByLabel('Title').fill('Mined pairs');
   await form.getByRole('button', { name: 'Create judging campaign' }).click();
@@ -53,7 +53,7 @@ test('an admin mines a corpus with L12 and deploys ten candidates to a campaign'
 
   await admin.getByRole('link', { name: 'Mining' }).click();
   await admin.getByRole('heading', { name: 'Mining', exact: true }).waitFor();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   await admin.getByText('No corpus yet').waitFor();
   await admin.getByLabel('File').setInputFiles({ name: 'council.txt', mimeType: 'text/plain', buffer: Buffer.from(corpus()) });
   await admin.getByLabel('Shape').selectOption('sentences');
@@ -113,7 +113,7 @@ test('an admin runs MultiPIT group selection and the embedding miner from the fo
   await loginAdmin(admin, server);
   await admin.goto(`${server.url}/admin/mining`);
   await admin.getByRole('heading', { name: 'Mining', exact: true }).waitFor();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   await admin.getByLabel('File').setInputFiles({ name: 'tweets.jsonl', mimeType: 'application/json', buffer: Buffer.from(tweets()) });
   await admin.getByLabel('Shape').selectOption('grouped');
   await admin.getByRole('button', { name: 'Import corpus' }).click();

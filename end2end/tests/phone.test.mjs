@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile,
-  phone, sidewaysScroll,
+  phone, sidewaysScroll, hydrated,
 } from '../support.mjs';
 
 let server;
@@ -33,7 +33,7 @@ before(async () => {
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const judgeForm = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
   await judgeForm.getByLabel('Title').fill('Phone judging');
   await judgeForm.getByRole('button', { name: 'Create judging campaign' }).click();
@@ -45,7 +45,7 @@ before(async () => {
   judgeId = admin.url().split('/').pop();
 
   await admin.goto(`${server.url}/admin/campaigns`);
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const aptForm = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
   await aptForm.getByLabel('Title').fill('Phone writing');
   await aptForm.getByRole('button', { name: 'Create writing campaign' }).click();
@@ -95,7 +95,7 @@ for (const width of [320, 390, 430]) {
     // Judging: both answers whole, side by side or not, and big enough to tap.
     await page.getByRole('link', { name: 'Phone judging' }).click();
     await page.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
-    await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+    await hydrated(page);
     await assertFits(page, 'the judging page');
     await shot(page, `judge-${width}`);
     const yes = page.getByRole('button', { name: /^Paraphrase/ });
@@ -130,7 +130,7 @@ for (const width of [320, 390, 430]) {
     // Writing: the Check result is in view without scrolling, and Submit is whole.
     await page.goto(`${server.url}/apt/${aptId}`);
     await page.getByRole('heading', { name: 'Rewrite the sentence' }).waitFor();
-    await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+    await hydrated(page);
     await assertFits(page, 'the writing page');
     await page.getByLabel('Your sentence').fill('According to the firm, last year brought a steep increase in earnings.');
     await page.getByRole('button', { name: 'Check', exact: true }).tap();
@@ -160,7 +160,7 @@ test('admin and researcher pages do not scroll sideways at 390 px', async () => 
   ];
   for (const path of pages) {
     await admin.goto(`${server.url}${path}`);
-    await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+    await hydrated(admin);
     await assertFits(admin, path);
     await shot(admin, `admin${path.replace(/[^a-z0-9]+/g, '-')}`);
   }

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, uploadFile, phone,
-  accessibilityProblems, sidewaysScroll,
+  accessibilityProblems, sidewaysScroll, hydrated,
 } from '../support.mjs';
 
 let server;
@@ -41,7 +41,7 @@ test('an admin sets up the study and its Prolific link', async () => {
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
   await form.getByLabel('Title').fill('News pairs');
   await form.getByRole('button', { name: 'Create judging campaign' }).click();
@@ -86,7 +86,7 @@ test('a participant agrees and judges; another declines; the last place goes and
   const first = await newPage(browser, phone(390));
   await first.goto(asProlificSends(linkUrl, '5f3a9c0d1e2b4a0012345678'));
   await first.getByRole('heading', { name: 'News pairs' }).waitFor();
-  await first.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(first);
   assert.equal(await first.getByTestId('minutes').textContent(), 'About 10 minutes');
   assert.equal(await first.getByTestId('pay').textContent(), '£1.50 for the study');
   assert.match(await first.getByTestId('quality').textContent(), /check question/);
@@ -105,7 +105,7 @@ test('a participant agrees and judges; another declines; the last place goes and
 
   const second = await newPage(browser);
   await second.goto(asProlificSends(linkUrl, '60aa11bb22cc33dd44ee55ff'));
-  await second.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(second);
   await second.getByRole('button', { name: 'I do not agree' }).click();
   await second.getByTestId('declined').waitFor();
   await second.goto(`${server.url}/`);
@@ -139,7 +139,7 @@ test('a participant finishes the pairs asked for and goes back to Prolific; the 
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
   await admin.getByRole('link', { name: 'News pairs' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   await admin.getByLabel(/Complete after this many items/).fill('3');
   await admin.getByLabel(/Bonus per judgment/).fill('0.02');
   await admin.getByRole('button', { name: 'Save study information' }).click();
@@ -151,7 +151,7 @@ test('a participant finishes the pairs asked for and goes back to Prolific; the 
   await worker.route('https://app.prolific.com/**', (route) =>
     route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Prolific</title><h1>Submission complete</h1>' }));
   await worker.goto(asProlificSends(linkUrl, pid));
-  await worker.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(worker);
   await worker.getByRole('button', { name: 'I agree' }).click();
   await worker.getByTestId('start').click();
   await worker.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
@@ -179,7 +179,7 @@ test('a participant finishes the pairs asked for and goes back to Prolific; the 
   // The researcher's payments page: the participant's bonus, a batch, its file, paid once.
   await admin.getByTestId('payments-link').click();
   await admin.getByRole('heading', { name: /Payments/ }).waitFor();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const row = admin.getByTestId('pay-row').filter({ hasText: pid });
   assert.equal(await row.getByTestId('bonus').textContent(), '$0.06');
   assert.match(await admin.getByTestId('outstanding').textContent(), /\$0\.06 in bonuses/);

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import {
-  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, uploadFile,
+  startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, uploadFile, hydrated,
 } from '../support.mjs';
 
 let server;
@@ -42,7 +42,7 @@ test('a worker takes the HIT inside the frame, finishes, and the HIT is submitte
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
   await form.getByLabel('Title').fill('Ferry pairs');
   await form.getByRole('button', { name: 'Create judging campaign' }).click();
@@ -101,7 +101,7 @@ test('a worker the quality gate stops sees what they earned and still completes'
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await admin.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(admin);
   const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
   await form.getByLabel('Title').fill('Gated pairs');
   await form.getByLabel('One test pair in every').fill('2');
@@ -130,7 +130,7 @@ test('a worker the quality gate stops sees what they earned and still completes'
 
   const page = await newPage(browser);
   await page.goto(link.startsWith('http') ? link : `${server.url}${link}`);
-  await page.waitForFunction(() => !!window.__paracrowd_hydrated);
+  await hydrated(page);
   await page.getByTestId('start').click();
   const stopped = page.getByRole('heading', { name: 'Thank you' });
   // "Paraphrase" to everything: every check question (all "not a paraphrase") is missed.

@@ -159,7 +159,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let addr = config.addr;
     // Models first: a missing library or model stops start-up before anything else runs.
     let ml = crate::ml::MlConfig::from_env()?;
-    let embedder: std::sync::Arc<dyn app::ml::SentenceEmbedder> = std::sync::Arc::new(
+    let backend = crate::ml::remote::ScorerBackend::from_env()?;
+    let local_embedder: std::sync::Arc<dyn app::ml::SentenceEmbedder> = std::sync::Arc::new(
         crate::ml::embedder::LazyEmbedder::new(crate::ml::embedder::default_dir(), ml.clone()),
     );
     let engine = tokio::task::spawn_blocking(move || crate::ml::ScoringEngine::start(&ml))
@@ -168,7 +169,26 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     for line in engine.resolution().lines() {
         println!("{line}");
     }
-    let scorer: std::sync::Arc<dyn app::ml::PairScorer> = std::sync::Arc::new(engine);
+    let (scorer, embedder): (
+        std::sync::Arc<dyn app::ml::PairScorer>,
+        std::sync::Arc<dyn app::ml::SentenceEmbedder>,
+    ) = match backend {
+        crate::ml::remote::ScorerBackend::Local => (std::sync::Arc::new(engine), local_embedder),
+        crate::ml::remote::ScorerBackend::Remote(remote) => {
+            let fallback = (remote.fallback == crate::ml::remote::Fallback::Local)
+                .then(|| local_embedder.clone());
+            let embedder = crate::ml::remote::embedder::RemoteEmbedder::new(
+                &remote.url,
+                crate::ml::embedder::default_dir(),
+                tokio::runtime::Handle::current(),
+                fallback,
+            )?;
+            (
+                crate::ml::remote::startup::scorer(&remote, engine).await?,
+                std::sync::Arc::new(embedder),
+            )
+        }
+    };
     with_database(&config.clone(), |pool| async move {
         // Replicas starting together create one first admin.
         let first = startup::one_at_a_time(&pool, "first-admin", async {

@@ -259,6 +259,12 @@ Environment:
   PARACROWD_WRITE_TIMEOUT_SECS a client that stops reading a response is dropped after this
                                (default 60)
   PARACROWD_MAX_CONNECTIONS    open connections at most; more are answered 503 (default 1000)
+  PARACROWD_SCORER             local (default: ONNX Runtime here) or remote (an inference
+                               server: Triton or KServe, Open Inference Protocol over gRPC)
+  PARACROWD_SCORER_URL         the inference server's gRPC address, e.g. http://triton:8001
+  PARACROWD_SCORER_DEADLINE_MS a call slower than this answers busy (default 2000)
+  PARACROWD_SCORER_FALLBACK    none (default: busy while it is down) or local (score here)
+  PARACROWD_SCORER_CONCURRENCY Checks in flight to the server at once (default 64)
   PARACROWD_RANDOM_SEED        fixes the draw of hidden test pairs (a replayable schedule);
                                unset = random
   PG_BIN_DIR                   PostgreSQL binaries for the embedded cluster (default: newest

@@ -289,6 +289,7 @@ impl PairScorer for FakeScorer {
             bleurt: "fake-bleurt@0".into(),
             kind: app::ml::ScorerKind::Custom,
             description: FAKE_SCORER.into(),
+            served_by: Default::default(),
         })
     }
 }
@@ -317,6 +318,7 @@ impl PairScorer for NamedFake {
             bleurt: "named-bleurt@0".into(),
             kind: self.kind,
             description: self.description.into(),
+            served_by: Default::default(),
         })
     }
 }

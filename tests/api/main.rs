@@ -18,6 +18,7 @@ mod judge;
 mod leaks;
 mod mining;
 mod pages;
+mod remote_scoring;
 mod replicas;
 mod replicas_haproxy;
 mod scorer_names;

@@ -167,17 +167,7 @@ fn the_export_of_tiny_models_loads_in_rust_and_equals_pytorch() {
         .versions()
         .description
         .contains("the APT paper's models"));
-    let pairs: Vec<(String, String)> = reference["pairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p[0].as_str().unwrap().to_owned(),
-                p[1].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+    let pairs = support::pairs(&reference);
     let borrowed: Vec<(&str, &str)> = pairs
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))

@@ -69,6 +69,21 @@ pub fn reference() -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// A reference file's `pairs`, as (sentence 1, sentence 2).
+pub fn pairs(reference: &serde_json::Value) -> Vec<(String, String)> {
+    reference["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p[0].as_str().unwrap().to_owned(),
+                p[1].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
 pub fn assert_close(actual: &[f32], expected: &[f64], tol: f64, what: &str) {
     assert_eq!(actual.len(), expected.len(), "{what}: width");
     for (a, e) in actual.iter().zip(expected) {

@@ -173,8 +173,9 @@ pub async fn insert_attempt(
         r#"insert into apt_attempt (campaign_id, app_user_id, source_sentence_id, text, labels,
                forward_probs, backward_probs, is_mutual_implication, bleurt_forward, bleurt_backward,
                bleurt, reward_cents, mi_model, bleurt_model, scoring_ms, seconds_since_shown,
-               scorer_kind, scorer)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+               scorer_kind, scorer, served_by)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+                   $19)
            returning apt_attempt_id as "apt_attempt_id: AttemptId""#,
         campaign_id as CampaignId,
         user as UserId,
@@ -193,7 +194,8 @@ pub async fn insert_attempt(
         scores.latency_ms,
         seconds_since_shown,
         scores.versions.kind.as_str(),
-        &scores.versions.description
+        &scores.versions.description,
+        scores.versions.served_by.as_str()
     )
     .fetch_one(db)
     .await?)

@@ -4,23 +4,19 @@
 //! per forward pass, the engine at 1, 8 and 32 callers, and throughput batched vs unbatched.
 //!
 //! Usage: scripts/bench-scoring.sh   (env: BENCH_CHECKS per caller count, default 64)
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use app::ml::PairScorer;
+use common::Shared;
+
 use server::ml::model::PairModel;
 use server::ml::paper::install::CHECK_PAIRS;
 use server::ml::paper::Variant;
 use server::ml::source::{ModelSources, Preference, STANDIN_BLEURT, STANDIN_MI};
 use server::ml::{MlConfig, Scorer, ScoringEngine};
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::{machine, percentile, run_callers};
 
 /// MSRP test pairs beside a development checkout; elsewhere the install's built-in check pairs.
 fn bench_pairs(config: &MlConfig, n: usize) -> Vec<(String, String)> {
@@ -101,9 +97,9 @@ async fn every_scorer(config: &MlConfig, pairs: &[(String, String)], checks: usi
                 .collect()
         };
         let (one_n, eight_n) = (checks.max(8), 8 * (checks / 8).max(4));
-        run_callers(&engine, &fresh(0, 4), 1, 4).await; // warm-up
-        let (one, _) = run_callers(&engine, &fresh(1, one_n), 1, one_n).await;
-        let (eight, wall) = run_callers(&engine, &fresh(2, eight_n), 8, eight_n / 8).await;
+        run_callers(&engine.shared(), &fresh(0, 4), 1, 4).await; // warm-up
+        let (one, _) = run_callers(&engine.shared(), &fresh(1, one_n), 1, one_n).await;
+        let (eight, wall) = run_callers(&engine.shared(), &fresh(2, eight_n), 8, eight_n / 8).await;
         println!(
             "  {name:<34} {:>6.1} ms {:>6.1} ms {:>6.1} ms {:>6.1} ms {:>10.1}",
             percentile(&one, 0.5),
@@ -115,55 +111,6 @@ async fn every_scorer(config: &MlConfig, pairs: &[(String, String)], checks: usi
         println!("  {:<34} ({description})", "");
     }
     println!();
-}
-
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(0);
-    format!("{cpu}, {cores} cores")
-}
-
-/// `callers` tasks each run `per_caller` Checks back to back; returns sorted latencies (ms) and
-/// the wall time.
-async fn run_callers(
-    engine: &ScoringEngine,
-    pairs: &[(String, String)],
-    callers: usize,
-    per_caller: usize,
-) -> (Vec<f64>, Duration) {
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for c in 0..callers {
-        let engine = engine.clone();
-        let pairs: Vec<(String, String)> = (0..per_caller)
-            .map(|k| pairs[(c * per_caller + k) % pairs.len()].clone())
-            .collect();
-        tasks.push(tokio::spawn(async move {
-            let mut lat = Vec::new();
-            for (a, b) in pairs {
-                let t = Instant::now();
-                engine.score(a, b).await.expect("scored");
-                lat.push(t.elapsed().as_secs_f64() * 1000.0);
-            }
-            lat
-        }));
-    }
-    let mut all = Vec::new();
-    for t in tasks {
-        all.extend(t.await.unwrap());
-    }
-    let wall = started.elapsed();
-    all.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    (all, wall)
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -233,11 +180,11 @@ async fn main() -> anyhow::Result<()> {
         config.max_wait,
         1024,
     );
-    run_callers(&batched, &pairs, 1, 4).await; // warm-up
+    run_callers(&batched.shared(), &pairs, 1, 4).await; // warm-up
     let mut throughput = Vec::new();
     for callers in [1usize, 8, 32] {
         let per_caller = (checks / callers).max(2);
-        let (lat, wall) = run_callers(&batched, &pairs, callers, per_caller).await;
+        let (lat, wall) = run_callers(&batched.shared(), &pairs, callers, per_caller).await;
         let rate = lat.len() as f64 / wall.as_secs_f64();
         println!(
             "  {callers:>2} callers: Check p50 {:.1} ms, p95 {:.1} ms, {rate:.1} Checks/s ({} Checks)",
@@ -265,14 +212,9 @@ async fn main() -> anyhow::Result<()> {
     drop(batched);
 
     // 3. Unbatched: same engine, max batch 1.
-    let unbatched = Arc::new(ScoringEngine::with_scorer(
-        Scorer::load(&config)?,
-        1,
-        Duration::ZERO,
-        1024,
-    ));
+    let unbatched = ScoringEngine::with_scorer(Scorer::load(&config)?, 1, Duration::ZERO, 1024);
     let per_caller = (checks / 32).max(2);
-    let (lat, wall) = run_callers(&unbatched, &pairs, 32, per_caller).await;
+    let (lat, wall) = run_callers(&unbatched.shared(), &pairs, 32, per_caller).await;
     let rate = lat.len() as f64 / wall.as_secs_f64();
     let batched32 = throughput
         .iter()

@@ -42,21 +42,7 @@ impl SentenceModel {
                 );
             }
         }
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_file)
-            .map_err(|e| anyhow::anyhow!("cannot load {}: {e}", tokenizer_file.display()))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                strategy: TruncationStrategy::LongestFirst,
-                ..Default::default()
-            }))
-            .map_err(|e| anyhow::anyhow!("cannot set truncation: {e}"))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            pad_id: 0,
-            pad_token: "[PAD]".into(),
-            ..Default::default()
-        }));
+        let tokenizer = load_tokenizer(&tokenizer_file)?;
         let (session, _) = runtime::session(config, &graph)?;
         let inputs: Vec<String> = session
             .inputs()
@@ -92,29 +78,15 @@ impl SentenceModel {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.iter().map(String::as_str).collect::<Vec<_>>(), true)
-            .map_err(|e| anyhow::anyhow!("tokenization failed: {e}"))?;
-        let (batch, seq) = (
-            encodings.len(),
-            encodings.iter().map(|e| e.len()).max().unwrap_or(0),
-        );
-        let fill = |get: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Array2<i64> {
-            let mut a = Array2::<i64>::zeros((batch, seq));
-            for (row, enc) in encodings.iter().enumerate() {
-                for (col, &v) in get(enc).iter().enumerate() {
-                    a[[row, col]] = i64::from(v);
-                }
-            }
-            a
-        };
-        let mask = fill(&|e| e.get_attention_mask());
+        let Encoded {
+            batch,
+            seq,
+            ids,
+            mask,
+            type_ids,
+        } = encode(&self.tokenizer, texts)?;
         let mut values: Vec<(String, ort::session::SessionInputValue<'_>)> = vec![
-            (
-                "input_ids".into(),
-                Tensor::from_array(fill(&|e| e.get_ids()))?.into(),
-            ),
+            ("input_ids".into(), Tensor::from_array(ids)?.into()),
             (
                 "attention_mask".into(),
                 Tensor::from_array(mask.clone())?.into(),
@@ -123,7 +95,7 @@ impl SentenceModel {
         if self.token_type_ids {
             values.push((
                 "token_type_ids".into(),
-                Tensor::from_array(fill(&|e| e.get_type_ids()))?.into(),
+                Tensor::from_array(type_ids)?.into(),
             ));
         }
         let outputs = self.session.run(values)?;
@@ -141,8 +113,64 @@ impl SentenceModel {
     }
 }
 
+/// The tokenizer of `tokenizer.json` as sentence-transformers runs this model: truncated to
+/// [`MAX_TOKENS`], padded to the longest text of a batch.
+pub fn load_tokenizer(tokenizer_file: &Path) -> anyhow::Result<Tokenizer> {
+    let mut tokenizer = Tokenizer::from_file(tokenizer_file)
+        .map_err(|e| anyhow::anyhow!("cannot load {}: {e}", tokenizer_file.display()))?;
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: MAX_TOKENS,
+            strategy: TruncationStrategy::LongestFirst,
+            ..Default::default()
+        }))
+        .map_err(|e| anyhow::anyhow!("cannot set truncation: {e}"))?;
+    tokenizer.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        pad_id: 0,
+        pad_token: "[PAD]".into(),
+        ..Default::default()
+    }));
+    Ok(tokenizer)
+}
+
+/// A batch of texts as the model's `[batch, seq]` inputs.
+pub struct Encoded {
+    pub batch: usize,
+    pub seq: usize,
+    pub ids: Array2<i64>,
+    pub mask: Array2<i64>,
+    pub type_ids: Array2<i64>,
+}
+
+pub fn encode(tokenizer: &Tokenizer, texts: &[String]) -> anyhow::Result<Encoded> {
+    let encodings = tokenizer
+        .encode_batch(texts.iter().map(String::as_str).collect::<Vec<_>>(), true)
+        .map_err(|e| anyhow::anyhow!("tokenization failed: {e}"))?;
+    let (batch, seq) = (
+        encodings.len(),
+        encodings.iter().map(|e| e.len()).max().unwrap_or(0),
+    );
+    let fill = |get: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Array2<i64> {
+        let mut a = Array2::<i64>::zeros((batch, seq));
+        for (row, enc) in encodings.iter().enumerate() {
+            for (col, &v) in get(enc).iter().enumerate() {
+                a[[row, col]] = i64::from(v);
+            }
+        }
+        a
+    };
+    Ok(Encoded {
+        batch,
+        seq,
+        ids: fill(&|e| e.get_ids()),
+        mask: fill(&|e| e.get_attention_mask()),
+        type_ids: fill(&|e| e.get_type_ids()),
+    })
+}
+
 /// The mean of a row's token vectors where the mask is 1, scaled to unit length.
-fn mean_pool_normalised(
+pub fn mean_pool_normalised(
     hidden: &ndarray::ArrayViewD<'_, f32>,
     mask: &Array2<i64>,
     row: usize,

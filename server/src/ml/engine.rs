@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 
 use super::config::MlConfig;
 use super::priority;
-use super::scorer::Scorer;
+use super::scorer::{PairEncoders, Scorer};
 use super::source::Resolution;
 
 struct Job {
@@ -47,6 +47,8 @@ pub struct ScoringEngine {
     resolution: Arc<Resolution>,
     stats: Arc<EngineStats>,
     capacity: usize,
+    /// The models' encoders, for the inference server's client (`None` for the lite scorer).
+    encoders: Option<PairEncoders>,
 }
 
 impl ScoringEngine {
@@ -70,7 +72,11 @@ impl ScoringEngine {
                 }
                 let scorer = match Scorer::resolve(&config) {
                     Ok((scorer, resolution)) => {
-                        let _ = loaded_tx.send(Ok((scorer.versions(), resolution)));
+                        let _ = loaded_tx.send(Ok((
+                            scorer.versions(),
+                            resolution,
+                            scorer.encoders(),
+                        )));
                         scorer
                     }
                     Err(e) => {
@@ -81,7 +87,7 @@ impl ScoringEngine {
                 run_worker(scorer, rx, config.max_batch.max(1), config.max_wait, worker_stats)
             })
             .context("cannot spawn the scoring thread")?;
-        let (versions, resolution) = loaded_rx
+        let (versions, resolution, encoders) = loaded_rx
             .recv()
             .context("the scoring thread stopped while loading the models")??;
         Ok(Self {
@@ -90,6 +96,7 @@ impl ScoringEngine {
             resolution: Arc::new(resolution),
             stats,
             capacity: config.queue_capacity,
+            encoders,
         })
     }
 
@@ -102,6 +109,7 @@ impl ScoringEngine {
     ) -> Self {
         let (tx, rx) = mpsc::sync_channel::<Job>(queue_capacity);
         let versions = scorer.versions();
+        let encoders = scorer.encoders();
         let stats = Arc::new(EngineStats::default());
         let worker_stats = stats.clone();
         std::thread::Builder::new()
@@ -117,12 +125,18 @@ impl ScoringEngine {
             versions,
             stats,
             capacity: queue_capacity,
+            encoders,
         }
     }
 
     /// What the model resolver chose at start-up and what it passed over.
     pub fn resolution(&self) -> &Resolution {
         &self.resolution
+    }
+
+    /// The models' encoders, for running the same graphs on an inference server.
+    pub fn encoders(&self) -> Option<&PairEncoders> {
+        self.encoders.as_ref()
     }
 
     pub fn stats(&self) -> &EngineStats {
@@ -187,6 +201,7 @@ impl PairScorer for ScoringEngine {
             batches: self.stats.batches.load(Ordering::Relaxed),
             pairs: self.stats.pairs.load(Ordering::Relaxed),
             busy: self.stats.busy.load(Ordering::Relaxed),
+            remote: None,
         })
     }
 }

@@ -12,6 +12,8 @@
 //! - [`lite`]: the lite scorer (sentence embeddings and two small heads).
 //! - [`embedder`]: sentence embeddings (all-MiniLM-L6-v2) for the ParaSCI miner, loaded lazily.
 //! - [`config`]: where the models are and how the engine runs.
+//! - [`remote`]: the same models on an inference server (Triton, KServe) over gRPC, with the
+//!   engine as fallback (`PARACROWD_SCORER=remote`).
 pub mod config;
 pub mod embedder;
 pub mod engine;
@@ -19,6 +21,7 @@ pub mod lite;
 pub mod model;
 pub mod paper;
 pub mod priority;
+pub mod remote;
 pub mod runtime;
 pub mod scorer;
 pub mod source;

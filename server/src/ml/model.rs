@@ -24,11 +24,8 @@ const KNOWN_INPUTS: [&str; 3] = ["input_ids", "attention_mask", "token_type_ids"
 /// A loaded pair model.
 pub struct PairModel {
     session: Session,
-    tokenizer: Tokenizer,
-    inputs: Vec<String>,
+    encoder: PairEncoder,
     output: String,
-    labels: Vec<String>,
-    version: String,
     sha256: String,
     provider: ActiveProvider,
     dir: PathBuf,
@@ -36,6 +33,94 @@ pub struct PairModel {
     /// input tensor, so a row's logits depend on the other rows and the padding of its batch.
     /// Such graphs run one row at a time, so a score never depends on who else is Checking.
     one_row_at_a_time: bool,
+}
+
+/// What turns sentence pairs into a pair model's input tensors: its tokenizer, the inputs its
+/// graph reads, and its labels. The in-process model and the inference server's client
+/// (`super::remote`) share it, so both send the same ids.
+#[derive(Clone)]
+pub struct PairEncoder {
+    tokenizer: Tokenizer,
+    inputs: Vec<String>,
+    labels: Vec<String>,
+    version: String,
+    max_length: usize,
+    /// The graph is dynamically quantised (see [`PairModel`]): rows must not share a batch.
+    one_row_at_a_time: bool,
+}
+
+/// One named `[batch, seq]` id tensor per graph input, in the graph's input order.
+pub type EncodedPairs = Vec<(String, Array2<i64>)>;
+
+impl PairEncoder {
+    /// Graph input names, in order.
+    pub fn inputs(&self) -> &[String] {
+        &self.inputs
+    }
+
+    /// Label names in output order (from `id2label`).
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// `dirname@sha256-prefix` of the graph.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// Whether the graph's scores depend on the rest of its batch (dynamic int8 quantisation).
+    pub fn runs_one_row_at_a_time(&self) -> bool {
+        self.one_row_at_a_time
+    }
+
+    /// Tokenises `(first, second)` pairs, padded to the longest, then to `pad_to_multiple` tokens
+    /// (1: no more), never past the truncation length unless a pair already is.
+    pub fn encode(
+        &self,
+        pairs: &[(&str, &str)],
+        pad_to_multiple: usize,
+    ) -> anyhow::Result<EncodedPairs> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(pairs.iter().map(|&(a, b)| (a, b)).collect::<Vec<_>>(), true)
+            .map_err(|e| anyhow::anyhow!("tokenization failed: {e}"))?;
+        let batch = encodings.len();
+        let longest = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
+        let seq = padded_length(longest, pad_to_multiple, self.max_length);
+        let fill = |get: &dyn Fn(&tokenizers::Encoding) -> &[u32], pad: i64| -> Array2<i64> {
+            let mut a = Array2::<i64>::from_elem((batch, seq), pad);
+            for (row, enc) in encodings.iter().enumerate() {
+                for (col, &v) in get(enc).iter().enumerate() {
+                    a[[row, col]] = i64::from(v);
+                }
+            }
+            a
+        };
+        let pad_id = self
+            .tokenizer
+            .get_padding()
+            .map_or(0, |p| i64::from(p.pad_id));
+        Ok(self
+            .inputs
+            .iter()
+            .map(|name| {
+                let array = match name.as_str() {
+                    "input_ids" => fill(&|e| e.get_ids(), pad_id),
+                    "attention_mask" => fill(&|e| e.get_attention_mask(), 0),
+                    _ => fill(&|e| e.get_type_ids(), 0),
+                };
+                (name.clone(), array)
+            })
+            .collect())
+    }
+}
+
+/// `longest` rounded up to a multiple of `multiple`, capped at `max_length` (or `longest` when it
+/// is already longer). Rounding lets an inference server batch requests of one shape together.
+pub fn padded_length(longest: usize, multiple: usize, max_length: usize) -> usize {
+    let multiple = multiple.max(1);
+    let rounded = longest.div_ceil(multiple) * multiple;
+    rounded.min(max_length.max(longest))
 }
 
 /// The parts of a Hugging Face `config.json` we read.
@@ -104,13 +189,20 @@ impl PairModel {
         let (sha256, one_row_at_a_time) = sha256_and_dynamic_quantisation(&model_file)?;
         let version = format!("{}@{}", dir_name(dir), &sha256[..12]);
         check_tokenizer_fits(&tokenizer, &hf, &inputs, &tokenizer_file, &model_file)?;
+        let max_length = tokenizer
+            .get_truncation()
+            .map_or(usize::MAX, |t| t.max_length);
         let mut model = Self {
             session,
-            tokenizer,
-            inputs,
+            encoder: PairEncoder {
+                tokenizer,
+                inputs,
+                labels,
+                version,
+                max_length,
+                one_row_at_a_time,
+            },
             output,
-            labels,
-            version,
             sha256,
             provider,
             dir: dir.to_owned(),
@@ -125,13 +217,13 @@ impl PairModel {
                 tokenizer_file.display()
             )
         })?;
-        if probe.len() != 1 || probe[0].len() != model.labels.len() {
+        if probe.len() != 1 || probe[0].len() != model.labels().len() {
             bail!(
                 "{} gives {} values per pair but {} names {} labels",
                 model_file.display(),
                 probe.first().map_or(0, Vec::len),
                 config_file.display(),
-                model.labels.len()
+                model.labels().len()
             );
         }
         if probe[0].iter().any(|x| !x.is_finite()) {
@@ -145,12 +237,17 @@ impl PairModel {
 
     /// Label names in output order (from `id2label`).
     pub fn labels(&self) -> &[String] {
-        &self.labels
+        self.encoder.labels()
     }
 
     /// `dirname@sha256-prefix` of the graph.
     pub fn version(&self) -> &str {
-        &self.version
+        self.encoder.version()
+    }
+
+    /// The tokenizer, inputs and labels, for a client that runs this graph elsewhere.
+    pub fn encoder(&self) -> &PairEncoder {
+        &self.encoder
     }
 
     /// The SHA-256 of the graph file, in hex.
@@ -173,7 +270,7 @@ impl PairModel {
 
     /// Whether the graph takes `token_type_ids` (BERT-style pairs) or not (RoBERTa).
     pub fn uses_token_type_ids(&self) -> bool {
-        self.inputs.iter().any(|n| n == "token_type_ids")
+        self.encoder.inputs.iter().any(|n| n == "token_type_ids")
     }
 
     /// Raw output rows (`[batch, labels]`) for `(first, second)` pairs, in one forward pass
@@ -193,37 +290,20 @@ impl PairModel {
         if pairs.is_empty() {
             return Ok(Vec::new());
         }
-        let encodings = self
-            .tokenizer
-            .encode_batch(pairs.iter().map(|&(a, b)| (a, b)).collect::<Vec<_>>(), true)
-            .map_err(|e| anyhow::anyhow!("tokenization failed: {e}"))?;
-        let batch = encodings.len();
-        let seq = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
-        let fill = |get: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Array2<i64> {
-            let mut a = Array2::<i64>::zeros((batch, seq));
-            for (row, enc) in encodings.iter().enumerate() {
-                for (col, &v) in get(enc).iter().enumerate() {
-                    a[[row, col]] = i64::from(v);
-                }
-            }
-            a
-        };
-        let mut values: Vec<(String, ort::session::SessionInputValue<'_>)> = Vec::new();
-        for name in &self.inputs {
-            let array = match name.as_str() {
-                "input_ids" => fill(&|e| e.get_ids()),
-                "attention_mask" => fill(&|e| e.get_attention_mask()),
-                _ => fill(&|e| e.get_type_ids()),
-            };
-            values.push((name.clone(), Tensor::from_array(array)?.into()));
-        }
+        let batch = pairs.len();
+        let values: Vec<(String, ort::session::SessionInputValue<'_>)> = self
+            .encoder
+            .encode(pairs, 1)?
+            .into_iter()
+            .map(|(name, array)| Ok((name, Tensor::from_array(array)?.into())))
+            .collect::<anyhow::Result<_>>()?;
         let outputs = self.session.run(values)?;
         let out = outputs[self.output.as_str()].try_extract_array::<f32>()?;
         let shape = out.shape().to_vec();
         if shape.len() != 2 || shape[0] != batch {
             bail!(
                 "{} returned shape {shape:?}, expected [{batch}, labels]",
-                self.version
+                self.encoder.version
             );
         }
         Ok(out.rows().into_iter().map(|r| r.to_vec()).collect())
@@ -416,4 +496,29 @@ fn check_tokenizer_fits(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::padded_length;
+
+    #[test]
+    fn lengths_round_up_to_the_multiple_within_the_truncation_length() {
+        assert_eq!(padded_length(13, 1, 128), 13);
+        assert_eq!(padded_length(13, 16, 128), 16);
+        assert_eq!(padded_length(16, 16, 128), 16);
+        assert_eq!(padded_length(17, 16, 128), 32);
+        assert_eq!(padded_length(120, 16, 128), 128);
+        assert_eq!(
+            padded_length(126, 16, 126),
+            126,
+            "never past the truncation length"
+        );
+        assert_eq!(
+            padded_length(140, 16, 128),
+            140,
+            "a longer pair keeps its length"
+        );
+        assert_eq!(padded_length(0, 16, 128), 0);
+    }
 }

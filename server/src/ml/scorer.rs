@@ -11,7 +11,7 @@ use app::ml::{PairScores, ScorerKind, ScorerVersions};
 
 use super::config::MlConfig;
 use super::lite::LiteScorer;
-use super::model::PairModel;
+use super::model::{PairEncoder, PairModel};
 use super::runtime::ActiveProvider;
 use super::source::{self, Resolution};
 
@@ -71,6 +71,7 @@ impl Scorer {
             bleurt: bleurt.version().to_owned(),
             kind,
             description,
+            served_by: Default::default(),
         });
         tracing::info!(mi = %versions.mi, bleurt = %versions.bleurt, judge = ?judge, "scoring models loaded");
         Ok(Self {
@@ -95,6 +96,20 @@ impl Scorer {
     pub fn judge(&self) -> Option<&MiJudge> {
         match &self.backend {
             Backend::Models { judge, .. } => Some(judge),
+            Backend::Lite(_) => None,
+        }
+    }
+
+    /// The tokenizers, labels and rule of the two models, for a client that runs the same graphs
+    /// on an inference server (`None` for the lite scorer, which runs only here).
+    pub fn encoders(&self) -> Option<PairEncoders> {
+        match &self.backend {
+            Backend::Models { mi, bleurt, judge } => Some(PairEncoders {
+                mi: mi.encoder().clone(),
+                bleurt: bleurt.encoder().clone(),
+                judge: judge.clone(),
+                versions: self.versions.clone(),
+            }),
             Backend::Lite(_) => None,
         }
     }
@@ -128,24 +143,52 @@ fn score_with_models(
     let both: Vec<(&str, &str)> = pairs.iter().flat_map(|&(s, a)| [(s, a), (a, s)]).collect();
     let mi_rows = mi.logits(&both)?;
     let bleurt_rows = bleurt.logits(&both)?;
-    let labels = mi.labels().to_vec();
+    compose(judge, mi.labels(), versions, &mi_rows, &bleurt_rows)
+}
+
+/// What a client of the same two models needs: their encoders, the MI rule and the versions.
+#[derive(Clone)]
+pub struct PairEncoders {
+    pub mi: PairEncoder,
+    pub bleurt: PairEncoder,
+    pub judge: MiJudge,
+    pub versions: Arc<ScorerVersions>,
+}
+
+/// The scores of each pair from the MI rows and BLEURT rows of both directions (rows `2i` and
+/// `2i + 1` belong to pair `i`), whoever ran the models.
+pub fn compose(
+    judge: &MiJudge,
+    labels: &[String],
+    versions: &Arc<ScorerVersions>,
+    mi_rows: &[Vec<f32>],
+    bleurt_rows: &[Vec<f32>],
+) -> anyhow::Result<Vec<PairScores>> {
     if mi_rows.iter().any(|r| r.len() != labels.len()) {
         bail!(
             "{} returned a row whose width differs from id2label",
             versions.mi
         );
     }
-    Ok(pairs
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
+    if mi_rows.len() != bleurt_rows.len() || !mi_rows.len().is_multiple_of(2) {
+        bail!(
+            "{} rows of MI and {} of BLEURT do not make pairs",
+            mi_rows.len(),
+            bleurt_rows.len()
+        );
+    }
+    if bleurt_rows.iter().any(|r| r.is_empty()) {
+        bail!("{} returned an empty row", versions.bleurt);
+    }
+    Ok((0..mi_rows.len() / 2)
+        .map(|i| {
             let forward_probs = softmax(&mi_rows[2 * i]);
             let backward_probs = softmax(&mi_rows[2 * i + 1]);
             let (bleurt_forward, bleurt_backward) =
                 (bleurt_rows[2 * i][0], bleurt_rows[2 * i + 1][0]);
             PairScores {
                 is_mutual_implication: judge.decide(&forward_probs, &backward_probs),
-                labels: labels.clone(),
+                labels: labels.to_vec(),
                 forward_probs,
                 backward_probs,
                 bleurt_forward,

@@ -140,6 +140,7 @@ impl LiteScorer {
             bleurt: format!("lite-bleurt:{tag}"),
             kind: ScorerKind::Lite,
             description: heads.description(),
+            served_by: Default::default(),
         });
         Ok(Self {
             embedder,
