@@ -175,18 +175,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     ) = match backend {
         crate::ml::remote::ScorerBackend::Local => (std::sync::Arc::new(engine), local_embedder),
         crate::ml::remote::ScorerBackend::Remote(remote) => {
-            let fallback = (remote.fallback == crate::ml::remote::Fallback::Local)
-                .then(|| local_embedder.clone());
-            let embedder = crate::ml::remote::embedder::RemoteEmbedder::new(
-                &remote.url,
-                crate::ml::embedder::default_dir(),
-                tokio::runtime::Handle::current(),
-                fallback,
-            )?;
-            (
-                crate::ml::remote::startup::scorer(&remote, engine).await?,
-                std::sync::Arc::new(embedder),
-            )
+            let scorer = crate::ml::remote::startup::scorer(&remote, engine).await?;
+            let embedder = crate::ml::remote::startup::embedder(&remote, local_embedder).await?;
+            (scorer, embedder)
         }
     };
     with_database(&config.clone(), |pool| async move {

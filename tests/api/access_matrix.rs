@@ -446,12 +446,10 @@ async fn fixtures(app: &TestApp, admin: &Client) -> Ids {
         app,
         admin,
         crate::judge::Setup {
-            judgments_per_pair: 6,
             test_every: 5,
             gate_min_judgments: 30,
-            gate_rule: None,
-            pairs_csv: &crate::judge::pairs_csv(4),
             tests_csv: Some(&crate::judge::tests_csv(2)),
+            ..crate::judge::Setup::pairs(&crate::judge::pairs_csv(4))
         },
     )
     .await;

@@ -3,35 +3,17 @@
 //! is lost or stored twice, the dead process's leases run out and give their slots back, the
 //! mining run it was doing is taken over by the restarted process, and workers continue where
 //! they were.
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use paracrowd_load::{self as load, setup::Plan, LoadConfig};
-use reqwest::StatusCode;
-use serde_json::Value;
 use sqlx::PgPool;
 
 use crate::cli::{url_of, BIN};
+use crate::helpers::{healthy, post_api as post, Process};
 
-/// The server process, killed when dropped (a failing test leaves no server behind).
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Server {
-    fn kill(&mut self) {
-        self.0.kill().unwrap(); // SIGKILL
-        self.0.wait().unwrap();
-    }
-}
-
-fn start_server(database_url: &str, port: u16) -> Server {
-    Server(
+fn start_server(database_url: &str, port: u16) -> Process {
+    Process(
         Command::new(BIN)
             .arg("serve")
             .env("DATABASE_URL", database_url)
@@ -45,39 +27,9 @@ fn start_server(database_url: &str, port: u16) -> Server {
     )
 }
 
-async fn wait_healthy(base: &str) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        if let Ok(r) = reqwest::get(format!("{base}/health")).await {
-            if r.status().is_success() {
-                return;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the server did not become healthy"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-async fn post(c: &reqwest::Client, base: &str, name: &str, form: &[(&str, &str)]) -> Value {
-    let resp = c
-        .post(format!("{base}/api/{name}"))
-        .header("accept", "application/json")
-        .form(form)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status();
-    let body = resp.text().await.unwrap();
-    assert_eq!(status, StatusCode::OK, "{name}: {body}");
-    serde_json::from_str(&body).unwrap()
-}
-
 /// The release binary with the real models on the test's database and a free port:
 /// (server, database URL, port, base URL); `None` (skipped) without ONNX Runtime.
-async fn serve_with_models(pool: &PgPool) -> Option<(Server, String, u16, String)> {
+async fn serve_with_models(pool: &PgPool) -> Option<(Process, String, u16, String)> {
     if !crate::helpers::binary_can_load_models() {
         return None;
     }
@@ -85,7 +37,7 @@ async fn serve_with_models(pool: &PgPool) -> Option<(Server, String, u16, String
     let port = crate::helpers::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let server = start_server(&url, port);
-    wait_healthy(&base).await;
+    healthy(&base).await;
     Some((server, url, port, base))
 }
 
@@ -208,27 +160,7 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
     assert!(remaining <= 30.5, "leases last 30 s: {remaining}");
     tokio::time::sleep(Duration::from_secs(1)).await;
     server = start_server(&url, port);
-    wait_healthy(&base).await;
-    let out = load.await.unwrap();
-
-    // Nothing acknowledged lost, nothing twice.
-    let check = load::verify(&pool, &prepared, &out).await.unwrap();
-    eprintln!(
-        "{}",
-        load::render(plan.judges - 1, plan.writers - 1, &out, &check, None)
-    );
-    assert!(check.holds(), "{check:?}");
-    assert!(check.judgments_acknowledged > 50, "{check:?}");
-    assert!(check.attempts_acknowledged > 0, "{check:?}");
-    assert!(
-        out.errors.keys().any(|(_, kind)| kind == "connection"),
-        "the workers saw the server go away: {:?}",
-        out.errors
-    );
-    for ((endpoint, kind), n) in &out.errors {
-        assert!(kind == "connection", "{endpoint} {kind}: {n}");
-    }
-
+    healthy(&base).await;
     // The run the dead process was doing was never finished by it: once its heartbeat is 2 s
     // old, the new process takes it over and mines it again from the start (issue #24).
     let claim = || async {
@@ -256,6 +188,26 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
         claim().await.0 == "cancelled"
     })
     .await;
+
+    let out = load.await.unwrap();
+
+    // Nothing acknowledged lost, nothing twice.
+    let check = load::verify(&pool, &prepared, &out).await.unwrap();
+    eprintln!(
+        "{}",
+        load::render(plan.judges - 1, plan.writers - 1, &out, &check, None)
+    );
+    assert!(check.holds(), "{check:?}");
+    assert!(check.judgments_acknowledged > 50, "{check:?}");
+    assert!(check.attempts_acknowledged > 0, "{check:?}");
+    assert!(
+        out.errors.keys().any(|(_, kind)| kind == "connection"),
+        "the workers saw the server go away: {:?}",
+        out.errors
+    );
+    for ((endpoint, kind), n) in &out.errors {
+        assert!(kind == "connection", "{endpoint} {kind}: {n}");
+    }
 
     // Workers continue where they were, in the same session.
     let again = post(

@@ -32,11 +32,7 @@ async fn judged(app: &TestApp) -> (String, Vec<String>) {
         &admin,
         Setup {
             judgments_per_pair: 4,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &grouped_pairs_csv(),
-            tests_csv: None,
+            ..Setup::pairs(&grouped_pairs_csv())
         },
     )
     .await;
@@ -478,19 +474,7 @@ async fn a_slow_reader_holds_the_export_back_instead_of_it_piling_up_in_memory(p
             i / 4
         ));
     }
-    let id = campaign(
-        &app,
-        &admin,
-        Setup {
-            judgments_per_pair: 6,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs,
-            tests_csv: None,
-        },
-    )
-    .await;
+    let id = campaign(&app, &admin, Setup::pairs(&pairs)).await;
     let query = server::export_cmd::parse_options(&["unresolved=keep"]).unwrap();
     let export = app::service::export::open(
         &pool,
@@ -645,11 +629,7 @@ async fn formulas_reach_csv_and_tsv_files_neutralised_unless_exact_text_is_asked
         &admin,
         Setup {
             judgments_per_pair: 1,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: pairs,
-            tests_csv: None,
+            ..Setup::pairs(pairs)
         },
     )
     .await;

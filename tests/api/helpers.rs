@@ -408,3 +408,56 @@ where
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// A child process a test started (a release server, HAProxy), SIGKILLed when dropped, so a
+/// failing test leaves nothing running.
+pub struct Process(pub std::process::Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Process {
+    /// SIGKILL now, and reap it.
+    pub fn kill(&mut self) {
+        self.0.kill().unwrap();
+        self.0.wait().unwrap();
+    }
+}
+
+/// Waits until a server's `/health` at `base` answers 200 (a release binary starting).
+pub async fn healthy(base: &str) {
+    wait_until("healthy", Duration::from_secs(120), || async {
+        reqwest::get(format!("{base}/health"))
+            .await
+            .is_ok_and(|r| r.status().is_success())
+    })
+    .await;
+}
+
+/// Posts server function `name` to the server at `base`, whatever it answers.
+pub async fn call_api(c: &Client, base: &str, name: &str, form: &[(&str, &str)]) -> Response {
+    c.post(format!("{base}/api/{name}"))
+        .header("accept", "application/json")
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Posts server function `name` to the server at `base`; it must answer 200. Its JSON.
+pub async fn post_api(
+    c: &Client,
+    base: &str,
+    name: &str,
+    form: &[(&str, &str)],
+) -> serde_json::Value {
+    let resp = call_api(c, base, name, form).await;
+    let status = resp.status();
+    let body = resp.text().await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{name}: {body}");
+    serde_json::from_str(&body).unwrap()
+}

@@ -88,12 +88,9 @@ async fn workers_who_compare_their_pairs_cannot_pick_out_the_test_pairs(pool: Pg
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 5,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(400),
             tests_csv: Some(&tests_csv(20)),
+            ..Setup::pairs(&pairs_csv(400))
         },
     )
     .await;
@@ -184,12 +181,10 @@ async fn an_account_that_misses_test_pairs_to_collect_their_answers_is_flagged(p
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 2,
             gate_min_judgments: 20,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(20),
             tests_csv: Some(&tests_csv(24)),
+            ..Setup::pairs(&pairs_csv(20))
         },
     )
     .await;

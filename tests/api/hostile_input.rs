@@ -199,12 +199,9 @@ async fn study(pool: PgPool) -> (TestApp, Client, String, String) {
         &app,
         &admin,
         crate::judge::Setup {
-            judgments_per_pair: 6,
             test_every: 5,
             gate_min_judgments: 30,
-            gate_rule: None,
-            pairs_csv: &crate::judge::pairs_csv(2),
-            tests_csv: None,
+            ..crate::judge::Setup::pairs(&crate::judge::pairs_csv(2))
         },
     )
     .await;

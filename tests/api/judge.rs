@@ -37,6 +37,21 @@ pub(crate) struct Setup<'a> {
     pub(crate) tests_csv: Option<&'a str>,
 }
 
+impl<'a> Setup<'a> {
+    /// `pairs_csv` with 6 judgments a pair, no test pairs and a gate that waits for 10,000
+    /// judgments (so it never stops anyone); other settings by struct update.
+    pub(crate) fn pairs(pairs_csv: &'a str) -> Self {
+        Self {
+            judgments_per_pair: 6,
+            test_every: 0,
+            gate_min_judgments: 10_000,
+            gate_rule: None,
+            pairs_csv,
+            tests_csv: None,
+        }
+    }
+}
+
 /// An open judging campaign created and filled through the API.
 pub(crate) async fn campaign(app: &TestApp, admin: &Client, s: Setup<'_>) -> String {
     let resp = app
@@ -241,12 +256,9 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 5,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(40),
             tests_csv: Some(&tests_csv(6)),
+            ..Setup::pairs(&pairs_csv(40))
         },
     )
     .await;
@@ -368,12 +380,9 @@ async fn no_worker_is_told_nothing_is_left_while_a_pair_they_have_not_seen_has_a
             &app,
             &admin,
             Setup {
-                judgments_per_pair: 6,
                 test_every: if test_pairs > 0 { 5 } else { 0 },
-                gate_min_judgments: 10_000,
-                gate_rule: None,
-                pairs_csv: &pairs_csv(30),
                 tests_csv: (test_pairs > 0).then_some(tests.as_str()),
+                ..Setup::pairs(&pairs_csv(30))
             },
         )
         .await;
@@ -421,12 +430,9 @@ async fn a_test_pair_looks_exactly_like_any_other_pair(pool: PgPool) {
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 2,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(4),
             tests_csv: Some(&tests_csv(4)),
+            ..Setup::pairs(&pairs_csv(4))
         },
     )
     .await;
@@ -489,12 +495,11 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 5,
             gate_min_judgments: 15,
             gate_rule: Some("paper"),
-            pairs_csv: &pairs_csv(60),
             tests_csv: Some(&tests_csv(20)),
+            ..Setup::pairs(&pairs_csv(60))
         },
     )
     .await;
@@ -689,12 +694,11 @@ async fn the_gate_is_said_up_front_warns_before_it_stops_and_then_leaves_the_hom
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 5,
             gate_min_judgments: 15,
             gate_rule: Some("paper"),
-            pairs_csv: &pairs_csv(60),
             tests_csv: Some(&tests_csv(20)),
+            ..Setup::pairs(&pairs_csv(60))
         },
     )
     .await;
@@ -817,12 +821,10 @@ async fn honest_workers_are_kept_and_bad_ones_stopped_within_30_judgments(pool: 
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 5,
             gate_min_judgments: 30,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(160),
             tests_csv: Some(&tests_csv(40)),
+            ..Setup::pairs(&pairs_csv(160))
         },
     )
     .await;
@@ -946,19 +948,7 @@ async fn honest_workers_are_kept_and_bad_ones_stopped_within_30_judgments(pool: 
 async fn the_dashboard_caches_its_statistics_and_catches_up_with_new_judgments(pool: PgPool) {
     let app = spawn_app(pool.clone()).await;
     let (admin, _) = app.user_with_role("admin").await;
-    let id = campaign(
-        &app,
-        &admin,
-        Setup {
-            judgments_per_pair: 6,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(4),
-            tests_csv: None,
-        },
-    )
-    .await;
+    let id = campaign(&app, &admin, Setup::pairs(&pairs_csv(4))).await;
     let (researcher, _) = app.user_with_role("researcher").await;
     let report = || async { judge_report(&app, &researcher, &id).await };
     let (first, _) = app.annotator().await;
@@ -1028,12 +1018,9 @@ async fn uploading_test_pairs_again_adds_their_explanations(pool: PgPool) {
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 2,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(6),
             tests_csv: Some(&bare),
+            ..Setup::pairs(&pairs_csv(6))
         },
     )
     .await;
@@ -1130,12 +1117,9 @@ async fn a_missed_test_pair_shows_the_answer_and_its_explanation(pool: PgPool) {
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 2,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(6),
             tests_csv: Some(&tests_csv(6)),
+            ..Setup::pairs(&pairs_csv(6))
         },
     )
     .await;
@@ -1178,11 +1162,7 @@ async fn leases_renew_on_reload_and_expire_when_abandoned(pool: PgPool) {
         &admin,
         Setup {
             judgments_per_pair: 1,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: "sentence1,sentence2\nOnly one.,Just one.\n",
-            tests_csv: None,
+            ..Setup::pairs("sentence1,sentence2\nOnly one.,Just one.\n")
         },
     )
     .await;
@@ -1227,11 +1207,7 @@ async fn a_late_answer_from_one_tab_brings_the_pair_another_tab_holds(pool: PgPo
         &admin,
         Setup {
             judgments_per_pair: 1,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(4),
-            tests_csv: None,
+            ..Setup::pairs(&pairs_csv(4))
         },
     )
     .await;
@@ -1284,11 +1260,7 @@ async fn a_worker_blocked_mid_study_is_refused_at_their_next_call_and_their_sess
         &admin,
         Setup {
             judgments_per_pair: 1,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(4),
-            tests_csv: None,
+            ..Setup::pairs(&pairs_csv(4))
         },
     )
     .await;
@@ -1349,11 +1321,7 @@ async fn a_change_to_a_campaign_reaches_the_next_request_on_every_server(pool: P
         &admin,
         Setup {
             judgments_per_pair: 1,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs,
-            tests_csv: None,
+            ..Setup::pairs(&pairs)
         },
     )
     .await;
@@ -1426,12 +1394,9 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 5,
             gate_min_judgments: 30,
-            gate_rule: None,
-            pairs_csv: "sentence1,sentence2\na,b\n",
-            tests_csv: None,
+            ..Setup::pairs("sentence1,sentence2\na,b\n")
         },
     )
     .await;
@@ -1642,11 +1607,7 @@ async fn republishing_sets_aside_low_kappa_work_and_trusted_workers_replace_it(p
         &admin,
         Setup {
             judgments_per_pair: 4,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(30),
-            tests_csv: None,
+            ..Setup::pairs(&pairs_csv(30))
         },
     )
     .await;
@@ -1842,11 +1803,7 @@ async fn a_judged_campaign_exports_as_csv_jsonl_and_msrp_with_leakage_free_split
         &admin,
         Setup {
             judgments_per_pair: 3,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &grouped_pairs_csv(),
-            tests_csv: None,
+            ..Setup::pairs(&grouped_pairs_csv())
         },
     )
     .await;

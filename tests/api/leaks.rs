@@ -73,12 +73,9 @@ async fn an_annotator_never_receives_gold_labels_other_workers_data_or_admin_fie
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 3,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs(8),
             tests_csv: Some(&tests(4, &marker)),
+            ..Setup::pairs(&pairs(8))
         },
     )
     .await;
@@ -340,12 +337,10 @@ async fn visitors_see_no_study_data(pool: PgPool) {
         &app,
         &admin,
         Setup {
-            judgments_per_pair: 6,
             test_every: 3,
             gate_min_judgments: 30,
-            gate_rule: None,
-            pairs_csv: &pairs(2),
             tests_csv: Some(&tests(1, "EXPLVISITOR")),
+            ..Setup::pairs(&pairs(2))
         },
     )
     .await;

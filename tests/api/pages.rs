@@ -271,11 +271,7 @@ async fn metrics_count_judgments_and_time_requests_by_route_template(pool: PgPoo
         &admin,
         Setup {
             judgments_per_pair: 1,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(3),
-            tests_csv: None,
+            ..Setup::pairs(&pairs_csv(3))
         },
     )
     .await;

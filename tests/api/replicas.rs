@@ -276,19 +276,7 @@ async fn a_judgment_through_one_server_makes_the_others_dashboard_stale_then_cur
     let a = crate::helpers::spawn_app(pool.clone()).await;
     let b = crate::helpers::spawn_app(pool.clone()).await;
     let (admin, _) = a.user_with_role("admin").await;
-    let id = campaign(
-        &a,
-        &admin,
-        Setup {
-            judgments_per_pair: 6,
-            test_every: 0,
-            gate_min_judgments: 10_000,
-            gate_rule: None,
-            pairs_csv: &pairs_csv(4),
-            tests_csv: None,
-        },
-    )
-    .await;
+    let id = campaign(&a, &admin, Setup::pairs(&pairs_csv(4))).await;
     let (researcher, _) = a.user_with_role("researcher").await;
     let (first, _) = a.annotator().await;
     work(&a, &first, &id, 4, truth).await;

@@ -7,24 +7,16 @@
 //! twice, the workers carry on through the survivor, and the survivor takes the run over once
 //! its heartbeat is stale and finishes it with the same candidate count as a run on one server.
 //! The killed server then starts again and leaves the survivor's next run alone.
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use paracrowd_load::{self as load, setup::Plan, LoadConfig};
 use sqlx::PgPool;
 
 use crate::cli::{url_of, BIN};
+use crate::helpers::{call_api as call, healthy, post_api as post, Process};
 
 const HAPROXY: &str = "/usr/sbin/haproxy";
-
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn replica(database_url: &str, port: u16) -> Process {
     Process(
@@ -66,49 +58,6 @@ fn haproxy(dir: &std::path::Path, front: u16, backends: &[u16]) -> Process {
             .spawn()
             .unwrap(),
     )
-}
-
-async fn healthy(base: &str) {
-    crate::helpers::wait_until("healthy", Duration::from_secs(120), || async {
-        reqwest::get(format!("{base}/health"))
-            .await
-            .is_ok_and(|r| r.status().is_success())
-    })
-    .await;
-}
-
-async fn post(
-    c: &reqwest::Client,
-    base: &str,
-    name: &str,
-    form: &[(&str, &str)],
-) -> serde_json::Value {
-    let resp = c
-        .post(format!("{base}/api/{name}"))
-        .header("accept", "application/json")
-        .form(form)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status();
-    let body = resp.text().await.unwrap();
-    assert!(status.is_success(), "{name}: {status} {body}");
-    serde_json::from_str(&body).unwrap()
-}
-
-/// Posts a server function, whatever it answers.
-async fn call(
-    c: &reqwest::Client,
-    base: &str,
-    name: &str,
-    form: &[(&str, &str)],
-) -> reqwest::Response {
-    c.post(format!("{base}/api/{name}"))
-        .header("accept", "application/json")
-        .form(form)
-        .send()
-        .await
-        .unwrap()
 }
 
 /// Whether HAProxy is here; says why not (or fails where the test command installed it).

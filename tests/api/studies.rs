@@ -26,9 +26,7 @@ pub(crate) async fn judging(app: &TestApp, admin: &Client) -> String {
             judgments_per_pair: 3,
             test_every: 5,
             gate_min_judgments: 30,
-            gate_rule: None,
-            pairs_csv: &pairs,
-            tests_csv: None,
+            ..Setup::pairs(&pairs)
         },
     )
     .await

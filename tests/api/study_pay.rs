@@ -11,7 +11,8 @@ use crate::helpers::{client, error_of, spawn_app, TestApp};
 use crate::judge::{answer, next, work};
 use crate::studies::{count, json, judging};
 
-/// Saves the study information with a completion rule and pay terms.
+/// Saves the study information with a completion rule, pay terms and a consent text ("" for
+/// none; each new text is a new version to agree to).
 async fn terms(
     app: &TestApp,
     admin: &Client,
@@ -19,6 +20,7 @@ async fn terms(
     complete_after: &str,
     code: &str,
     min_hourly: &str,
+    consent: &str,
 ) {
     json(
         app.call(
@@ -29,7 +31,7 @@ async fn terms(
                 ("summary", "Judge pairs of sentences."),
                 ("minutes", "10"),
                 ("pay", "$1.00 and $0.015 a pair"),
-                ("consent_text", ""),
+                ("consent_text", consent),
                 ("completion_code", code),
                 ("complete_after", complete_after),
                 ("base_pay", "1.00"),
@@ -40,6 +42,28 @@ async fn terms(
         .await,
     )
     .await;
+}
+
+/// Makes the batch the payments page `page` offers next, with no top-up; its JSON.
+async fn bonus_batch(
+    app: &TestApp,
+    researcher: &Client,
+    id: &str,
+    page: &serde_json::Value,
+) -> serde_json::Value {
+    json(
+        app.call(
+            researcher,
+            "research/make_payment_batch",
+            &[
+                ("campaign_id", id),
+                ("batch_id", page["next_batch_id"].as_str().unwrap()),
+                ("top_up", "false"),
+            ],
+        )
+        .await,
+    )
+    .await
 }
 
 /// Creates a link with no limit and returns its slug.
@@ -88,7 +112,7 @@ async fn the_items_asked_for_complete_a_study_once_and_send_the_worker_back_to_p
     // An open campaign is listed for visitors only once its study information is written.
     let open = json(app.call(&client(), "open_studies", &[]).await).await;
     assert_eq!(open, serde_json::json!([]));
-    terms(&app, &admin, &id, "6", "C1234ABC", "").await;
+    terms(&app, &admin, &id, "6", "C1234ABC", "", "").await;
     let slug = link(&app, &admin, &id, "prolific").await;
     // A visitor reads what the open study involves, and nothing else about it.
     let open = json(app.call(&client(), "open_studies", &[]).await).await;
@@ -206,7 +230,7 @@ async fn a_stopped_worker_completes_and_mturk_and_plain_links_get_their_way_back
     let (admin, _) = app.user_with_role("admin").await;
     let id = judging(&app, &admin).await;
     // No number of items and no code: the gate or the end of the items completes.
-    terms(&app, &admin, &id, "", "", "").await;
+    terms(&app, &admin, &id, "", "", "", "").await;
     let turk = link(&app, &admin, &id, "mturk").await;
     let plain = link(&app, &admin, &id, "generic").await;
 
@@ -311,7 +335,7 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
     let (researcher, _) = app.user_with_role("researcher").await;
     let id = judging(&app, &admin).await;
     // $1.00 base, $0.015 a judgment, at least $15.00 an hour, done after 6 judgments.
-    terms(&app, &admin, &id, "6", "C1234ABC", "15.00").await;
+    terms(&app, &admin, &id, "6", "C1234ABC", "15.00", "").await;
     let prolific = link(&app, &admin, &id, "prolific").await;
     let turk = link(&app, &admin, &id, "mturk").await;
 
@@ -665,7 +689,7 @@ async fn an_mturk_worker_back_with_a_new_assignment_submits_and_is_paid_on_it(po
     let app = spawn_app(pool.clone()).await;
     let (admin, _) = app.user_with_role("admin").await;
     let id = judging(&app, &admin).await;
-    terms(&app, &admin, &id, "3", "", "").await;
+    terms(&app, &admin, &id, "3", "", "", "").await;
     let turk = link(&app, &admin, &id, "mturk").await;
     let with_assignment = |a: &str| MTURK.replace("3ASSIGNXYZ", a);
 
@@ -693,19 +717,7 @@ async fn an_mturk_worker_back_with_a_new_assignment_submits_and_is_paid_on_it(po
     // The bonus is sent against the assignment that was submitted.
     let (researcher, _) = app.user_with_role("researcher").await;
     let v = payments(&app, &researcher, &id).await;
-    let batch = json(
-        app.call(
-            &researcher,
-            "research/make_payment_batch",
-            &[
-                ("campaign_id", id.as_str()),
-                ("batch_id", v["next_batch_id"].as_str().unwrap()),
-                ("top_up", "false"),
-            ],
-        )
-        .await,
-    )
-    .await;
+    let batch = bonus_batch(&app, &researcher, &id, &v).await;
     let batch_id = batch["batch_id"].as_str().unwrap().to_owned();
     let (_, mturk_file) = file(&app, &researcher, &batch_id, "mturk.csv").await;
     assert!(
@@ -757,7 +769,7 @@ async fn a_study_closed_under_its_workers_completes_those_who_worked_and_pays_a_
     let (admin, _) = app.user_with_role("admin").await;
     let (researcher, _) = app.user_with_role("researcher").await;
     let id = judging(&app, &admin).await;
-    terms(&app, &admin, &id, "10", "CLOSED42", "").await;
+    terms(&app, &admin, &id, "10", "CLOSED42", "", "").await;
     let prolific = link(&app, &admin, &id, "prolific").await;
     let as_pid = |pid: &str| PROLIFIC.replace("5f3a9c0d1e2b4a0012345678", pid);
 
@@ -769,24 +781,14 @@ async fn a_study_closed_under_its_workers_completes_those_who_worked_and_pays_a_
 
     // A new version asks for consent; the decliner, who already judged, declines it: they are
     // signed out, and their arrival and their work stay, to be paid.
-    json(
-        app.call(
-            &admin,
-            "admin/save_study_info",
-            &[
-                ("campaign_id", id.as_str()),
-                ("summary", "Judge pairs of sentences."),
-                ("minutes", "10"),
-                ("pay", "$1.00 and $0.015 a pair"),
-                ("consent_text", "I agree to take part."),
-                ("completion_code", "CLOSED42"),
-                ("complete_after", "10"),
-                ("base_pay", "1.00"),
-                ("judgment_pay", "0.015"),
-                ("min_hourly", ""),
-            ],
-        )
-        .await,
+    terms(
+        &app,
+        &admin,
+        &id,
+        "10",
+        "CLOSED42",
+        "",
+        "I agree to take part.",
     )
     .await;
     let declined = json(
@@ -883,19 +885,7 @@ async fn a_study_closed_under_its_workers_completes_those_who_worked_and_pays_a_
     assert_eq!(row("decliner")["completed"], false);
     assert_eq!(row("decliner")["bonus_cents"], 2);
     assert_eq!(row("idle")["bonus_cents"], 0);
-    let batch = json(
-        app.call(
-            &researcher,
-            "research/make_payment_batch",
-            &[
-                ("campaign_id", id.as_str()),
-                ("batch_id", v["next_batch_id"].as_str().unwrap()),
-                ("top_up", "false"),
-            ],
-        )
-        .await,
-    )
-    .await;
+    let batch = bonus_batch(&app, &researcher, &id, &v).await;
     let (_, prolific_file) = file(
         &app,
         &researcher,

@@ -2,6 +2,7 @@
 //! scores as the in-process engine to 1e-5, alone and in concurrent bursts; the metadata check;
 //! "busy" (never a score) while the server is killed, and recovery when it is back; Checks going
 //! ahead of mining's embeddings; embeddings equal to the in-process ones.
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,6 +40,32 @@ fn assert_same(remote: &PairScores, local: &PairScores, what: &str) {
     assert_eq!(remote.labels, local.labels, "{what}");
 }
 
+/// The stand-ins, their two Check models and the Python with Triton; `None` (after saying why)
+/// where these tests cannot run.
+struct Setup {
+    models: PathBuf,
+    python: PathBuf,
+    mi: PathBuf,
+    bleurt: PathBuf,
+}
+
+fn setup() -> Option<Setup> {
+    let models = models_dir()?;
+    let python = triton::python()?;
+    Some(Setup {
+        mi: models.join("mi-standin-minilm-apt"),
+        bleurt: models.join("bleurt-standin-minilm-apt"),
+        models,
+        python,
+    })
+}
+
+/// A port nothing listens on (bound, then released).
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
 fn remote_config(url: String, fallback: Fallback) -> RemoteConfig {
     let mut c = RemoteConfig::new(url);
     c.fallback = fallback;
@@ -59,14 +86,9 @@ async fn engine(models: &std::path::Path) -> ScoringEngine {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_inference_server_scores_as_the_engine_alone_and_in_bursts() {
-    let Some(models) = models_dir() else { return };
-    let Some(python) = triton::python() else {
-        return;
-    };
-    let mi = models.join("mi-standin-minilm-apt");
-    let bleurt = models.join("bleurt-standin-minilm-apt");
-    let triton = Triton::start(&python, Serve::checks(&mi, &bleurt)).await;
-    let local = engine(&models).await;
+    let Some(fx) = setup() else { return };
+    let triton = Triton::start(&fx.python, Serve::checks(&fx.mi, &fx.bleurt)).await;
+    let local = engine(&fx.models).await;
     let remote = server::ml::remote::startup::scorer(
         &remote_config(triton.url(), Fallback::None),
         local.clone(),
@@ -114,21 +136,36 @@ async fn the_inference_server_scores_as_the_engine_alone_and_in_bursts() {
         "9 alone and 36 in bursts (the start-up probe pair is not a Check)"
     );
     assert_eq!(load.failures, 0);
+
+    // It serves no `embed`: mining's embedder (checked at start-up) names the model and server.
+    let embed_dir = server::ml::embedder::default_dir();
+    if embed_dir.join("tokenizer.json").is_file() {
+        let embedder = RemoteEmbedder::new(
+            &triton.url(),
+            embed_dir,
+            tokio::runtime::Handle::current(),
+            None,
+        )
+        .unwrap();
+        let err = tokio::task::spawn_blocking(move || embedder.check())
+            .await
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            err.contains("\"embed\" at") && err.contains(&triton.url()),
+            "{err}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_with_other_models_under_our_names_is_refused_at_start_up() {
-    let Some(models) = models_dir() else { return };
-    let Some(python) = triton::python() else {
-        return;
-    };
-    let mi = models.join("mi-standin-minilm-apt");
-    let bleurt = models.join("bleurt-standin-minilm-apt");
+    let Some(fx) = setup() else { return };
     // Swapped: its "mi" gives one value per pair, its "bleurt" two.
-    let triton = Triton::start(&python, Serve::checks(&bleurt, &mi)).await;
+    let triton = Triton::start(&fx.python, Serve::checks(&fx.bleurt, &fx.mi)).await;
     let err = server::ml::remote::startup::scorer(
         &remote_config(triton.url(), Fallback::Local),
-        engine(&models).await,
+        engine(&fx.models).await,
     )
     .await
     .err()
@@ -144,10 +181,7 @@ async fn a_server_with_other_models_under_our_names_is_refused_at_start_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_fallback_an_unreachable_server_stops_start_up_with_what_to_do() {
     let Some(models) = models_dir() else { return };
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let closed = free_port();
     let err = server::ml::remote::startup::scorer(
         &remote_config(format!("http://127.0.0.1:{closed}"), Fallback::None),
         engine(&models).await,
@@ -164,19 +198,14 @@ async fn without_a_fallback_an_unreachable_server_stops_start_up_with_what_to_do
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_gives_busy_never_a_score_and_is_used_again_when_back() {
-    let Some(models) = models_dir() else { return };
-    let Some(python) = triton::python() else {
-        return;
-    };
-    let mi = models.join("mi-standin-minilm-apt");
-    let bleurt = models.join("bleurt-standin-minilm-apt");
+    let Some(fx) = setup() else { return };
     let serve = |port| Serve {
         grpc_port: port,
-        ..Serve::checks(&mi, &bleurt)
+        ..Serve::checks(&fx.mi, &fx.bleurt)
     };
-    let mut triton = Triton::start(&python, serve(None)).await;
+    let mut triton = Triton::start(&fx.python, serve(None)).await;
     let port = triton.grpc_port;
-    let local = engine(&models).await;
+    let local = engine(&fx.models).await;
     let remote = server::ml::remote::startup::scorer(
         &remote_config(triton.url(), Fallback::None),
         local.clone(),
@@ -247,7 +276,7 @@ async fn a_killed_server_gives_busy_never_a_score_and_is_used_again_when_back() 
     assert!(scored > 0 && busy > 0, "scored {scored}, busy {busy}");
 
     // Back on the same address: the probe finds it and Checks go there again.
-    let _back = Triton::start(&python, serve(Some(port))).await;
+    let _back = Triton::start(&fx.python, serve(Some(port))).await;
     let came_back = std::time::Instant::now();
     loop {
         if let Ok(got) = remote.score(s.clone(), a.clone()).await {
@@ -265,10 +294,7 @@ async fn a_killed_server_gives_busy_never_a_score_and_is_used_again_when_back() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn checks_go_ahead_of_mining_embeddings_which_equal_the_in_process_ones() {
-    let Some(models) = models_dir() else { return };
-    let Some(python) = triton::python() else {
-        return;
-    };
+    let Some(fx) = setup() else { return };
     let embed_dir = server::ml::embedder::default_dir();
     if !embed_dir.join("model.onnx").is_file() {
         assert!(
@@ -279,20 +305,18 @@ async fn checks_go_ahead_of_mining_embeddings_which_equal_the_in_process_ones() 
         eprintln!("SKIPPED: no embedding model at {}", embed_dir.display());
         return;
     }
-    let mi = models.join("mi-standin-minilm-apt");
-    let bleurt = models.join("bleurt-standin-minilm-apt");
     let trace_dir = tempfile::tempdir().unwrap();
     let trace = trace_dir.path().join("trace.txt");
     let triton = Triton::start(
-        &python,
+        &fx.python,
         Serve {
             embed: Some(&embed_dir),
             trace: Some(&trace),
-            ..Serve::checks(&mi, &bleurt)
+            ..Serve::checks(&fx.mi, &fx.bleurt)
         },
     )
     .await;
-    let local = engine(&models).await;
+    let local = engine(&fx.models).await;
     let remote =
         server::ml::remote::startup::scorer(&remote_config(triton.url(), Fallback::None), local)
             .await
@@ -308,7 +332,7 @@ async fn checks_go_ahead_of_mining_embeddings_which_equal_the_in_process_ones() 
     );
     let in_process = Arc::new(server::ml::embedder::LazyEmbedder::new(
         embed_dir.clone(),
-        config(&models),
+        config(&fx.models),
     ));
 
     // Equal vectors, and the same version.
@@ -395,23 +419,20 @@ async fn checks_go_ahead_of_mining_embeddings_which_equal_the_in_process_ones() 
 
 #[test]
 fn the_committed_model_repository_is_what_the_script_writes_for_the_papers_interfaces() {
-    let Some(models) = models_dir() else { return };
-    let Some(python) = triton::python() else {
-        return;
-    };
+    let Some(fx) = setup() else { return };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/triton");
     let out = tempfile::tempdir().unwrap();
     for device in ["gpu", "cpu"] {
         let target = out.path().join(device);
         let embed = server::ml::embedder::default_dir();
         let with_embed = embed.join("model.onnx").is_file();
-        let mut command = std::process::Command::new(&python);
+        let mut command = std::process::Command::new(&fx.python);
         command
             .arg(root.join("make_repository.py"))
             .arg("--mi")
-            .arg(models.join("fixtures/roberta-bpe-random-tiny"))
+            .arg(fx.models.join("fixtures/roberta-bpe-random-tiny"))
             .arg("--bleurt")
-            .arg(models.join("fixtures/bleurt-sp-random-tiny"))
+            .arg(fx.models.join("fixtures/bleurt-sp-random-tiny"))
             .args(["--device", device, "--out"])
             .arg(&target);
         if with_embed {
@@ -472,18 +493,12 @@ fn the_committed_model_repository_is_what_the_script_writes_for_the_papers_inter
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_comes_up_later_is_checked_then_takes_the_checks() {
-    let Some(models) = models_dir() else { return };
-    let Some(python) = triton::python() else {
-        return;
-    };
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let Some(fx) = setup() else { return };
+    let port = free_port();
     // Down at start-up, with the fallback on: the server starts and scores in process.
     let scorer = server::ml::remote::startup::scorer(
         &remote_config(format!("http://127.0.0.1:{port}"), Fallback::Local),
-        engine(&models).await,
+        engine(&fx.models).await,
     )
     .await
     .unwrap();
@@ -491,15 +506,11 @@ async fn a_server_that_comes_up_later_is_checked_then_takes_the_checks() {
     let first = scorer.score(s.clone(), a.clone()).await.unwrap();
     assert_eq!(first.versions.served_by, ServedBy::InProcess);
 
-    let (mi, bleurt) = (
-        models.join("mi-standin-minilm-apt"),
-        models.join("bleurt-standin-minilm-apt"),
-    );
     let _triton = Triton::start(
-        &python,
+        &fx.python,
         Serve {
             grpc_port: Some(port),
-            ..Serve::checks(&mi, &bleurt)
+            ..Serve::checks(&fx.mi, &fx.bleurt)
         },
     )
     .await;

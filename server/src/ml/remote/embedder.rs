@@ -72,6 +72,12 @@ impl RemoteEmbedder {
         })
     }
 
+    /// Whether the server serves [`EMBED_MODEL`] as our tokenizer and model expect (blocking: at
+    /// start-up, from a blocking thread). A failure is tried again at the next use.
+    pub fn check(&self) -> Result<(), String> {
+        self.ready().map(|_| ())
+    }
+
     fn ready(&self) -> Result<Arc<Ready>, String> {
         let mut slot = self.ready.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(ready) = slot.as_ref() {
@@ -89,7 +95,7 @@ impl RemoteEmbedder {
         let meta = self
             .runtime
             .block_on(self.client.metadata(EMBED_MODEL, Duration::from_secs(5)))
-            .map_err(|e| format!("{e} ({})", self.client.url()))?;
+            .map_err(|e| format!("{EMBED_MODEL:?} at {}: {e}", self.client.url()))?;
         let inputs: Vec<String> = ["input_ids", "attention_mask", "token_type_ids"]
             .into_iter()
             .filter(|n| meta.inputs.iter().any(|t| t.name == *n))

@@ -8,6 +8,7 @@
 //! - [`contract`]: the model metadata the server reports, checked against our tokenizers.
 //! - [`scorer`]: the Check through the server; a failed or slow server answers "busy", never a
 //!   wrong score, and a background probe notices when it is back.
+//! - [`health`]: whether the server takes Checks, and the one probe that looks for it.
 //! - [`fallback`]: the in-process engine taking over while the server is down.
 //! - [`startup`]: the scorer a server starts with, and the check that both sides run the same
 //!   models.
@@ -17,6 +18,7 @@ pub mod config;
 pub mod contract;
 pub mod embedder;
 pub mod fallback;
+pub mod health;
 pub mod scorer;
 pub mod startup;
 

@@ -7,7 +7,8 @@
 //! A call that fails, is malformed or passes its deadline answers "busy" (never a score that did
 //! not come back), marks the server down, and starts a probe that checks readiness and the model
 //! metadata every `probe_every` until the server is back; while it is down Checks answer at once.
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+//! The up/down and probing rules are in [`super::health`].
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,7 @@ use tokio::sync::Semaphore;
 use super::client::{CallError, InferenceClient};
 use super::config::RemoteConfig;
 use super::contract::{self, Expected};
+use super::health::Health;
 use super::{BLEURT_MODEL, CHECK_PRIORITY, MI_MODEL};
 use crate::ml::scorer::{compose, PairEncoders};
 
@@ -107,8 +109,7 @@ struct Inner {
     /// Our own scores of [`PROBE`]: the server must give the same before it takes Checks.
     reference: PairScores,
     slots: Arc<Semaphore>,
-    up: AtomicBool,
-    probing: AtomicBool,
+    health: Health,
     scored: AtomicU64,
     failures: AtomicU64,
     fallbacks: AtomicU64,
@@ -143,8 +144,7 @@ impl RemoteScorer {
                 encoders,
                 versions,
                 reference,
-                up: AtomicBool::new(false),
-                probing: AtomicBool::new(false),
+                health: Health::new(),
                 scored: AtomicU64::new(0),
                 failures: AtomicU64::new(0),
                 fallbacks: AtomicU64::new(0),
@@ -156,13 +156,13 @@ impl RemoteScorer {
     /// Checks that the server is ready and serves models of our shape, and marks it up.
     pub async fn connect(&self) -> Result<(), ServerProblem> {
         check_server(&self.inner).await?;
-        self.inner.up.store(true, Ordering::SeqCst);
+        self.inner.health.mark_up();
         Ok(())
     }
 
     /// Marks the server down and probes it until it is back.
     pub fn start_probing(&self) {
-        self.inner.up.store(false, Ordering::SeqCst);
+        self.inner.health.mark_down();
         start_probe(&self.inner);
     }
 
@@ -174,7 +174,7 @@ impl RemoteScorer {
     }
 
     pub fn is_up(&self) -> bool {
-        self.inner.up.load(Ordering::SeqCst)
+        self.inner.health.is_up()
     }
 
     pub fn url(&self) -> &str {
@@ -223,7 +223,7 @@ impl RemoteScorer {
             Err(failure @ RemoteFailure::Local(_)) => Err(failure),
             Err(failure) => {
                 inner.failures.fetch_add(1, Ordering::Relaxed);
-                if inner.up.swap(false, Ordering::SeqCst) {
+                if inner.health.failed() {
                     tracing::warn!(server = %inner.config.url, error = %failure, "the inference server failed a Check; probing it until it is back");
                 }
                 start_probe(inner);
@@ -333,7 +333,7 @@ async fn check_server(inner: &Inner) -> Result<(), ServerProblem> {
 
 /// One probe at a time per scorer; it stops when the server is back or the scorer is dropped.
 fn start_probe(inner: &Arc<Inner>) {
-    if inner.probing.swap(true, Ordering::SeqCst) {
+    if !inner.health.claim_probe() {
         return;
     }
     let weak: Weak<Inner> = Arc::downgrade(inner);
@@ -345,9 +345,7 @@ fn start_probe(inner: &Arc<Inner>) {
             let Some(inner) = weak.upgrade() else { return };
             match check_server(&inner).await {
                 Ok(()) => {
-                    // Probing ends first: a failure right after `up` starts a new probe.
-                    inner.probing.store(false, Ordering::SeqCst);
-                    inner.up.store(true, Ordering::SeqCst);
+                    inner.health.probe_passed();
                     tracing::warn!(server = %inner.config.url, "the inference server is back; Checks are scored there again");
                     return;
                 }

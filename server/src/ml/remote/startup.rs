@@ -2,9 +2,10 @@
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use app::ml::PairScorer;
+use app::ml::{PairScorer, SentenceEmbedder};
 
 use super::config::{Fallback, RemoteConfig};
+use super::embedder::RemoteEmbedder;
 use super::fallback::FallbackScorer;
 use super::scorer::{RemoteScorer, ServerProblem, PROBE};
 use crate::ml::ScoringEngine;
@@ -67,4 +68,34 @@ pub async fn scorer(
         Fallback::Local => Arc::new(FallbackScorer::new(remote, engine)),
         Fallback::None => Arc::new(remote),
     })
+}
+
+/// Mining's embedder on the inference server (`local` embeds in its place while the server does
+/// not answer, when the fallback is on). Whether the server serves `embed` is checked now and
+/// said; it is not fatal (Checks do not need it, and each mining run tries again).
+pub async fn embedder(
+    config: &RemoteConfig,
+    local: Arc<dyn SentenceEmbedder>,
+) -> anyhow::Result<Arc<dyn SentenceEmbedder>> {
+    let fallback = (config.fallback == Fallback::Local).then_some(local);
+    let then = if fallback.is_some() {
+        "mining embeds in process until it is served"
+    } else {
+        "the embedding miner fails until it is served (deploy/triton/serve_onnx.py --embed)"
+    };
+    let embedder = Arc::new(RemoteEmbedder::new(
+        &config.url,
+        crate::ml::embedder::default_dir(),
+        tokio::runtime::Handle::current(),
+        fallback,
+    )?);
+    let check = embedder.clone();
+    match tokio::task::spawn_blocking(move || check.check()).await? {
+        Ok(()) => println!("Mining's embeddings are computed on the inference server"),
+        Err(e) => {
+            tracing::warn!(error = %e, "the inference server cannot embed for mining");
+            println!("Mining's embeddings: {e}; {then}.");
+        }
+    }
+    Ok(embedder)
 }
