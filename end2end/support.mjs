@@ -127,10 +127,14 @@ export async function hydrated(page, { timeout = 30_000 } = {}) {
   try {
     await page.waitForFunction(() => !!window.__paracrowd_hydrated, null, { timeout });
   } catch (e) {
-    const state = await page.evaluate(() => ({
-      readyState: document.readyState,
-      scripts: [...document.scripts].map((s) => s.src || `inline ${s.type || 'script'}`).join(', '),
-    })).catch((err) => ({ unreadable: String(err) }));
+    // A page whose main thread is stuck would never answer: give it 5 s, then report anyway.
+    const state = await Promise.race([
+      page.evaluate(() => ({
+        readyState: document.readyState,
+        scripts: [...document.scripts].map((s) => s.src || `inline ${s.type || 'script'}`).join(', '),
+      })),
+      new Promise((resolve) => { setTimeout(() => resolve({ unreadable: 'no answer in 5 s' }), 5_000).unref(); }),
+    ]).catch((err) => ({ unreadable: String(err) }));
     throw new Error(
       `${page.url()} did not hydrate in ${timeout} ms (${e.message.split('\n')[0]}); `
       + `page: ${JSON.stringify(state)}; browser errors: ${JSON.stringify(page.errors)}`,

@@ -136,7 +136,9 @@ async fn a_killed_inference_server_stores_only_scores_that_came_back_and_the_eng
     let mut by = BTreeMap::<String, usize>::new();
     for (id, source, text, served_by, forward, backward, bleurt_forward) in &rows {
         let want = engine.score(source.clone(), text.clone()).await.unwrap();
-        let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-5);
+        let close = |a: &[f32], b: &[f32]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-5)
+        };
         assert!(
             close(forward, &want.forward_probs)
                 && close(backward, &want.backward_probs)

@@ -139,7 +139,7 @@ async fn the_inference_server_scores_as_the_engine_alone_and_in_bursts() {
 
     // It serves no `embed`: mining's embedder (checked at start-up) names the model and server.
     let embed_dir = server::ml::embedder::default_dir();
-    if embed_dir.join("tokenizer.json").is_file() {
+    if embed_dir.join("tokenizer.json").is_file() && embed_dir.join("model.onnx").is_file() {
         let embedder = RemoteEmbedder::new(
             &triton.url(),
             embed_dir,

@@ -78,14 +78,18 @@ pub async fn embedder(
     local: Arc<dyn SentenceEmbedder>,
 ) -> anyhow::Result<Arc<dyn SentenceEmbedder>> {
     let fallback = (config.fallback == Fallback::Local).then_some(local);
-    let then = if fallback.is_some() {
-        "mining embeds in process until it is served"
+    let dir = crate::ml::embedder::default_dir();
+    // Without its own copy of the model (tokenizer, version) this server cannot embed either way.
+    let then = if !dir.join("model.onnx").is_file() {
+        ""
+    } else if fallback.is_some() {
+        "; mining embeds in process until it is served"
     } else {
-        "the embedding miner fails until it is served (deploy/triton/serve_onnx.py --embed)"
+        "; the embedding miner fails until it is served (deploy/triton/serve_onnx.py --embed)"
     };
     let embedder = Arc::new(RemoteEmbedder::new(
         &config.url,
-        crate::ml::embedder::default_dir(),
+        dir,
         tokio::runtime::Handle::current(),
         fallback,
     )?);
@@ -93,8 +97,8 @@ pub async fn embedder(
     match tokio::task::spawn_blocking(move || check.check()).await? {
         Ok(()) => println!("Mining's embeddings are computed on the inference server"),
         Err(e) => {
-            tracing::warn!(error = %e, "the inference server cannot embed for mining");
-            println!("Mining's embeddings: {e}; {then}.");
+            tracing::warn!(error = %e, "mining's embeddings cannot be computed on the inference server");
+            println!("Mining's embeddings: {e}{then}.");
         }
     }
     Ok(embedder)
