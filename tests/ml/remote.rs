@@ -76,6 +76,19 @@ fn remote_config(url: String, fallback: Fallback) -> RemoteConfig {
     c
 }
 
+/// The in-process engine and the remote scorer (no fallback) for the server at `url`.
+async fn engine_and_remote(
+    models: &std::path::Path,
+    url: String,
+) -> (ScoringEngine, Arc<dyn PairScorer>) {
+    let local = engine(models).await;
+    let remote =
+        server::ml::remote::startup::scorer(&remote_config(url, Fallback::None), local.clone())
+            .await
+            .unwrap();
+    (local, remote)
+}
+
 async fn engine(models: &std::path::Path) -> ScoringEngine {
     let cfg = config(models);
     tokio::task::spawn_blocking(move || ScoringEngine::start(&cfg))
@@ -88,13 +101,7 @@ async fn engine(models: &std::path::Path) -> ScoringEngine {
 async fn the_inference_server_scores_as_the_engine_alone_and_in_bursts() {
     let Some(fx) = setup() else { return };
     let triton = Triton::start(&fx.python, Serve::checks(&fx.mi, &fx.bleurt)).await;
-    let local = engine(&fx.models).await;
-    let remote = server::ml::remote::startup::scorer(
-        &remote_config(triton.url(), Fallback::None),
-        local.clone(),
-    )
-    .await
-    .unwrap();
+    let (local, remote) = engine_and_remote(&fx.models, triton.url()).await;
     assert_eq!(remote.versions().served_by, ServedBy::InferenceServer);
     assert_eq!(
         remote.versions().mi,
@@ -205,13 +212,7 @@ async fn a_killed_server_gives_busy_never_a_score_and_is_used_again_when_back() 
     };
     let mut triton = Triton::start(&fx.python, serve(None)).await;
     let port = triton.grpc_port;
-    let local = engine(&fx.models).await;
-    let remote = server::ml::remote::startup::scorer(
-        &remote_config(triton.url(), Fallback::None),
-        local.clone(),
-    )
-    .await
-    .unwrap();
+    let (local, remote) = engine_and_remote(&fx.models, triton.url()).await;
     let pairs = fixture_pairs();
     let mut expected = Vec::new();
     for (s, a) in &pairs {
