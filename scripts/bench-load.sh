@@ -9,6 +9,8 @@
 #   RATE=60         open loop: judgments start at this rate on whichever judge is free, latency
 #                   counted from each judgment's intended start (JUDGES is the pool)
 #   TEST_PAIRS=100  hidden test pairs in the judging campaign, one served in every 5 (default 0)
+#   BENCH_BIN=path  the server binary to run (default: this checkout's release build), to
+#                   compare two builds in turns on the same machine
 #   HISTORY=2000    instead: JUDGES judges (say 6) each make this many judgments side by side,
 #                   and an answer at the worker's 10th judgment is compared with one at the last
 #                   (scripts/bench-load.sh 0 6 0 with HISTORY=2000)
@@ -23,7 +25,7 @@ PSQL="$(pg_bin_dir)/psql"
 DB=paracrowd_bench_load
 "$PSQL" -q "$DATABASE_URL" -c "drop database if exists $DB with (force)" -c "create database $DB"
 URL="${DATABASE_URL%/*}/$DB"
-BIN="$CARGO_TARGET_DIR/release/paracrowd"
+BIN="${BENCH_BIN:-$CARGO_TARGET_DIR/release/paracrowd}"
 
 # A user's PostgreSQL runs autovacuum; this machine's may not. Without it the judging tables'
 # dead rows (every lease and answer updates a pair, the gate's change queue is inserted into and

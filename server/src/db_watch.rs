@@ -1,7 +1,8 @@
 //! Whether PostgreSQL answers. A task pings it once a second; while it does not answer, every
 //! page and server function gets a fast 503 with a plain explanation instead of waiting for a
 //! connection, and the app recovers by itself on the first ping that succeeds. Connections the
-//! pool held to the old server are tested before use and replaced.
+//! pool held to the old server have been idle through the outage, so they are tested before use
+//! and replaced (`startup::TEST_IDLE_AFTER`).
 //!
 //! The pings (and `/health`) go through a [`monitor_pool`] of their own: behind a busy main pool
 //! they would wait for a connection, report a slow health check, and after the ping's timeout

@@ -71,11 +71,27 @@ pub async fn one_at_a_time<T>(
     result
 }
 
+/// A pooled connection idle this long is pinged before it is handed out.
+pub const TEST_IDLE_AFTER: Duration = Duration::from_millis(250);
+
 /// Opens a pool on `url` and runs the migrations.
 pub async fn connect_and_migrate(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
     let pool = PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
+        // A connection is tested before use only when it has been idle a while: under load
+        // the test was a round trip on every acquire (two per judgment), and a connection
+        // back within `TEST_IDLE_AFTER` has just answered a query. One idle for longer (a
+        // restart of PostgreSQL, `db_watch`'s outage) is pinged, and replaced if dead.
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= TEST_IDLE_AFTER {
+                    sqlx::Connection::ping(conn).await?;
+                }
+                Ok(true)
+            })
+        })
         .connect(url)
         .await
         .with_context(|| format!("cannot connect to PostgreSQL at {}", redact(url)))?;

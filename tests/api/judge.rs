@@ -553,6 +553,34 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     assert_eq!(status(&always_name).await, ("stopped".into(), 1, 0));
     assert_eq!(status(&random_name).await, ("stopped".into(), 1, 0));
     assert_eq!(status(&honest_name).await, ("active".into(), 0, 40));
+    // The answer that stopped a worker leased their next pair in the same statement as it
+    // counted (`db::judge::WorkerUpdate`); that pair went back as though never leased. The
+    // stopped hold no pair, each serving counted is an assignment (on the worker and on the
+    // test pairs), and every ordinary slot is a judgment, a live lease or open.
+    let (held, miscounted, slots, test_servings): (i64, i64, i64, i64) = sqlx::query_as(
+        r#"select
+             (select count(*) from judge_assignment a join app_user u using (app_user_id)
+              where u.username = any($1) and a.status = 'leased'),
+             (select count(*) from judge_worker w where w.campaign_id = $2::uuid
+                and w.served_count <> (select count(*) from judge_assignment a
+                                       where a.campaign_id = w.campaign_id
+                                         and a.app_user_id = w.app_user_id)),
+             (select count(*) from judge_pair p where p.campaign_id = $2::uuid and not p.is_test
+                and p.open_slots <> 6
+                  - (select count(*) from judge_judgment j
+                     where j.pair_id = p.pair_id and not j.republished)
+                  - (select count(*) from judge_assignment a
+                     where a.pair_id = p.pair_id and a.status = 'leased')),
+             (select coalesce(sum(test_served), 0)::int8 from judge_pair
+              where campaign_id = $2::uuid and is_test)
+               - (select count(*) from judge_assignment where campaign_id = $2::uuid and is_test)"#,
+    )
+    .bind(vec![always_name.clone(), random_name.clone()])
+    .bind(&id)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((held, miscounted, slots, test_servings), (0, 0, 0, 0));
     // Pair counters hold only trusted votes.
     let drift: i64 = sqlx::query_scalar(
         r#"select count(*) from judge_pair p where p.n_judgments <>

@@ -12,7 +12,8 @@ use crate::error::AppError;
 
 /// After `user`'s new judgment `label` on an ordinary pair whose trusted votes are now `after`
 /// and whose judgments (this one included) are `on_pair`: the worker's own table change, and
-/// the other workers' (to be recorded for them: `db::judge::fold_gate_counts`).
+/// the other workers' (to be recorded for them: `db::judge::WorkerUpdate`, with the next lease,
+/// or `db::judge::fold_gate_counts`).
 pub fn after_vote(
     user: UserId,
     label: bool,

@@ -4,7 +4,7 @@
 use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, UserId, UserStatus, WorkerStatus};
 use sqlx::{PgConnection, PgPool};
 
-use crate::db::judge::{self as db, JudgeCampaign};
+use crate::db::judge::{self as db, JudgeCampaign, WorkerUpdate};
 use crate::domain::judge::gate::{self, GateDecision};
 use crate::domain::judge::gate_table::{GateCounts, KappaTable};
 use crate::domain::judge::rule_text;
@@ -76,24 +76,35 @@ pub async fn next(
     }
     let mut served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
         Some(current) => Some(current),
-        None => lease_next(&mut tx, cache, draws, cid, user, &worker, settings).await?,
+        None => {
+            let none = WorkerUpdate::NONE;
+            lease_next(&mut tx, cache, draws, cid, user, &worker, settings, none)
+                .await?
+                .pair
+        }
     };
     // Leases skip the pairs other requests hold this moment. Before telling the worker that
     // nothing is left, wait for such a pair if one with a free slot is unseen by them. Safe
     // here, not in `answer`: this transaction holds only the worker's own row, which nobody
     // else waits for.
     if served.is_none() && db::wait_for_held_free_pair(&mut tx, cid, user).await? {
-        served = lease_next(&mut tx, cache, draws, cid, user, &worker, settings).await?;
+        let none = WorkerUpdate::NONE;
+        served = lease_next(&mut tx, cache, draws, cid, user, &worker, settings, none)
+            .await?
+            .pair;
     }
     tx.commit().await?;
     Ok(task(served, judged, &campaign))
 }
 
 /// A newly leased pair: a test pair in the block's test slot, else an ordinary pair drawn from
-/// the window of those that most need judgments (`db::lease_pair`); `None` when there is none for this worker. Expired leases give their slots
-/// back first: at most once a second per campaign on this server
+/// the window of those that most need judgments (`db::lease_pair`); `None` when there is none
+/// for this worker. The first lease statement also writes `update` on the worker's row (and a
+/// new block's test position), so the counts returned are the worker's after it. Expired leases
+/// give their slots back first: at most once a second per campaign on this server
 /// (`judge_campaign_cache::SWEEP_EVERY`), and always before answering that nothing is left, so
 /// no worker is told so while a slot could be freed.
+#[allow(clippy::too_many_arguments)]
 async fn lease_next(
     tx: &mut PgConnection,
     cache: &JudgeCampaignCache,
@@ -102,7 +113,8 @@ async fn lease_next(
     user: UserId,
     worker: &db::WorkerRow,
     settings: &JudgeSettings,
-) -> Result<Option<db::ServedPair>, AppError> {
+    mut update: WorkerUpdate<'_>,
+) -> Result<db::Lease, AppError> {
     let mut swept = cache.sweep_due(cid);
     if swept {
         db::expire_leases(tx, cid).await?;
@@ -111,31 +123,41 @@ async fn lease_next(
     let mut position = worker.test_position as u32;
     if schedule::starts_block(n, settings.test_every) {
         position = schedule::test_position(settings.test_every, draws.unit());
-        db::set_test_position(tx, cid, user, position).await?;
+        update.test_position = Some(position);
     }
     // One draw per lease, as before the retry (a seeded run replays the same schedule).
     let key = draws.key();
     let test_slot = schedule::is_test_slot(n, settings.test_every, position);
     let windows = ServingWindows::for_schedule(settings.test_every);
+    let lease_seconds = settings.lease_seconds;
     loop {
-        let mut pair = None;
+        let mut lease = None;
         if test_slot {
-            pair = db::lease_test_pair(
-                tx,
-                cid,
-                user,
-                settings.lease_seconds,
-                key,
-                windows,
-                settings.judgments_per_pair,
-            )
-            .await?;
+            let per_pair = settings.judgments_per_pair;
+            lease = Some(
+                db::lease_test_pair(
+                    tx,
+                    cid,
+                    user,
+                    lease_seconds,
+                    key,
+                    windows,
+                    per_pair,
+                    &update,
+                )
+                .await?,
+            );
+            // Written once: a later statement only folds in what others recorded since.
+            update = WorkerUpdate::NONE;
         }
-        if pair.is_none() {
-            pair = db::lease_pair(tx, cid, user, settings.lease_seconds, key, windows).await?;
+        if !matches!(&lease, Some(db::Lease { pair: Some(_), .. })) {
+            lease =
+                Some(db::lease_pair(tx, cid, user, lease_seconds, key, windows, &update).await?);
+            update = WorkerUpdate::NONE;
         }
-        if pair.is_some() || swept {
-            return Ok(pair);
+        let lease = lease.expect("a lease statement ran");
+        if lease.pair.is_some() || swept {
+            return Ok(lease);
         }
         db::expire_leases(tx, cid).await?;
         swept = true;
@@ -156,8 +178,9 @@ fn task(served: Option<db::ServedPair>, judged: i64, campaign: &JudgeCampaign) -
 }
 
 /// Stores `user`'s answer to an assignment (once: a repeat answers as the first did), runs the
-/// gate unless an admin overrode it, and leases the next pair, all in one transaction. The time
-/// spent is measured on the server.
+/// gate unless an admin overrode it, and leases the next pair, all in one transaction (the lease
+/// in the statement that folds the gate's counts; given back when the gate stops the worker).
+/// The time spent is measured on the server.
 pub async fn answer(
     pool: &PgPool,
     cache: &JudgeCampaignCache,
@@ -239,12 +262,32 @@ pub async fn answer(
         tests_correct: u32::from(is_correct == Some(true)),
         table,
     };
-    let counts = db::fold_gate_counts(&mut tx, cid, user, &own, &others).await?;
+    // The next pair is leased in the statement that folds the counts (`db::WorkerUpdate`): one
+    // round trip for both; given back below if the gate stops the worker. An answer to an
+    // expired lease folds on its own and looks for the next pair after the gate, as another
+    // tab may have leased one since (a worker holds at most one live lease, a unique index).
+    let expired = a.status == AssignmentStatus::Expired;
+    let (counts, leased) = if expired {
+        let counts = db::fold_gate_counts(&mut tx, cid, user, &own, &others).await?;
+        (counts, None)
+    } else {
+        let update = WorkerUpdate {
+            add: own,
+            others: &others,
+            test_position: None,
+        };
+        let lease = lease_next(&mut tx, cache, draws, cid, user, &worker, settings, update).await?;
+        (lease.counts, lease.pair)
+    };
     let judged = i64::from(counts.judgments);
     let mut stopped = None;
     let numbers = counts.numbers();
     if !worker.gate_overridden {
         if let GateDecision::Stop(why) = gate::decide(settings, &numbers) {
+            // A stopped worker gets no more pairs: the one just leased goes back untouched.
+            if let Some(pair) = &leased {
+                db::unlease(&mut tx, pair.assignment_id).await?;
+            }
             let reason = stop_message(&why);
             let flips = db::set_worker_status(
                 &mut tx,
@@ -270,20 +313,20 @@ pub async fn answer(
             judged,
             message: message.clone(),
         },
-        None => {
-            // A worker holds at most one live lease (a unique index), so only an answer to an
-            // expired lease can find that another tab has leased a pair since.
-            let current = if a.status == AssignmentStatus::Expired {
-                db::renew_current(&mut tx, cid, user, settings.lease_seconds).await?
-            } else {
-                None
-            };
-            let served = match current {
+        None if expired => {
+            let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await?
+            {
                 Some(current) => Some(current),
-                None => lease_next(&mut tx, cache, draws, cid, user, &worker, settings).await?,
+                None => {
+                    let none = WorkerUpdate::NONE;
+                    lease_next(&mut tx, cache, draws, cid, user, &worker, settings, none)
+                        .await?
+                        .pair
+                }
             };
             task(served, judged, &campaign)
         }
+        None => task(leased, judged, &campaign),
     };
     // A mined group's follow-up is due only when its last first-batch pair gets its last
     // judgment, so only a judgment that completes its pair can trigger it. Its outbox row

@@ -35,6 +35,50 @@ pub async fn judgments_on_pairs(
     .await?)
 }
 
+/// Changes to other workers' tables as the statements bind them: one array per column.
+pub(super) struct ChangeColumns {
+    pub users: Vec<UserId>,
+    pub pp: Vec<i32>,
+    pub pn: Vec<i32>,
+    pub np: Vec<i32>,
+    pub nn: Vec<i32>,
+}
+
+impl ChangeColumns {
+    pub(super) fn new(changes: &[(UserId, KappaTable)]) -> Self {
+        let cell = |f: fn(&KappaTable) -> i64| -> Vec<i32> {
+            changes.iter().map(|c| f(&c.1) as i32).collect()
+        };
+        Self {
+            users: changes.iter().map(|c| c.0).collect(),
+            pp: cell(|t| t.pp),
+            pn: cell(|t| t.pn),
+            np: cell(|t| t.np),
+            nn: cell(|t| t.nn),
+        }
+    }
+}
+
+/// A worker's counts as their row stores them.
+pub(super) fn stored_counts(
+    judgments: i32,
+    tests_answered: i32,
+    tests_correct: i32,
+    table: [i32; 4],
+) -> GateCounts {
+    GateCounts {
+        judgments: judgments.max(0) as u32,
+        tests_answered: tests_answered.max(0) as u32,
+        tests_correct: tests_correct.max(0) as u32,
+        table: KappaTable {
+            pp: i64::from(table[0]),
+            pn: i64::from(table[1]),
+            np: i64::from(table[2]),
+            nn: i64::from(table[3]),
+        },
+    }
+}
+
 /// Writes changes to other workers' tables, to be folded in when their gate next reads them.
 /// Their rows are not locked: two answers on different pairs never wait for each other here.
 pub async fn record_table_changes(
@@ -45,19 +89,16 @@ pub async fn record_table_changes(
     if changes.is_empty() {
         return Ok(());
     }
-    let users: Vec<UserId> = changes.iter().map(|c| c.0).collect();
-    let cell = |f: fn(&KappaTable) -> i64| -> Vec<i32> {
-        changes.iter().map(|c| f(&c.1) as i32).collect()
-    };
+    let c = ChangeColumns::new(changes);
     sqlx::query!(
         r#"insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
            select $1, * from unnest($2::uuid[], $3::int4[], $4::int4[], $5::int4[], $6::int4[])"#,
         campaign_id as CampaignId,
-        &users as &[UserId],
-        &cell(|t| t.pp),
-        &cell(|t| t.pn),
-        &cell(|t| t.np),
-        &cell(|t| t.nn)
+        &c.users as &[UserId],
+        &c.pp,
+        &c.pn,
+        &c.np,
+        &c.nn
     )
     .execute(&mut *conn)
     .await?;
@@ -68,7 +109,8 @@ pub async fn record_table_changes(
 /// recorded for them, and returns the result; in the same statement, records `others`: the
 /// changes this judgment makes to other workers' tables (as [`record_table_changes`]). One
 /// statement, so the changes it deletes are exactly the ones it adds. The caller holds the
-/// worker's row lock.
+/// worker's row lock. The lease statements do the same as part of leasing
+/// ([`super::WorkerUpdate`]); this one is for when no lease is taken.
 pub async fn fold_gate_counts(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -76,9 +118,7 @@ pub async fn fold_gate_counts(
     add: &GateCounts,
     others: &[(UserId, KappaTable)],
 ) -> Result<GateCounts, AppError> {
-    let users: Vec<UserId> = others.iter().map(|c| c.0).collect();
-    let cell =
-        |f: fn(&KappaTable) -> i64| -> Vec<i32> { others.iter().map(|c| f(&c.1) as i32).collect() };
+    let c = ChangeColumns::new(others);
     let row = sqlx::query!(
         r#"with recorded as (
                insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
@@ -109,26 +149,21 @@ pub async fn fold_gate_counts(
         add.table.pn as i32,
         add.table.np as i32,
         add.table.nn as i32,
-        &users as &[UserId],
-        &cell(|t| t.pp),
-        &cell(|t| t.pn),
-        &cell(|t| t.np),
-        &cell(|t| t.nn)
+        &c.users as &[UserId],
+        &c.pp,
+        &c.pn,
+        &c.np,
+        &c.nn
     )
     .fetch_optional(&mut *conn)
     .await?
     .ok_or(AppError::NotFound)?;
-    Ok(GateCounts {
-        judgments: row.judgments.max(0) as u32,
-        tests_answered: row.tests_answered.max(0) as u32,
-        tests_correct: row.tests_correct.max(0) as u32,
-        table: KappaTable {
-            pp: i64::from(row.kappa_pp),
-            pn: i64::from(row.kappa_pn),
-            np: i64::from(row.kappa_np),
-            nn: i64::from(row.kappa_nn),
-        },
-    })
+    Ok(stored_counts(
+        row.judgments,
+        row.tests_answered,
+        row.tests_correct,
+        [row.kappa_pp, row.kappa_pn, row.kappa_np, row.kappa_nn],
+    ))
 }
 
 /// A judgment whose trust a status change or a republish flipped, with its pair's votes after.

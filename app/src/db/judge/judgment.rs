@@ -32,7 +32,7 @@ pub struct StoredJudgment {
 
 /// Stores a judgment, closes the assignment, counts the vote on the pair and reads the pair's
 /// other judgments, in one statement. The caller holds the pair's row lock
-/// ([`super::lock_assignment`]) from before this statement began, so its snapshot holds every
+/// ([`super::lock_for_answer`]) from before this statement began, so its snapshot holds every
 /// judgment that counts in the votes; the new one, invisible to the statement's own reads, is
 /// added from the insert's result.
 #[allow(clippy::too_many_arguments)]

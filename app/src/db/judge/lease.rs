@@ -1,4 +1,5 @@
 //! Serving pairs: leases on assignments, their expiry, and the open slots they take and give back.
+use crate::domain::judge::gate_table::{GateCounts, KappaTable};
 use crate::domain::judge::schedule::ServingWindows;
 use crate::domain::{
     AssignmentId, AssignmentStatus, CampaignId, CampaignStatus, PairId, UserId, UserStatus,
@@ -7,6 +8,7 @@ use crate::domain::{
 use crate::error::AppError;
 use sqlx::PgConnection;
 
+use super::gate::{stored_counts, ChangeColumns};
 use super::WorkerRow;
 
 /// A pair as served: the same shape for test and ordinary pairs.
@@ -18,6 +20,47 @@ pub struct ServedPair {
     pub sentence1: String,
     /// The second sentence.
     pub sentence2: String,
+}
+
+/// What a lease statement writes on the worker's row besides counting the serving, in the same
+/// statement (one round trip for an answer's bookkeeping and its next pair): the gate's counts
+/// folded as [`super::fold_gate_counts`] folds them, and a new block's test position.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerUpdate<'a> {
+    /// Added to the worker's counts (their new judgment).
+    pub add: GateCounts,
+    /// Recorded for the other workers whose tables the judgment changed.
+    pub others: &'a [(UserId, KappaTable)],
+    /// The test position of the block this lease starts.
+    pub test_position: Option<u32>,
+}
+
+impl WorkerUpdate<'_> {
+    /// Nothing to add: the statement still folds in what others recorded for the worker.
+    pub const NONE: WorkerUpdate<'static> = WorkerUpdate {
+        add: GateCounts {
+            judgments: 0,
+            tests_answered: 0,
+            tests_correct: 0,
+            table: KappaTable {
+                pp: 0,
+                pn: 0,
+                np: 0,
+                nn: 0,
+            },
+        },
+        others: &[],
+        test_position: None,
+    };
+}
+
+/// A lease statement's result: the worker's gate counts after it, and the pair leased, if any.
+#[derive(Debug, Clone)]
+pub struct Lease {
+    /// The worker's counts, `WorkerUpdate` and the changes others recorded folded in.
+    pub counts: GateCounts,
+    /// The pair leased; `None` when there is none for this worker.
+    pub pair: Option<ServedPair>,
 }
 
 /// The worker's live assignment, its lease renewed.
@@ -76,6 +119,8 @@ pub async fn expire_leases(
 /// share an ordinary pair as often as a test pair. Rows another request holds are skipped, not waited
 /// for; when the worker has seen the rest of the window, or others hold it, the first free pair
 /// after it is taken (and `judge/next` waits for a held one, [`wait_for_held_free_pair`]).
+/// The same statement writes `update` on the worker's row.
+#[allow(clippy::too_many_arguments)]
 pub async fn lease_pair(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -83,9 +128,10 @@ pub async fn lease_pair(
     lease_seconds: u32,
     random_key: i64,
     windows: ServingWindows,
-) -> Result<Option<ServedPair>, AppError> {
-    Ok(sqlx::query_as!(
-        ServedPair,
+    update: &WorkerUpdate<'_>,
+) -> Result<Lease, AppError> {
+    let c = ChangeColumns::new(update.others);
+    let row = sqlx::query!(
         r#"with drawn as (
                -- The window's ids as an array (`= any`), not a join: the planner cannot know
                -- the window's size and, joining, hashed the whole table (9 ms a lease).
@@ -127,21 +173,81 @@ pub async fn lease_pair(
                    lease_expires_at)
                select $1, pair_id, $2, false, now() + make_interval(secs => $3) from taken
                returning assignment_id, pair_id),
-           counted as (
-               update judge_worker set served_count = served_count + 1
-               where campaign_id = $1 and app_user_id = $2 and exists (select 1 from a))
-           select a.assignment_id as "assignment_id!: _", t.sentence1 as "sentence1!",
-                  t.sentence2 as "sentence2!"
-           from a join taken t using (pair_id)"#,
+           leased as (
+               select a.assignment_id, t.sentence1, t.sentence2 from a join taken t using (pair_id)),
+           recorded as (
+               insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
+               select $1, * from unnest($14::uuid[], $15::int4[], $16::int4[], $17::int4[],
+                                        $18::int4[])),
+           pending as (
+               delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
+               returning pp, pn, np, nn),
+           total as (
+               select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
+                      coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
+               from pending),
+           worker as (
+               update judge_worker w
+               set served_count = w.served_count + (select count(*) from a)::int,
+                   test_position = coalesce($19::int4, w.test_position),
+                   judgments = w.judgments + $7, tests_answered = w.tests_answered + $8,
+                   tests_correct = w.tests_correct + $9,
+                   kappa_pp = w.kappa_pp + $10 + g.pp, kappa_pn = w.kappa_pn + $11 + g.pn,
+                   kappa_np = w.kappa_np + $12 + g.np, kappa_nn = w.kappa_nn + $13 + g.nn
+               from total g
+               where w.campaign_id = $1 and w.app_user_id = $2
+               returning w.judgments, w.tests_answered, w.tests_correct,
+                         w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn)
+           select w.judgments, w.tests_answered, w.tests_correct,
+                  w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
+                  l.assignment_id as "assignment_id?: AssignmentId", l.sentence1 as "sentence1?",
+                  l.sentence2 as "sentence2?"
+           from worker w left join leased l on true"#,
         campaign_id as CampaignId,
         user as UserId,
         f64::from(lease_seconds),
         random_key,
         windows.ordinary_per_test_pair as i32,
-        windows.test as i32
+        windows.test as i32,
+        update.add.judgments as i32,
+        update.add.tests_answered as i32,
+        update.add.tests_correct as i32,
+        update.add.table.pp as i32,
+        update.add.table.pn as i32,
+        update.add.table.np as i32,
+        update.add.table.nn as i32,
+        &c.users as &[UserId],
+        &c.pp,
+        &c.pn,
+        &c.np,
+        &c.nn,
+        update.test_position.map(|p| p as i32)
     )
     .fetch_optional(&mut *conn)
-    .await?)
+    .await?
+    .ok_or(AppError::NotFound)?;
+    Ok(Lease {
+        counts: stored_counts(
+            row.judgments,
+            row.tests_answered,
+            row.tests_correct,
+            [row.kappa_pp, row.kappa_pn, row.kappa_np, row.kappa_nn],
+        ),
+        pair: served(row.assignment_id, row.sentence1, row.sentence2),
+    })
+}
+
+/// The pair a lease statement returned, if it leased one.
+fn served(
+    assignment_id: Option<AssignmentId>,
+    sentence1: Option<String>,
+    sentence2: Option<String>,
+) -> Option<ServedPair> {
+    Some(ServedPair {
+        assignment_id: assignment_id?,
+        sentence1: sentence1?,
+        sentence2: sentence2?,
+    })
 }
 
 /// Leases a test pair this worker has not seen, in one statement, the way an ordinary one is
@@ -149,7 +255,9 @@ pub async fn lease_pair(
 /// need serving, the first by (round, `sort_key`), where a test pair's round goes up after every
 /// `judgments_per_pair` servings; its size is `ServingWindows::test_window` of the pool. When the
 /// worker has seen all of the window, or others hold it this moment, the first unseen test pair
-/// after it. The serving is counted on the pair (`test_served`).
+/// after it. The serving is counted on the pair (`test_served`). The same statement writes
+/// `update` on the worker's row, as [`lease_pair`] does.
+#[allow(clippy::too_many_arguments)]
 pub async fn lease_test_pair(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -158,9 +266,10 @@ pub async fn lease_test_pair(
     random_key: i64,
     windows: ServingWindows,
     judgments_per_pair: u32,
-) -> Result<Option<ServedPair>, AppError> {
-    Ok(sqlx::query_as!(
-        ServedPair,
+    update: &WorkerUpdate<'_>,
+) -> Result<Lease, AppError> {
+    let c = ChangeColumns::new(update.others);
+    let row = sqlx::query!(
         r#"with drawn as (
                -- The window's ids as an array (`= any`), not a join (see `lease_pair`).
                select p.pair_id from judge_pair p
@@ -195,21 +304,90 @@ pub async fn lease_test_pair(
                    lease_expires_at)
                select $1, pair_id, $2, true, now() + make_interval(secs => $3) from served
                returning assignment_id, pair_id),
-           counted as (
-               update judge_worker set served_count = served_count + 1
-               where campaign_id = $1 and app_user_id = $2 and exists (select 1 from a))
-           select a.assignment_id as "assignment_id!: _", s.sentence1 as "sentence1!",
-                  s.sentence2 as "sentence2!"
-           from a join served s using (pair_id)"#,
+           leased as (
+               select a.assignment_id, s.sentence1, s.sentence2 from a join served s using (pair_id)),
+           recorded as (
+               insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
+               select $1, * from unnest($14::uuid[], $15::int4[], $16::int4[], $17::int4[],
+                                        $18::int4[])),
+           pending as (
+               delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
+               returning pp, pn, np, nn),
+           total as (
+               select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
+                      coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
+               from pending),
+           worker as (
+               update judge_worker w
+               set served_count = w.served_count + (select count(*) from a)::int,
+                   test_position = coalesce($19::int4, w.test_position),
+                   judgments = w.judgments + $7, tests_answered = w.tests_answered + $8,
+                   tests_correct = w.tests_correct + $9,
+                   kappa_pp = w.kappa_pp + $10 + g.pp, kappa_pn = w.kappa_pn + $11 + g.pn,
+                   kappa_np = w.kappa_np + $12 + g.np, kappa_nn = w.kappa_nn + $13 + g.nn
+               from total g
+               where w.campaign_id = $1 and w.app_user_id = $2
+               returning w.judgments, w.tests_answered, w.tests_correct,
+                         w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn)
+           select w.judgments, w.tests_answered, w.tests_correct,
+                  w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
+                  l.assignment_id as "assignment_id?: AssignmentId", l.sentence1 as "sentence1?",
+                  l.sentence2 as "sentence2?"
+           from worker w left join leased l on true"#,
         campaign_id as CampaignId,
         user as UserId,
         f64::from(lease_seconds),
         random_key,
         windows.test as i32,
-        judgments_per_pair as i32
+        judgments_per_pair as i32,
+        update.add.judgments as i32,
+        update.add.tests_answered as i32,
+        update.add.tests_correct as i32,
+        update.add.table.pp as i32,
+        update.add.table.pn as i32,
+        update.add.table.np as i32,
+        update.add.table.nn as i32,
+        &c.users as &[UserId],
+        &c.pp,
+        &c.pn,
+        &c.np,
+        &c.nn,
+        update.test_position.map(|p| p as i32)
     )
     .fetch_optional(&mut *conn)
-    .await?)
+    .await?
+    .ok_or(AppError::NotFound)?;
+    Ok(Lease {
+        counts: stored_counts(
+            row.judgments,
+            row.tests_answered,
+            row.tests_correct,
+            [row.kappa_pp, row.kappa_pn, row.kappa_np, row.kappa_nn],
+        ),
+        pair: served(row.assignment_id, row.sentence1, row.sentence2),
+    })
+}
+
+/// Gives back a pair leased in this transaction, as though it had never been leased: the
+/// assignment goes, and the pair's slot (or test serving) and the worker's serving count are
+/// restored. For a lease taken with an answer whose gate then stopped the worker.
+pub async fn unlease(conn: &mut PgConnection, assignment_id: AssignmentId) -> Result<(), AppError> {
+    sqlx::query!(
+        r#"with gone as (
+               delete from judge_assignment where assignment_id = $1 and status = 'leased'
+               returning campaign_id, app_user_id, pair_id, is_test),
+           pair as (
+               update judge_pair p
+               set open_slots = p.open_slots + (not g.is_test)::int,
+                   test_served = p.test_served - g.is_test::int
+               from gone g where p.pair_id = g.pair_id)
+           update judge_worker w set served_count = w.served_count - 1
+           from gone g where w.campaign_id = g.campaign_id and w.app_user_id = g.app_user_id"#,
+        assignment_id as AssignmentId
+    )
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 /// Waits for, and locks, the first ordinary pair with a free slot that this worker has not seen,

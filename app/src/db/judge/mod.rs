@@ -1,7 +1,8 @@
 //! Judging tables: settings, pairs, leased assignments, judgments, worker standing and events.
 //!
 //! Slot accounting: `judge_pair.open_slots` starts at the campaign's judgments per pair; a lease
-//! takes a slot, an expired lease gives it back, a judgment keeps it. `open_slots >= 0` is a
+//! takes a slot, an expired lease gives it back (and a lease given back unused, `unlease`,
+//! returns it), a judgment keeps it. `open_slots >= 0` is a
 //! check constraint, so no interleaving of requests can give a pair more judgments than it has
 //! slots: the database decides.
 mod dashboard;

@@ -71,24 +71,6 @@ pub async fn lock_worker(
     Ok(None)
 }
 
-/// Starts a new block of test positions for the worker.
-pub async fn set_test_position(
-    conn: &mut PgConnection,
-    campaign_id: CampaignId,
-    user: UserId,
-    position: u32,
-) -> Result<(), AppError> {
-    sqlx::query!(
-        "update judge_worker set test_position = $3 where campaign_id = $1 and app_user_id = $2",
-        campaign_id as CampaignId,
-        user as UserId,
-        position as i32
-    )
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
 /// Sets a worker's status, records why, and marks their judgments untrusted (stopped) or
 /// trusted again (reinstated), keeping the pairs' vote counts in step. Returns the ordinary
 /// judgments it flipped, for the gate's running counts.
