@@ -8,7 +8,7 @@ use crate::domain::{
 use crate::error::AppError;
 use sqlx::PgConnection;
 
-use super::gate::{stored_counts, FoldArgs};
+use super::gate::{stored_counts, ChangeColumns};
 use super::WorkerRow;
 
 /// A pair as served: the same shape for test and ordinary pairs.
@@ -130,7 +130,7 @@ pub async fn lease_pair(
     windows: ServingWindows,
     update: &WorkerUpdate<'_>,
 ) -> Result<Lease, AppError> {
-    let f = FoldArgs::new(&update.add, update.others);
+    let c = ChangeColumns::new(update.others);
     let row = sqlx::query!(
         r#"with drawn as (
                -- The window's ids as an array (`= any`), not a join: the planner cannot know
@@ -174,27 +174,53 @@ pub async fn lease_pair(
                select $1, pair_id, $2, false, now() + make_interval(secs => $3) from taken
                returning assignment_id, pair_id),
            leased as (
-               select a.assignment_id, t.sentence1, t.sentence2 from a join taken t using (pair_id))
-           select f.judgments as "judgments!", f.tests_answered as "tests_answered!",
-                  f.tests_correct as "tests_correct!", f.kappa_pp as "kappa_pp!",
-                  f.kappa_pn as "kappa_pn!", f.kappa_np as "kappa_np!", f.kappa_nn as "kappa_nn!",
+               select a.assignment_id, t.sentence1, t.sentence2 from a join taken t using (pair_id)),
+           recorded as (
+               insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
+               select $1, * from unnest($14::uuid[], $15::int4[], $16::int4[], $17::int4[],
+                                        $18::int4[])),
+           pending as (
+               delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
+               returning pp, pn, np, nn),
+           total as (
+               select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
+                      coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
+               from pending),
+           worker as (
+               update judge_worker w
+               set served_count = w.served_count + (select count(*) from a)::int,
+                   test_position = coalesce($19::int4, w.test_position),
+                   judgments = w.judgments + $7, tests_answered = w.tests_answered + $8,
+                   tests_correct = w.tests_correct + $9,
+                   kappa_pp = w.kappa_pp + $10 + g.pp, kappa_pn = w.kappa_pn + $11 + g.pn,
+                   kappa_np = w.kappa_np + $12 + g.np, kappa_nn = w.kappa_nn + $13 + g.nn
+               from total g
+               where w.campaign_id = $1 and w.app_user_id = $2
+               returning w.judgments, w.tests_answered, w.tests_correct,
+                         w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn)
+           select w.judgments, w.tests_answered, w.tests_correct,
+                  w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
                   l.assignment_id as "assignment_id?: AssignmentId", l.sentence1 as "sentence1?",
                   l.sentence2 as "sentence2?"
-           from judge_fold_gate($1, $2, $7, $8, $9, $10, $11, $12, (select count(*) from a)::int4,
-                                $13) f
-           left join leased l on true"#,
+           from worker w left join leased l on true"#,
         campaign_id as CampaignId,
         user as UserId,
         f64::from(lease_seconds),
         random_key,
         windows.ordinary_per_test_pair as i32,
         windows.test as i32,
-        &f.own,
-        &f.users as &[UserId],
-        &f.pp,
-        &f.pn,
-        &f.np,
-        &f.nn,
+        update.add.judgments as i32,
+        update.add.tests_answered as i32,
+        update.add.tests_correct as i32,
+        update.add.table.pp as i32,
+        update.add.table.pn as i32,
+        update.add.table.np as i32,
+        update.add.table.nn as i32,
+        &c.users as &[UserId],
+        &c.pp,
+        &c.pn,
+        &c.np,
+        &c.nn,
         update.test_position.map(|p| p as i32)
     )
     .fetch_optional(&mut *conn)
@@ -242,7 +268,7 @@ pub async fn lease_test_pair(
     judgments_per_pair: u32,
     update: &WorkerUpdate<'_>,
 ) -> Result<Lease, AppError> {
-    let f = FoldArgs::new(&update.add, update.others);
+    let c = ChangeColumns::new(update.others);
     let row = sqlx::query!(
         r#"with drawn as (
                -- The window's ids as an array (`= any`), not a join (see `lease_pair`).
@@ -279,27 +305,53 @@ pub async fn lease_test_pair(
                select $1, pair_id, $2, true, now() + make_interval(secs => $3) from served
                returning assignment_id, pair_id),
            leased as (
-               select a.assignment_id, s.sentence1, s.sentence2 from a join served s using (pair_id))
-           select f.judgments as "judgments!", f.tests_answered as "tests_answered!",
-                  f.tests_correct as "tests_correct!", f.kappa_pp as "kappa_pp!",
-                  f.kappa_pn as "kappa_pn!", f.kappa_np as "kappa_np!", f.kappa_nn as "kappa_nn!",
+               select a.assignment_id, s.sentence1, s.sentence2 from a join served s using (pair_id)),
+           recorded as (
+               insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
+               select $1, * from unnest($14::uuid[], $15::int4[], $16::int4[], $17::int4[],
+                                        $18::int4[])),
+           pending as (
+               delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
+               returning pp, pn, np, nn),
+           total as (
+               select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
+                      coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
+               from pending),
+           worker as (
+               update judge_worker w
+               set served_count = w.served_count + (select count(*) from a)::int,
+                   test_position = coalesce($19::int4, w.test_position),
+                   judgments = w.judgments + $7, tests_answered = w.tests_answered + $8,
+                   tests_correct = w.tests_correct + $9,
+                   kappa_pp = w.kappa_pp + $10 + g.pp, kappa_pn = w.kappa_pn + $11 + g.pn,
+                   kappa_np = w.kappa_np + $12 + g.np, kappa_nn = w.kappa_nn + $13 + g.nn
+               from total g
+               where w.campaign_id = $1 and w.app_user_id = $2
+               returning w.judgments, w.tests_answered, w.tests_correct,
+                         w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn)
+           select w.judgments, w.tests_answered, w.tests_correct,
+                  w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
                   l.assignment_id as "assignment_id?: AssignmentId", l.sentence1 as "sentence1?",
                   l.sentence2 as "sentence2?"
-           from judge_fold_gate($1, $2, $7, $8, $9, $10, $11, $12, (select count(*) from a)::int4,
-                                $13) f
-           left join leased l on true"#,
+           from worker w left join leased l on true"#,
         campaign_id as CampaignId,
         user as UserId,
         f64::from(lease_seconds),
         random_key,
         windows.test as i32,
         judgments_per_pair as i32,
-        &f.own,
-        &f.users as &[UserId],
-        &f.pp,
-        &f.pn,
-        &f.np,
-        &f.nn,
+        update.add.judgments as i32,
+        update.add.tests_answered as i32,
+        update.add.tests_correct as i32,
+        update.add.table.pp as i32,
+        update.add.table.pn as i32,
+        update.add.table.np as i32,
+        update.add.table.nn as i32,
+        &c.users as &[UserId],
+        &c.pp,
+        &c.pn,
+        &c.np,
+        &c.nn,
         update.test_position.map(|p| p as i32)
     )
     .fetch_optional(&mut *conn)
