@@ -22,6 +22,10 @@ pub enum AppError {
         "Wrong username or password. If your account was blocked, contact the study's organisers."
     )]
     BadCredentials,
+    /// The session changed (a login or logout in another tab, through any server) while the call
+    /// was running, each time it was tried: nothing was done.
+    #[error("Your login changed while this was being sent (in another tab?), so it was not saved. Reload the page and try again.")]
+    SessionChanged,
     #[error("Too many attempts. Try again in {retry_after_secs} seconds.")]
     RateLimited { retry_after_secs: u64 },
     #[error("The server is busy. Try again in a moment.")]
@@ -53,7 +57,7 @@ impl AppError {
             AppError::Unauthenticated | AppError::BadCredentials => S::UNAUTHORIZED,
             AppError::Forbidden => S::FORBIDDEN,
             AppError::NotFound => S::NOT_FOUND,
-            AppError::Conflict(_) => S::CONFLICT,
+            AppError::Conflict(_) | AppError::SessionChanged => S::CONFLICT,
             AppError::RateLimited { .. } => S::TOO_MANY_REQUESTS,
             AppError::Overloaded | AppError::DatabaseUnavailable => S::SERVICE_UNAVAILABLE,
             AppError::Internal => S::INTERNAL_SERVER_ERROR,

@@ -134,35 +134,82 @@ pub async fn is_password_session(session: &Session) -> Result<bool, AppError> {
     Ok(user.is_some() && study_worker != Some(true))
 }
 
+/// What a server function's access checks need of a session: its user and, for a study-link
+/// worker, the studies it may work on and those it completed. Read from a live session
+/// ([`view`]) or decoded from a stored record ([`SessionView::from_data`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionView {
+    /// The id stored at login, if any.
+    pub user: Option<UserId>,
+    /// Started by a study link.
+    pub study_worker: bool,
+    /// The studies a study-link worker may work on.
+    pub studies: Vec<CampaignId>,
+    /// The studies this session's worker completed.
+    pub completed: Vec<CampaignId>,
+}
+
+impl SessionView {
+    /// The view of a stored record's data (`tower_sessions::session::Record::data`), read with
+    /// the same keys and types as the functions above write them.
+    pub fn from_data(
+        data: &std::collections::HashMap<String, serde_json::Value>,
+    ) -> Result<Self, serde_json::Error> {
+        fn read<T: serde::de::DeserializeOwned>(
+            data: &std::collections::HashMap<String, serde_json::Value>,
+            key: &str,
+        ) -> Result<Option<T>, serde_json::Error> {
+            data.get(key)
+                .map(|v| serde_json::from_value(v.clone()))
+                .transpose()
+        }
+        Ok(SessionView {
+            user: read(data, USER_ID_KEY)?,
+            study_worker: read::<bool>(data, STUDY_WORKER_KEY)? == Some(true),
+            studies: read(data, STUDIES_KEY)?.unwrap_or_default(),
+            completed: read(data, COMPLETED_KEY)?.unwrap_or_default(),
+        })
+    }
+
+    /// Refuses a study worker's call on a campaign they have not started through its link (its
+    /// information unread, its consent not given, or another study). Other accounts pass.
+    pub fn check_study_access(&self, campaign: CampaignId) -> Result<(), AppError> {
+        if !self.study_worker || self.studies.contains(&campaign) {
+            Ok(())
+        } else if self.completed.contains(&campaign) {
+            Err(AppError::Conflict(
+                "You have completed this study: its completion page has your code and the way back to your platform.".into(),
+            ))
+        } else {
+            Err(AppError::Conflict(
+                "Start this study from its link: it begins with the study information.".into(),
+            ))
+        }
+    }
+}
+
+/// The access checks' view of this request's session.
+pub async fn view(session: &Session) -> Result<SessionView, AppError> {
+    let study_worker = is_study_worker(session).await?;
+    let list = |key| async move {
+        session
+            .get::<Vec<CampaignId>>(key)
+            .await
+            .map_err(session_error)
+            .map(Option::unwrap_or_default)
+    };
+    Ok(SessionView {
+        user: session_user_id(session).await?,
+        study_worker,
+        studies: list(STUDIES_KEY).await?,
+        completed: list(COMPLETED_KEY).await?,
+    })
+}
+
 /// Refuses a study worker's call on a campaign they have not started through its link (its
 /// information unread, its consent not given, or another study). Other accounts pass.
 pub async fn check_study_access(session: &Session, campaign: CampaignId) -> Result<(), AppError> {
-    let study_worker: Option<bool> = session.get(STUDY_WORKER_KEY).await.map_err(session_error)?;
-    if study_worker != Some(true) {
-        return Ok(());
-    }
-    let studies: Vec<CampaignId> = session
-        .get(STUDIES_KEY)
-        .await
-        .map_err(session_error)?
-        .unwrap_or_default();
-    if studies.contains(&campaign) {
-        return Ok(());
-    }
-    let done: Vec<CampaignId> = session
-        .get(COMPLETED_KEY)
-        .await
-        .map_err(session_error)?
-        .unwrap_or_default();
-    if done.contains(&campaign) {
-        Err(AppError::Conflict(
-            "You have completed this study: its completion page has your code and the way back to your platform.".into(),
-        ))
-    } else {
-        Err(AppError::Conflict(
-            "Start this study from its link: it begins with the study information.".into(),
-        ))
-    }
+    view(session).await?.check_study_access(campaign)
 }
 
 /// Ends the session on the server: the record is deleted, so the old cookie is worthless.

@@ -11,6 +11,7 @@ use crate::draws::Draws;
 use crate::error::AppError;
 use crate::ml::{PairScorer, SentenceEmbedder};
 use crate::service::judge_campaign_cache::JudgeCampaignCache;
+use crate::service::session_cache::SessionCache;
 
 /// Shared server state, given to axum routes as `State` and to server functions as context.
 #[derive(FromRef, Clone)]
@@ -29,6 +30,8 @@ pub struct AppState {
     pub draws: Arc<Draws>,
     /// Judging campaigns' settings, checked against their version on every request.
     pub judge_campaigns: Arc<JudgeCampaignCache>,
+    /// The judging calls' sessions, checked against the stored record on every call.
+    pub sessions: Arc<SessionCache>,
     /// The origins that may show the study and task pages in a frame (MTurk's external
     /// question; `PARACROWD_FRAME_ANCESTORS`). Empty: no page is ever framed.
     pub frame_ancestors: Arc<Vec<String>>,

@@ -71,16 +71,38 @@ pub async fn add(
 #[derive(Debug, Clone, Copy)]
 pub struct StudySession;
 
-/// See [`StudySession`]; does nothing when framed cookies are off (`startup::framed_cookies`).
-/// Static files are skipped: their responses never touch the session.
+/// What [`mark_study_session`] needs: whether framed cookies are on (`startup::framed_cookies`),
+/// and the judging calls' session copies.
+#[derive(Clone)]
+pub struct StudyMarks {
+    /// Framed cookies are on.
+    pub framed: bool,
+    /// The sessions the judging calls read (`app::service::session_cache`).
+    pub sessions: std::sync::Arc<app::service::session_cache::SessionCache>,
+}
+
+/// See [`StudySession`]; does nothing when framed cookies are off. Static files are skipped:
+/// their responses never touch the session. The judging calls do not load the session (their
+/// worker-lock statement checks this server's copy of it, `api::judging_call`): their response
+/// is marked from that copy, so they send no statement for the session here either.
 pub async fn mark_study_session(
-    axum::extract::State(framed): axum::extract::State<bool>,
+    axum::extract::State(marks): axum::extract::State<StudyMarks>,
     session: tower_sessions::Session,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    if !framed || req.uri().path().starts_with("/pkg/") {
+    if !marks.framed || req.uri().path().starts_with("/pkg/") {
         return next.run(req).await;
+    }
+    if req.uri().path().starts_with("/api/judge/") {
+        // The id before the handler: a sign-out takes it from the session.
+        let id = session.id();
+        let mut resp = next.run(req).await;
+        let copy = id.and_then(|id| marks.sessions.get(&id.to_string()));
+        if copy.is_some_and(|c| c.view.study_worker) {
+            resp.extensions_mut().insert(StudySession);
+        }
+        return resp;
     }
     // Before and after the handler: a worker signed out (a declined consent) gets the cookie
     // that removes theirs with the same attributes, or the browser would not apply it in the

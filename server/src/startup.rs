@@ -189,6 +189,7 @@ pub async fn build_router(
         embedder,
         draws: Arc::new(app::draws::Draws::new(config.random_seed)),
         judge_campaigns: Arc::default(),
+        sessions: Arc::default(),
         frame_ancestors: Arc::new(config.frame_ancestors.clone()),
     };
     let routes = generate_route_list(App);
@@ -234,7 +235,10 @@ pub async fn build_router(
         ))
         // Inside the sessions: notes a study-link worker's session on its response…
         .layer(axum::middleware::from_fn_with_state(
-            framed_cookies(config),
+            crate::security_headers::StudyMarks {
+                framed: framed_cookies(config),
+                sessions: state.sessions.clone(),
+            },
             crate::security_headers::mark_study_session,
         ))
         .layer(sessions)

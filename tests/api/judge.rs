@@ -1414,6 +1414,127 @@ async fn a_change_to_a_campaign_reaches_the_next_request_on_every_server(pool: P
     two.stop().await;
 }
 
+/// Each server keeps the judging calls' sessions (`service::session_cache`) and checks its copy
+/// against the stored record in the call's own first statement: a session changed, expired or
+/// ended anywhere (through the other server, or in SQL) reaches the next judging call on every
+/// server, and a refused call stores nothing.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_session_changed_or_ended_anywhere_reaches_the_next_judging_call_on_every_server(
+    pool: PgPool,
+) {
+    let one = spawn_app(pool.clone()).await;
+    let two = spawn_app(pool.clone()).await;
+    let (admin, _) = one.user_with_role("admin").await;
+    let pairs = pairs_csv(20);
+    let id = campaign(
+        &one,
+        &admin,
+        Setup {
+            judgments_per_pair: 1,
+            ..Setup::pairs(&pairs)
+        },
+    )
+    .await;
+    // A worker's session: the one whose stored record names their id.
+    let session_of = |user: String| {
+        let pool = &pool;
+        async move {
+            sqlx::query_scalar::<_, String>(
+                "select id from tower_sessions.session
+                 where position(convert_to($1, 'UTF8') in data) > 0",
+            )
+            .bind(user)
+            .fetch_one(pool)
+            .await
+            .unwrap()
+        }
+    };
+    let (a, name_a) = one.annotator().await;
+    let (b, name_b) = one.annotator().await;
+    let (user_a, user_b) = (one.user_id(&name_a).await, one.user_id(&name_b).await);
+    let (session_a, session_b) = (
+        session_of(user_a.clone()).await,
+        session_of(user_b.clone()).await,
+    );
+    let count_of = |what: &'static str, user: &str| {
+        let sql = format!("select count(*) from {what} where app_user_id = '{user}'");
+        let pool = &pool;
+        async move { count(pool, &sql).await }
+    };
+    let assignment = |task: &Value| task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+
+    // Both servers read a's session, and b's.
+    let task_a = next(&one, &a, &id).await;
+    assert_eq!(
+        next(&two, &a, &id).await,
+        task_a,
+        "the same lease on both servers"
+    );
+    let task_b = next(&two, &b, &id).await;
+    assert_eq!(next(&one, &b, &id).await, task_b);
+
+    // a's stored record replaced by b's behind both servers' backs: their copies of a's session
+    // no longer match it, so a's cookie now stands for b, on both.
+    sqlx::query(
+        "update tower_sessions.session
+         set data = (select data from tower_sessions.session where id = $2) where id = $1",
+    )
+    .bind(&session_a)
+    .bind(&session_b)
+    .execute(&pool)
+    .await
+    .unwrap();
+    assert_eq!(next(&one, &a, &id).await, task_b, "b's lease, not a's");
+    let outcome = json(answer(&two, &a, &id, &assignment(&task_b), truth(&task_b)).await).await;
+    assert_eq!(outcome["judged"], 1, "{outcome}");
+    assert_eq!(count_of("judge_judgment", &user_b).await, 1);
+    assert_eq!(count_of("judge_judgment", &user_a).await, 0);
+    // a's pair is not b's: answering it with a's cookie finds no such assignment of b's.
+    let resp = answer(&one, &a, &id, &assignment(&task_a), truth(&task_a)).await;
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    assert_eq!(count_of("judge_judgment", &user_a).await, 0);
+
+    // b's session expired (in SQL): refused on both servers, which hold it, and nothing stored.
+    let task_b2 = outcome["next"].clone();
+    sqlx::query(
+        "update tower_sessions.session set expiry_date = now() - interval '1 second' where id = $1",
+    )
+    .bind(&session_b)
+    .execute(&pool)
+    .await
+    .unwrap();
+    let resp = answer(&one, &b, &id, &assignment(&task_b2), truth(&task_b2)).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    let resp = two.call(&b, "judge/next", &[("campaign_id", &id)]).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(count_of("judge_judgment", &user_b).await, 1);
+
+    // A third worker's session ended while server one holds it (a logout through server two
+    // deletes the record, as here; the cookie is what a second tab still sends): server one
+    // refuses their next answer, and a new login works on.
+    let (c, name_c) = one.annotator().await;
+    let user_c = one.user_id(&name_c).await;
+    let session_c = session_of(user_c.clone()).await;
+    let task_c = next(&one, &c, &id).await;
+    sqlx::query("delete from tower_sessions.session where id = $1")
+        .bind(&session_c)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let resp = answer(&one, &c, &id, &assignment(&task_c), truth(&task_c)).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(count_of("judge_judgment", &user_c).await, 0);
+    let c = client();
+    assert_eq!(
+        one.login(&c, &name_c, PASSWORD).await.status(),
+        StatusCode::OK
+    );
+    json(answer(&one, &c, &id, &assignment(&task_c), truth(&task_c)).await).await;
+    assert_eq!(count_of("judge_judgment", &user_c).await, 1);
+    one.stop().await;
+    two.stop().await;
+}
+
 #[sqlx::test(migrations = "../migrations")]
 async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPool) {
     let app = spawn_app(pool.clone()).await;

@@ -654,6 +654,33 @@ async fn mturk_may_frame_the_study_and_task_pages_and_nothing_else(pool: PgPool)
             && !cookie.contains("Partitioned"),
         "{cookie}"
     );
+    // A judging call does not load the session (`api::judging_call` checks the server's copy
+    // of it): its response is marked from that copy, so a study worker blocked mid-study is
+    // signed out with a cookie the frame applies too.
+    let turker = arrive(&app, &slug, &MTURK.replace("A1TURKWORKER", "A2TURKWORKER")).await;
+    let decide = [("slug", slug.as_str()), ("version", "1"), ("agree", "true")];
+    let resp = app.call(&turker, "study/decide", &decide).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let resp = app
+        .call(&turker, "judge/next", &[("campaign_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    sqlx::query(
+        "update app_user set status = 'blocked' where app_user_id = (select app_user_id
+         from platform_account where platform = 'mturk' and external_id = 'A2TURKWORKER')",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    let resp = app
+        .call(&turker, "judge/next", &[("campaign_id", &id)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    let removal = header(&resp, "set-cookie");
+    assert!(
+        removal.contains("Max-Age=0") && removal.contains("SameSite=None; Partitioned"),
+        "{removal}"
+    );
     app.stop().await;
 
     // Told that no site may frame it, nothing is framed and the cookie stays SameSite=Lax.

@@ -27,20 +27,17 @@ pub async fn judge_answer(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::api::{end_if_refused, parse_id, session_worker};
+    use crate::api::{judging_call, parse_id};
     use crate::service::judging as service;
 
     pub async fn next(campaign_id: String) -> Result<JudgeTask, AppError> {
-        let (state, session, user, campaign) = session_worker(&campaign_id).await?;
-        let result = service::next(
-            &state.pool,
-            &state.judge_campaigns,
-            &state.draws,
-            user,
-            campaign,
-        )
-        .await;
-        end_if_refused(&session, result).await
+        // The state before the first `.await` (see `state::app_state`).
+        let state = &crate::state::app_state()?;
+        judging_call(state, &campaign_id, |session, user, campaign| async move {
+            let (pool, campaigns, draws) = (&state.pool, &state.judge_campaigns, &state.draws);
+            service::next(pool, campaigns, draws, session.proof(), user, campaign).await
+        })
+        .await
     }
 
     pub async fn answer(
@@ -48,18 +45,22 @@ mod ssr {
         assignment_id: String,
         is_paraphrase: bool,
     ) -> Result<AnswerOutcome, AppError> {
-        let (state, session, user, campaign) = session_worker(&campaign_id).await?;
-        let assignment_id = parse_id(&assignment_id, "assignment_id")?;
-        let result = service::answer(
-            &state.pool,
-            &state.judge_campaigns,
-            &state.draws,
-            user,
-            campaign,
-            assignment_id,
-            is_paraphrase,
-        )
-        .await;
-        end_if_refused(&session, result).await
+        let state = &crate::state::app_state()?;
+        let assignment_id = &assignment_id;
+        judging_call(state, &campaign_id, |session, user, campaign| async move {
+            let assignment_id = parse_id(assignment_id, "assignment_id")?;
+            service::answer(
+                &state.pool,
+                &state.judge_campaigns,
+                &state.draws,
+                session.proof(),
+                user,
+                campaign,
+                assignment_id,
+                is_paraphrase,
+            )
+            .await
+        })
+        .await
     }
 }

@@ -78,64 +78,99 @@ pub(crate) async fn worker(
     let user = crate::session::require_user().await?.app_user_id;
     let campaign = parse_id(campaign_id, "campaign_id")?;
     let session = crate::session::session().await?;
-    crate::session::check_study_access(&session, campaign).await?;
-    study_items_left(&state, &session, user, campaign).await?;
+    let view = crate::session::view(&session).await?;
+    session_caller(&state, &view, campaign).await?;
     Ok((state, user, campaign))
 }
 
-/// A study-link worker gets no items once they completed the study, or made the number of
-/// items it asks for, in whichever session or device they ask (one statement, for study-link
-/// sessions only; `service::study_completion::check_may_work`).
+/// Runs a judging call (`judge/next`, `judge/answer`) for the session's worker, without a
+/// statement of its own for the session or the account. The session is the copy this server
+/// keeps (`service::session_cache`; read from the store when it has none), and `call` passes it
+/// to the service, whose worker-lock statement checks that it is still stored as read and reads
+/// the account's status (`service::judging`). A copy found out of date there
+/// ([`AppError::SessionChanged`](crate::error::AppError::SessionChanged): changed or ended through
+/// any server), or whose access checks refuse the call (they may be out of date too), is read
+/// again and the call made again, its transaction having done nothing. An account the database
+/// refuses (blocked or deleted) ends the session, as [`crate::session::current_user`] does for
+/// every other call.
 #[cfg(feature = "ssr")]
-async fn study_items_left(
+pub(crate) async fn judging_call<T, Fut>(
     state: &crate::state::AppState,
-    session: &tower_sessions::Session,
-    user: crate::domain::UserId,
-    campaign: crate::domain::CampaignId,
-) -> Result<(), crate::error::AppError> {
-    if crate::session::is_study_worker(session).await? {
-        crate::service::study_completion::check_may_work(&state.pool, campaign, user).await?;
-    }
-    Ok(())
-}
-
-/// As [`worker`], without reloading the account: the caller's id as the session holds it, and
-/// the session. For the judging calls only, whose worker-lock statement reads the account's
-/// status and refuses a blocked or deleted one (`service::judging`); that saves a statement per
-/// judgment. Pass the call's result through [`end_if_refused`].
-#[cfg(feature = "ssr")]
-pub(crate) async fn session_worker(
     campaign_id: &str,
-) -> Result<
-    (
-        crate::state::AppState,
-        tower_sessions::Session,
+    call: impl Fn(
+        std::sync::Arc<crate::service::session_cache::CachedSession>,
         crate::domain::UserId,
         crate::domain::CampaignId,
-    ),
-    crate::error::AppError,
-> {
-    // The state before the first `.await` (see `state::app_state`).
-    let state = crate::state::app_state()?;
+    ) -> Fut,
+) -> Result<T, crate::error::AppError>
+where
+    Fut: std::future::Future<Output = Result<T, crate::error::AppError>>,
+{
+    use crate::error::AppError;
+    use crate::service::session_cache;
     let session = crate::session::session().await?;
-    let user = crate::session::session_user_id(&session)
-        .await?
-        .ok_or(crate::error::AppError::Unauthenticated)?;
+    let id = session.id().ok_or(AppError::Unauthenticated)?.to_string();
     let campaign = parse_id(campaign_id, "campaign_id")?;
-    crate::session::check_study_access(&session, campaign).await?;
-    study_items_left(&state, &session, user, campaign).await?;
-    Ok((state, session, user, campaign))
+    let mut held = state.sessions.get(&id);
+    // A fresh read can be overtaken too (a login in another tab between it and the call).
+    for _ in 0..3 {
+        let fresh = held.is_none();
+        let copy = match held.take() {
+            Some(copy) => copy,
+            None => match session_cache::load(&state.pool, &state.sessions, &id).await? {
+                Some(copy) => copy,
+                None => {
+                    // Ended or expired: the cookie goes too, as when the session layer reads it.
+                    crate::session::log_out(&session).await?;
+                    return Err(AppError::Unauthenticated);
+                }
+            },
+        };
+        let result = match session_caller(state, &copy.view, campaign).await {
+            Ok(user) => call(copy.clone(), user, campaign).await,
+            Err(refused) => Err(refused),
+        };
+        match result {
+            Err(AppError::SessionChanged) => continue,
+            // Refused before the service's statement could check the copy (a campaign not
+            // open, a malformed id, a study the copy does not list, no login in it): answered as
+            // the stored session says, so a session changed or ended elsewhere hears that.
+            Err(_) if !fresh && !copy_is_current(state, &copy).await? => continue,
+            // The account, blocked or deleted since the login.
+            Err(AppError::Unauthenticated) if copy.view.user.is_some() => {
+                crate::session::log_out(&session).await?;
+                return Err(AppError::Unauthenticated);
+            }
+            result => return result,
+        }
+    }
+    Err(AppError::SessionChanged)
 }
 
-/// Ends the session of a call the service refused as unauthenticated (its account was blocked or
-/// deleted since login), as [`crate::session::current_user`] does for every other call.
+/// Whether `copy` is still the stored record (a statement; for refusals only).
 #[cfg(feature = "ssr")]
-pub(crate) async fn end_if_refused<T>(
-    session: &tower_sessions::Session,
-    result: Result<T, crate::error::AppError>,
-) -> Result<T, crate::error::AppError> {
-    if matches!(result, Err(crate::error::AppError::Unauthenticated)) {
-        crate::session::log_out(session).await?;
+async fn copy_is_current(
+    state: &crate::state::AppState,
+    copy: &crate::service::session_cache::CachedSession,
+) -> Result<bool, crate::error::AppError> {
+    let stored = crate::db::sessions::load(&state.pool, &copy.id).await?;
+    Ok(stored.as_deref() == Some(copy.data.as_slice()))
+}
+
+/// The worker a session stands for, if it may work on `campaign`: a study-link worker only on
+/// the studies they started, and while they have items left: none once they completed the
+/// study, or made the number of items it asks for, in whichever session or device they ask
+/// (one statement, for study-link sessions only; `service::study_completion::check_may_work`).
+#[cfg(feature = "ssr")]
+async fn session_caller(
+    state: &crate::state::AppState,
+    view: &crate::session::SessionView,
+    campaign: crate::domain::CampaignId,
+) -> Result<crate::domain::UserId, crate::error::AppError> {
+    let user = view.user.ok_or(crate::error::AppError::Unauthenticated)?;
+    view.check_study_access(campaign)?;
+    if view.study_worker {
+        crate::service::study_completion::check_may_work(&state.pool, campaign, user).await?;
     }
-    result
+    Ok(user)
 }

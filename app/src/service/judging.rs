@@ -5,6 +5,7 @@ use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, UserId, UserStat
 use sqlx::{PgConnection, PgPool};
 
 use crate::db::judge::{self as db, JudgeCampaign, WorkerUpdate};
+use crate::db::sessions::SessionProof;
 use crate::domain::judge::gate::{self, GateDecision};
 use crate::domain::judge::gate_table::{GateCounts, KappaTable};
 use crate::domain::judge::rule_text;
@@ -38,26 +39,42 @@ async fn last_reason(pool: &PgPool, cid: CampaignId, user: UserId) -> Result<Str
     })
 }
 
-/// Locks the worker's row. An account blocked or deleted since its session began is refused
-/// here: the judging calls read the caller from the session without reloading the account
-/// (`api::session_worker`), and this statement reads its status instead.
+/// Locks the worker's row. The caller's session and account are checked here, in the same
+/// statement: the judging calls read the caller from a copy of the session this server keeps
+/// (`service::session_cache`), which is refused with [`AppError::SessionChanged`] unless it is
+/// still stored as it was read, and they do not reload the account, whose status this
+/// statement reads instead: blocked since the session began, it is refused. A deleted account
+/// has no row to read the session with, and is refused as unauthenticated either way (a session
+/// id stands for one account: it is cycled at every login).
 async fn lock_worker(
     tx: &mut PgConnection,
     cid: CampaignId,
     user: UserId,
+    session: SessionProof<'_>,
 ) -> Result<db::WorkerRow, AppError> {
-    match db::lock_worker(tx, cid, user).await? {
-        Some(worker) if worker.user_status == UserStatus::Active => Ok(worker),
+    let worker = db::lock_worker(tx, cid, user, session).await?;
+    check_caller(worker.as_ref())?;
+    worker.ok_or(AppError::Unauthenticated)
+}
+
+/// Refuses a call whose session changed since it was read, then one whose account is no longer
+/// active (or gone: `None`).
+fn check_caller(worker: Option<&db::WorkerRow>) -> Result<(), AppError> {
+    match worker {
+        Some(w) if !w.session_current => Err(AppError::SessionChanged),
+        Some(w) if w.user_status == UserStatus::Active => Ok(()),
         _ => Err(AppError::Unauthenticated),
     }
 }
 
 /// The pair `user` holds (its lease renewed), else a newly leased one: a test pair in the
-/// block's test slot, else the ordinary pair that most needs judgments.
+/// block's test slot, else the ordinary pair that most needs judgments. `session` is the
+/// caller's, as read ([`lock_worker`]).
 pub async fn next(
     pool: &PgPool,
     cache: &JudgeCampaignCache,
     draws: &Draws,
+    session: SessionProof<'_>,
     user: UserId,
     campaign_id: CampaignId,
 ) -> Result<JudgeTask, AppError> {
@@ -65,7 +82,7 @@ pub async fn next(
     let cid = campaign.campaign_id;
     let mut tx = pool.begin().await?;
     // The worker's row lock serialises two tabs of the same worker.
-    let worker = lock_worker(&mut tx, cid, user).await?;
+    let worker = lock_worker(&mut tx, cid, user, session).await?;
     let campaign = campaigns::current(&mut tx, cache, campaign, &worker).await?;
     let settings = &campaign.settings;
     let judged = i64::from(worker.judgments);
@@ -180,11 +197,14 @@ fn task(served: Option<db::ServedPair>, judged: i64, campaign: &JudgeCampaign) -
 /// Stores `user`'s answer to an assignment (once: a repeat answers as the first did), runs the
 /// gate unless an admin overrode it, and leases the next pair, all in one transaction (the lease
 /// in the statement that folds the gate's counts; given back when the gate stops the worker).
-/// The time spent is measured on the server.
+/// The time spent is measured on the server. `session` is the caller's, as read
+/// ([`lock_worker`]).
+#[allow(clippy::too_many_arguments)]
 pub async fn answer(
     pool: &PgPool,
     cache: &JudgeCampaignCache,
     draws: &Draws,
+    session: SessionProof<'_>,
     user: UserId,
     campaign_id: CampaignId,
     assignment_id: AssignmentId,
@@ -193,12 +213,15 @@ pub async fn answer(
     let campaign = campaigns::open_campaign(pool, cache, campaign_id).await?;
     let cid = campaign.campaign_id;
     let mut tx = pool.begin().await?;
-    let (worker, a) = match db::lock_for_answer(&mut tx, cid, user, assignment_id).await? {
-        Some((worker, a)) if worker.user_status == UserStatus::Active => (worker, a),
-        Some(_) => return Err(AppError::Unauthenticated),
+    let (worker, a) = match db::lock_for_answer(&mut tx, cid, user, assignment_id, session).await? {
+        Some((worker, a)) => {
+            check_caller(Some(&worker))?;
+            (worker, a)
+        }
         None => {
-            // No such assignment of this worker's: refused as the account's status says.
-            lock_worker(&mut tx, cid, user).await?;
+            // No such assignment of this worker's: refused as the session and the account's
+            // status say.
+            lock_worker(&mut tx, cid, user, session).await?;
             return Err(AppError::NotFound);
         }
     };

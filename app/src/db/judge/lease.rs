@@ -1,4 +1,5 @@
 //! Serving pairs: leases on assignments, their expiry, and the open slots they take and give back.
+use crate::db::sessions::SessionProof;
 use crate::domain::judge::gate_table::{GateCounts, KappaTable};
 use crate::domain::judge::schedule::ServingWindows;
 use crate::domain::{
@@ -434,19 +435,23 @@ pub struct AssignmentRow {
 /// this id and its pair, all three locked until the transaction ends, in one statement (in the
 /// order every judging statement locks them: worker, assignment, pair). The pair's lock is
 /// taken before the judgment is written, so the statement that writes it sees every judgment on
-/// the pair ([`super::insert_judgment`]). `None` when the worker has no such assignment (or no
-/// row yet).
+/// the pair ([`super::insert_judgment`]). The worker's row says whether `session` is still
+/// stored as presented. `None` when the worker has no such assignment (or no row yet).
 pub async fn lock_for_answer(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
     assignment_id: AssignmentId,
+    session: SessionProof<'_>,
 ) -> Result<Option<(WorkerRow, AssignmentRow)>, AppError> {
     let row = sqlx::query!(
         r#"select w.status as "status: WorkerStatus", w.gate_overridden, w.served_count,
                   w.test_position, w.judgments,
                   c.status as "campaign_status: CampaignStatus", c.version as campaign_version,
                   u.status as "user_status: UserStatus",
+                  exists (select 1 from tower_sessions.session s
+                          where s.id = $4 and s.data = $5 and s.expiry_date > now())
+                      as "session_current!",
                   a.pair_id as "pair_id: PairId", a.is_test,
                   a.status as "assignment_status: AssignmentStatus",
                   extract(epoch from now() - a.served_at)::float8 as "seconds_since_served!",
@@ -460,7 +465,9 @@ pub async fn lock_for_answer(
            for update of w, a, p"#,
         campaign_id as CampaignId,
         user as UserId,
-        assignment_id as AssignmentId
+        assignment_id as AssignmentId,
+        session.id,
+        session.data
     )
     .fetch_optional(&mut *conn)
     .await?;
@@ -475,6 +482,7 @@ pub async fn lock_for_answer(
                 campaign_status: r.campaign_status,
                 campaign_version: r.campaign_version,
                 user_status: r.user_status,
+                session_current: r.session_current,
             },
             AssignmentRow {
                 pair_id: r.pair_id,

@@ -1,5 +1,6 @@
 //! A worker's standing in a campaign: their row (locked per request), status changes with the
 //! numbers behind them, the admin's list.
+use crate::db::sessions::SessionProof;
 use crate::domain::judge::gate::GateNumbers;
 use crate::domain::{CampaignId, CampaignStatus, UserId, UserStatus, WorkerStatus};
 use crate::error::AppError;
@@ -26,17 +27,22 @@ pub struct WorkerRow {
     /// settings: `service::judge_campaign_cache`).
     pub campaign_version: i64,
     /// The account's status, read in the same statement (a judging request does not reload the
-    /// user separately: `api::session_worker`).
+    /// user separately: `api::judging_call`).
     pub user_status: UserStatus,
+    /// Whether the caller's session is still stored as they presented it, read in the same
+    /// statement ([`SessionProof`]; `service::session_cache`).
+    pub session_current: bool,
 }
 
 /// Creates the worker's row if needed and locks it until the transaction ends (one statement
 /// once the row exists), with the campaign's current status and version and the account's
-/// status. `None` when the account no longer exists.
+/// status, and whether `session` is still stored as presented. `None` when the account no longer
+/// exists.
 pub async fn lock_worker(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
+    session: SessionProof<'_>,
 ) -> Result<Option<WorkerRow>, AppError> {
     for _ in 0..2 {
         let row = sqlx::query_as!(
@@ -44,12 +50,17 @@ pub async fn lock_worker(
             r#"select w.status as "status: WorkerStatus", w.gate_overridden, w.served_count,
                       w.test_position, w.judgments,
                       c.status as "campaign_status: CampaignStatus", c.version as campaign_version,
-                      u.status as "user_status: UserStatus"
+                      u.status as "user_status: UserStatus",
+                      exists (select 1 from tower_sessions.session s
+                              where s.id = $3 and s.data = $4 and s.expiry_date > now())
+                          as "session_current!"
                from judge_worker w join campaign c using (campaign_id)
                     join app_user u on u.app_user_id = w.app_user_id
                where w.campaign_id = $1 and w.app_user_id = $2 for update of w"#,
             campaign_id as CampaignId,
-            user as UserId
+            user as UserId,
+            session.id,
+            session.data
         )
         .fetch_optional(&mut *conn)
         .await?;
