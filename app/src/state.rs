@@ -32,6 +32,8 @@ pub struct AppState {
     pub judge_campaigns: Arc<JudgeCampaignCache>,
     /// The judging calls' sessions, checked against the stored record on every call.
     pub sessions: Arc<SessionCache>,
+    /// Connections kept back from the pool for an answer's one call (`db::quick`).
+    pub quick: Arc<crate::db::quick::QuickConnections>,
     /// The origins that may show the study and task pages in a frame (MTurk's external
     /// question; `PARACROWD_FRAME_ANCESTORS`). Empty: no page is ever framed.
     pub frame_ancestors: Arc<Vec<String>>,

@@ -71,8 +71,9 @@ pub async fn one_at_a_time<T>(
     result
 }
 
-/// A pooled connection idle this long is pinged before it is handed out.
-pub const TEST_IDLE_AFTER: Duration = Duration::from_millis(250);
+/// A pooled connection idle this long is pinged before it is handed out (the connections kept
+/// for the answer's one call follow the same rule, `app::db::quick::FRESH`).
+pub const TEST_IDLE_AFTER: Duration = app::db::quick::FRESH;
 
 /// Opens a pool on `url` and runs the migrations.
 pub async fn connect_and_migrate(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
@@ -182,6 +183,7 @@ pub async fn build_router(
     }
     let state = AppState {
         leptos_options: leptos_options(config),
+        quick: app::db::quick::QuickConnections::new(pool.clone()),
         pool,
         login_policy: app::domain::LoginPolicy::default(),
         trusted_proxies: Arc::new(config.trusted_proxies.clone()),

@@ -51,6 +51,7 @@ mod ssr {
             let assignment_id = parse_id(assignment_id, "assignment_id")?;
             service::answer(
                 &state.pool,
+                &state.quick,
                 &state.judge_campaigns,
                 &state.draws,
                 session.proof(),

@@ -7,6 +7,7 @@ pub mod judge;
 pub mod login_failures;
 pub mod mining;
 pub mod payments;
+pub mod quick;
 pub mod sessions;
 pub mod studies;
 pub mod study_completion;

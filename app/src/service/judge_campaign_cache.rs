@@ -85,7 +85,8 @@ impl JudgeCampaignCache {
     }
 }
 
-fn not_open() -> AppError {
+/// The refusal for a campaign that is not open.
+pub fn not_open() -> AppError {
     AppError::Conflict("This study is not open.".into())
 }
 
@@ -107,6 +108,22 @@ pub async fn open_campaign(
         return Err(not_open());
     }
     Ok(cache.put(campaign))
+}
+
+/// The judging campaign `id` read afresh (a call found the cached copy's version out of date):
+/// kept in the cache; not found when there is none, a conflict when it is not open.
+pub async fn reload(
+    pool: &PgPool,
+    cache: &JudgeCampaignCache,
+    id: CampaignId,
+) -> Result<Arc<JudgeCampaign>, AppError> {
+    let fresh = db::judge_campaign(pool, id)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    if fresh.status != CampaignStatus::Open {
+        return Err(not_open());
+    }
+    Ok(cache.put(fresh))
 }
 
 /// The campaign as of the worker-lock statement: a conflict unless it is still open, and read

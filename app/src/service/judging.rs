@@ -5,6 +5,7 @@ use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, UserId, UserStat
 use sqlx::{PgConnection, PgPool};
 
 use crate::db::judge::{self as db, JudgeCampaign, WorkerUpdate};
+use crate::db::quick::QuickConnections;
 use crate::db::sessions::SessionProof;
 use crate::domain::judge::gate::{self, GateDecision};
 use crate::domain::judge::gate_table::{GateCounts, KappaTable};
@@ -90,6 +91,19 @@ pub async fn next(
         tx.commit().await?;
         let message = last_reason(pool, cid, user).await?;
         return Ok(JudgeTask::Stopped { judged, message });
+    }
+    // An answer's stop is a transaction of its own after the answer's (`answer`): if the server
+    // went down between the two, the counts stored say so, and the stop happens here.
+    let numbers = worker.counts().numbers();
+    if !worker.gate_overridden {
+        if let GateDecision::Stop(why) = gate::decide(settings, &numbers) {
+            let reason = stop_message(&why);
+            let leased = db::current_lease(&mut tx, cid, user).await?;
+            stop_worker(&mut tx, cid, user, leased, &reason, &numbers).await?;
+            tx.commit().await?;
+            let message = format!("{STOPPED} {reason}");
+            return Ok(JudgeTask::Stopped { judged, message });
+        }
     }
     let mut served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
         Some(current) => Some(current),
@@ -195,12 +209,189 @@ fn task(served: Option<db::ServedPair>, judged: i64, campaign: &JudgeCampaign) -
 }
 
 /// Stores `user`'s answer to an assignment (once: a repeat answers as the first did), runs the
-/// gate unless an admin overrode it, and leases the next pair, all in one transaction (the lease
-/// in the statement that folds the gate's counts; given back when the gate stops the worker).
-/// The time spent is measured on the server. `session` is the caller's, as read
-/// ([`lock_worker`]).
+/// gate unless an admin overrode it, and leases the next pair. The time spent is measured on the
+/// server. `session` is the caller's, as read ([`lock_worker`]).
+///
+/// The common case is one call of the database (`db::judge::answer`): the worker, assignment and
+/// pair locked, the caller checked, the judgment stored, the gate's counts and the others'
+/// changes recorded, the next pair leased, in one round trip and one transaction. The gate
+/// decides on the counts it returns; when it stops the worker, the stop (and the pair just
+/// leased, given back) is a second transaction, and a stop the server did not live to make is
+/// made by the worker's next request (`next`, or this on the next answer). Every other case
+/// (a lease that ran out, a worker's first call, no such assignment) writes nothing there and
+/// goes the step-by-step way ([`answer_step_by_step`]).
 #[allow(clippy::too_many_arguments)]
 pub async fn answer(
+    pool: &PgPool,
+    quick: &QuickConnections,
+    cache: &JudgeCampaignCache,
+    draws: &Draws,
+    session: SessionProof<'_>,
+    user: UserId,
+    campaign_id: CampaignId,
+    assignment_id: AssignmentId,
+    is_paraphrase: bool,
+) -> Result<AnswerOutcome, AppError> {
+    let mut campaign = campaigns::open_campaign(pool, cache, campaign_id).await?;
+    // A campaign changed since this server read it is read again; one that keeps changing goes
+    // the step-by-step way, which reads it inside its transaction.
+    for _ in 0..3 {
+        let cid = campaign.campaign_id;
+        let settings = &campaign.settings;
+        let windows = ServingWindows::for_schedule(settings.test_every);
+        let call = db::AnswerCall {
+            campaign_id: cid,
+            user,
+            assignment_id,
+            session,
+            is_paraphrase,
+            version: campaign.version,
+            lease_seconds: settings.lease_seconds,
+            test_every: settings.test_every,
+            judgments_per_pair: settings.judgments_per_pair,
+            new_block_position: schedule::test_position(settings.test_every, draws.unit()),
+            random_key: draws.key(),
+            ordinary_per_test_pair: windows.ordinary_per_test_pair,
+            test_window_max: windows.test,
+            sweep: cache.sweep_due(cid),
+        };
+        let feedback_for = |pair: &db::AnsweredPair, answer: bool| {
+            (pair.is_test && pair.gold_label.is_some_and(|g| g != answer)).then(|| Feedback {
+                is_paraphrase: pair.gold_label.unwrap_or(false),
+                explanation: pair.gold_explanation.clone().unwrap_or_default(),
+            })
+        };
+        let mut conn = quick.acquire().await?;
+        let answered = db::answer(conn.conn(), &call).await?;
+        conn.done();
+        return match answered {
+            db::Answered::Judged {
+                counts,
+                gate_overridden,
+                pair,
+                next,
+                follow_up,
+            } => {
+                crate::metrics::judgment_recorded();
+                if follow_up {
+                    crate::service::mining_follow_up::wake_sweeper();
+                }
+                let judged = i64::from(counts.judgments);
+                let numbers = counts.numbers();
+                let is_correct = pair.is_test.then(|| pair.gold_label == Some(is_paraphrase));
+                let mut stopped = None;
+                if !gate_overridden {
+                    if let GateDecision::Stop(why) = gate::decide(settings, &numbers) {
+                        let reason = stop_message(&why);
+                        let leased = next.as_ref().map(|p| p.assignment_id);
+                        let mut tx = pool.begin().await?;
+                        stop_worker(&mut tx, cid, user, leased, &reason, &numbers).await?;
+                        tx.commit().await?;
+                        stopped = Some(format!("{STOPPED} {reason}"));
+                    }
+                }
+                let warning = (stopped.is_none() && !gate_overridden && is_correct == Some(false))
+                    .then(|| rule_text::warning(settings, &numbers))
+                    .flatten();
+                let next = match &stopped {
+                    Some(message) => JudgeTask::Stopped {
+                        judged,
+                        message: message.clone(),
+                    },
+                    None => task(next, judged, &campaign),
+                };
+                Ok(AnswerOutcome {
+                    judged,
+                    feedback: feedback_for(&pair, is_paraphrase),
+                    stopped,
+                    was_already_answered: false,
+                    warning,
+                    next: Some(next),
+                })
+            }
+            db::Answered::AlreadyAnswered {
+                stored,
+                judgments,
+                pair,
+            } => Ok(AnswerOutcome {
+                judged: i64::from(judgments),
+                feedback: feedback_for(&pair, stored.unwrap_or(is_paraphrase)),
+                stopped: None,
+                was_already_answered: true,
+                warning: None,
+                next: None,
+            }),
+            db::Answered::SessionChanged => Err(AppError::SessionChanged),
+            db::Answered::Unauthenticated => Err(AppError::Unauthenticated),
+            db::Answered::NotOpen => Err(campaigns::not_open()),
+            db::Answered::Stopped => Err(AppError::Forbidden),
+            db::Answered::Stale => {
+                campaign = campaigns::reload(pool, cache, cid).await?;
+                continue;
+            }
+            db::Answered::Expired | db::Answered::Missing => {
+                answer_step_by_step(
+                    pool,
+                    cache,
+                    draws,
+                    session,
+                    user,
+                    campaign_id,
+                    assignment_id,
+                    is_paraphrase,
+                )
+                .await
+            }
+        };
+    }
+    answer_step_by_step(
+        pool,
+        cache,
+        draws,
+        session,
+        user,
+        campaign_id,
+        assignment_id,
+        is_paraphrase,
+    )
+    .await
+}
+
+/// Stops a worker the gate has stopped, in the caller's transaction: unless an admin has
+/// reinstated them since, the pair `leased` to them goes back as though never leased (when it is
+/// still leased), and if they are still active their status changes, with `reason` and the
+/// numbers behind it, and their judgments stop counting.
+async fn stop_worker(
+    tx: &mut PgConnection,
+    cid: CampaignId,
+    user: UserId,
+    leased: Option<AssignmentId>,
+    reason: &str,
+    numbers: &gate::GateNumbers,
+) -> Result<(), AppError> {
+    let Some((status, overridden)) = db::lock_standing(tx, cid, user).await? else {
+        return Ok(());
+    };
+    if overridden {
+        return Ok(());
+    }
+    if let Some(assignment) = leased {
+        db::unlease(tx, assignment).await?;
+    }
+    if status == WorkerStatus::Active {
+        let flips =
+            db::set_worker_status(tx, cid, user, WorkerStatus::Stopped, reason, numbers, None)
+                .await?;
+        gate_table::after_flips(tx, cid, &flips).await?;
+    }
+    Ok(())
+}
+
+/// [`answer`] step by step, in one transaction (the lease in the statement that folds the gate's
+/// counts; given back when the gate stops the worker): for a lease that ran out (its slot may
+/// have gone), a worker with no row yet, and the refusals, each as the stored state says.
+#[allow(clippy::too_many_arguments)]
+async fn answer_step_by_step(
     pool: &PgPool,
     cache: &JudgeCampaignCache,
     draws: &Draws,
@@ -308,21 +499,9 @@ pub async fn answer(
     if !worker.gate_overridden {
         if let GateDecision::Stop(why) = gate::decide(settings, &numbers) {
             // A stopped worker gets no more pairs: the one just leased goes back untouched.
-            if let Some(pair) = &leased {
-                db::unlease(&mut tx, pair.assignment_id).await?;
-            }
             let reason = stop_message(&why);
-            let flips = db::set_worker_status(
-                &mut tx,
-                cid,
-                user,
-                WorkerStatus::Stopped,
-                &reason,
-                &numbers,
-                None,
-            )
-            .await?;
-            gate_table::after_flips(&mut tx, cid, &flips).await?;
+            let leased = leased.as_ref().map(|p| p.assignment_id);
+            stop_worker(&mut tx, cid, user, leased, &reason, &numbers).await?;
             stopped = Some(format!("{STOPPED} {reason}"));
         }
     }
@@ -354,10 +533,9 @@ pub async fn answer(
     // A mined group's follow-up is due only when its last first-batch pair gets its last
     // judgment, so only a judgment that completes its pair can trigger it. Its outbox row
     // commits with the judgment, so a crash before the check does not lose it.
-    let follow_up = !a.is_test && votes.total() >= i64::from(settings.judgments_per_pair);
-    if follow_up {
-        crate::db::mining::enqueue_follow_up(&mut *tx, cid, a.pair_id).await?;
-    }
+    let follow_up = !a.is_test
+        && votes.total() >= i64::from(settings.judgments_per_pair)
+        && crate::db::mining::enqueue_follow_up(&mut *tx, cid, a.pair_id).await?;
     tx.commit().await?;
     crate::metrics::judgment_recorded();
     if follow_up {

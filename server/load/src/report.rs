@@ -103,7 +103,7 @@ pub fn render(
     if let Some(p) = pgbench {
         let _ = writeln!(
             s,
-            "pgbench on the same PostgreSQL: {:.0} single-row inserts/s ({} clients, {} s); judgments/s are {:.1}% of it",
+            "pgbench on the same PostgreSQL: {:.0} single-row inserts/s ({} clients, {} s, plain TCP as the server); judgments/s are {:.1}% of it",
             p.tps,
             p.clients,
             p.seconds,

@@ -46,27 +46,13 @@ pub async fn insert_judgment(
     is_correct: Option<bool>,
     seconds: f64,
 ) -> Result<StoredJudgment, AppError> {
-    let rows = sqlx::query!(
-        r#"with judged as (
-               insert into judge_judgment (assignment_id, campaign_id, pair_id, app_user_id,
-                   is_paraphrase, is_test, is_correct, seconds)
-               values ($1, $2, $3, $4, $5, $6, $7, $8)
-               returning app_user_id, is_paraphrase, trusted),
-           closed as (
-               update judge_assignment set status = 'judged' where assignment_id = $1),
-           counted as (
-               update judge_pair set n_judgments = n_judgments + 1,
-                   n_paraphrase = n_paraphrase + ($5::bool)::int
-               where pair_id = $3
-               returning n_judgments, n_paraphrase)
-           select c.n_judgments as "n_judgments!", c.n_paraphrase as "n_paraphrase!",
-                  j.app_user_id as "app_user_id!: UserId", j.is_paraphrase as "is_paraphrase!",
-                  j.trusted as "trusted!"
-           from counted c cross join (
-               select app_user_id, is_paraphrase, trusted from judged
-               union all
-               select app_user_id, is_paraphrase, trusted from judge_judgment
-               where pair_id = $3 and not is_test and not $6) j"#,
+    // The statement is the database function's (migration `judge_answer_in_one_call`), which
+    // `judge_answer` calls too.
+    let row = sqlx::query!(
+        r#"select n_judgments as "n_judgments!", n_paraphrase as "n_paraphrase!",
+                  users as "users!: Vec<UserId>", labels as "labels!", trusted as "trusted!"
+           from judge_record_judgment($1, $2, $3, $4, $5, $6, $7, $8)
+           where n_judgments is not null"#,
         assignment_id as AssignmentId,
         campaign_id as CampaignId,
         a.pair_id as PairId,
@@ -76,25 +62,25 @@ pub async fn insert_judgment(
         is_correct,
         seconds
     )
-    .fetch_all(&mut *conn)
-    .await?;
-    let first = rows.first().ok_or(AppError::NotFound)?;
+    .fetch_optional(&mut *conn)
+    .await?
+    .ok_or(AppError::NotFound)?;
     let votes = Votes {
-        paraphrase: i64::from(first.n_paraphrase),
-        not: i64::from(first.n_judgments - first.n_paraphrase),
+        paraphrase: i64::from(row.n_paraphrase),
+        not: i64::from(row.n_judgments - row.n_paraphrase),
     };
-    let on_pair = if a.is_test {
-        Vec::new()
-    } else {
-        rows.into_iter()
-            .map(|r| PairJudgment {
-                pair_id: a.pair_id,
-                app_user_id: r.app_user_id,
-                is_paraphrase: r.is_paraphrase,
-                trusted: r.trusted,
-            })
-            .collect()
-    };
+    let on_pair = row
+        .users
+        .into_iter()
+        .zip(row.labels)
+        .zip(row.trusted)
+        .map(|((app_user_id, is_paraphrase), trusted)| PairJudgment {
+            pair_id: a.pair_id,
+            app_user_id,
+            is_paraphrase,
+            trusted,
+        })
+        .collect();
     Ok(StoredJudgment { votes, on_pair })
 }
 

@@ -93,17 +93,10 @@ pub async fn expire_leases(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
 ) -> Result<u64, AppError> {
-    let n: i64 = sqlx::query_scalar!(
-        r#"with expired as (
-               update judge_assignment set status = 'expired'
-               where campaign_id = $1 and status = 'leased' and lease_expires_at < now()
-               returning pair_id, is_test),
-           freed as (
-               update judge_pair p set open_slots = p.open_slots + e.n
-               from (select pair_id, count(*)::int as n from expired where not is_test
-                     group by pair_id) e
-               where p.pair_id = e.pair_id)
-           select count(*) as "n!" from expired"#,
+    // The statement is the database function's (migration `judge_answer_in_one_call`), which
+    // `judge_answer` calls too.
+    let n = sqlx::query_scalar!(
+        r#"select judge_expire_leases($1) as "n!""#,
         campaign_id as CampaignId
     )
     .fetch_one(&mut *conn)
@@ -132,78 +125,14 @@ pub async fn lease_pair(
     update: &WorkerUpdate<'_>,
 ) -> Result<Lease, AppError> {
     let c = ChangeColumns::new(update.others);
+    // The statement is the database function's (migration `judge_answer_in_one_call`), which
+    // `judge_answer` calls too.
     let row = sqlx::query!(
-        r#"with drawn as (
-               -- The window's ids as an array (`= any`), not a join: the planner cannot know
-               -- the window's size and, joining, hashed the whole table (9 ms a lease).
-               -- `open_slots > 0` again: a row updated since the window was read is checked
-               -- again when it is locked.
-               select p.pair_id from judge_pair p
-               where p.pair_id = any(array(
-                       select w.pair_id from judge_pair w
-                       where w.campaign_id = $1 and not w.slots_full and not w.is_test
-                       order by w.sort_key
-                       limit greatest(1, $5::int4 * (
-                           select least($6::int4, greatest(least(n, 1), n / 2))
-                           from (select count(*) as n from judge_pair t
-                                 where t.campaign_id = $1 and t.is_test) pool))))
-                 and p.open_slots > 0
-                 and not exists (select 1 from judge_assignment a
-                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
-               order by hashfloat8extended(p.sort_key, $4), p.pair_id limit 1
-               for update of p skip locked),
-           next_free as (
-               -- The worker has seen every pair of the window, or another request holds the
-               -- rest this moment: the first free one after them. A WITH query runs only as
-               -- far as it is read, so this one runs (and locks) only when `drawn` has no row.
-               select p.pair_id from judge_pair p
-               where p.campaign_id = $1 and not p.slots_full and p.open_slots > 0
-                 and not p.is_test
-                 and not exists (select 1 from judge_assignment a
-                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
-               order by p.sort_key limit 1
-               for update skip locked),
-           chosen as (
-               select pair_id from drawn union all select pair_id from next_free limit 1),
-           taken as (
-               update judge_pair p set open_slots = p.open_slots - 1
-               from chosen where p.pair_id = chosen.pair_id
-               returning p.pair_id, p.sentence1, p.sentence2),
-           a as (
-               insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
-                   lease_expires_at)
-               select $1, pair_id, $2, false, now() + make_interval(secs => $3) from taken
-               returning assignment_id, pair_id),
-           leased as (
-               select a.assignment_id, t.sentence1, t.sentence2 from a join taken t using (pair_id)),
-           recorded as (
-               insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
-               select $1, * from unnest($14::uuid[], $15::int4[], $16::int4[], $17::int4[],
-                                        $18::int4[])),
-           pending as (
-               delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
-               returning pp, pn, np, nn),
-           total as (
-               select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
-                      coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
-               from pending),
-           worker as (
-               update judge_worker w
-               set served_count = w.served_count + (select count(*) from a)::int,
-                   test_position = coalesce($19::int4, w.test_position),
-                   judgments = w.judgments + $7, tests_answered = w.tests_answered + $8,
-                   tests_correct = w.tests_correct + $9,
-                   kappa_pp = w.kappa_pp + $10 + g.pp, kappa_pn = w.kappa_pn + $11 + g.pn,
-                   kappa_np = w.kappa_np + $12 + g.np, kappa_nn = w.kappa_nn + $13 + g.nn
-               from total g
-               where w.campaign_id = $1 and w.app_user_id = $2
-               returning w.judgments, w.tests_answered, w.tests_correct,
-                         w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn)
-           select w.judgments, w.tests_answered, w.tests_correct,
-                  w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
-                  l.assignment_id as "assignment_id?: AssignmentId", l.sentence1 as "sentence1?",
-                  l.sentence2 as "sentence2?"
-           from worker w left join leased l on true"#,
+        r#"select judgments, tests_answered, tests_correct,
+                  kappa_pp, kappa_pn, kappa_np, kappa_nn,
+                  assignment_id as "assignment_id: AssignmentId", sentence1, sentence2
+           from judge_lease_ordinary($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+                                     $14, $15, $16, $17, $18, $19)"#,
         campaign_id as CampaignId,
         user as UserId,
         f64::from(lease_seconds),
@@ -224,22 +153,45 @@ pub async fn lease_pair(
         &c.nn,
         update.test_position.map(|p| p as i32)
     )
-    .fetch_optional(&mut *conn)
-    .await?
-    .ok_or(AppError::NotFound)?;
-    Ok(Lease {
-        counts: stored_counts(
+    .fetch_one(&mut *conn)
+    .await?;
+    lease_of(
+        [
             row.judgments,
             row.tests_answered,
             row.tests_correct,
-            [row.kappa_pp, row.kappa_pn, row.kappa_np, row.kappa_nn],
-        ),
-        pair: served(row.assignment_id, row.sentence1, row.sentence2),
+            row.kappa_pp,
+            row.kappa_pn,
+            row.kappa_np,
+            row.kappa_nn,
+        ],
+        row.assignment_id,
+        row.sentence1,
+        row.sentence2,
+    )
+}
+
+/// A lease function's row: the worker's counts (all null when the worker has no row: not
+/// found) and the pair leased, if any.
+fn lease_of(
+    counts: [Option<i32>; 7],
+    assignment_id: Option<AssignmentId>,
+    sentence1: Option<String>,
+    sentence2: Option<String>,
+) -> Result<Lease, AppError> {
+    let [Some(judgments), Some(tests_answered), Some(tests_correct), Some(pp), Some(pn), Some(np), Some(nn)] =
+        counts
+    else {
+        return Err(AppError::NotFound);
+    };
+    Ok(Lease {
+        counts: stored_counts(judgments, tests_answered, tests_correct, [pp, pn, np, nn]),
+        pair: served(assignment_id, sentence1, sentence2),
     })
 }
 
 /// The pair a lease statement returned, if it leased one.
-fn served(
+pub(super) fn served(
     assignment_id: Option<AssignmentId>,
     sentence1: Option<String>,
     sentence2: Option<String>,
@@ -270,71 +222,14 @@ pub async fn lease_test_pair(
     update: &WorkerUpdate<'_>,
 ) -> Result<Lease, AppError> {
     let c = ChangeColumns::new(update.others);
+    // The statement is the database function's (migration `judge_answer_in_one_call`), which
+    // `judge_answer` calls too.
     let row = sqlx::query!(
-        r#"with drawn as (
-               -- The window's ids as an array (`= any`), not a join (see `lease_pair`).
-               select p.pair_id from judge_pair p
-               where p.pair_id = any(array(
-                       select w.pair_id from judge_pair w
-                       where w.campaign_id = $1 and w.is_test
-                       order by w.test_served / $6::int4, w.sort_key
-                       limit least($5::int4, greatest(1,
-                           (select count(*) from judge_pair t
-                            where t.campaign_id = $1 and t.is_test) / 2))))
-                 and not exists (select 1 from judge_assignment a
-                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
-               order by hashfloat8extended(p.sort_key, $4), p.pair_id limit 1
-               for update of p skip locked),
-           next_unseen as (
-               -- Runs (and locks) only when `drawn` has no row: a WITH query runs only as far
-               -- as it is read.
-               select p.pair_id from judge_pair p
-               where p.campaign_id = $1 and p.is_test
-                 and not exists (select 1 from judge_assignment a
-                                 where a.app_user_id = $2 and a.pair_id = p.pair_id)
-               order by p.test_served / $6::int4, p.sort_key limit 1
-               for update skip locked),
-           chosen as (
-               select pair_id from drawn union all select pair_id from next_unseen limit 1),
-           served as (
-               update judge_pair p set test_served = p.test_served + 1
-               from chosen where p.pair_id = chosen.pair_id
-               returning p.pair_id, p.sentence1, p.sentence2),
-           a as (
-               insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
-                   lease_expires_at)
-               select $1, pair_id, $2, true, now() + make_interval(secs => $3) from served
-               returning assignment_id, pair_id),
-           leased as (
-               select a.assignment_id, s.sentence1, s.sentence2 from a join served s using (pair_id)),
-           recorded as (
-               insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
-               select $1, * from unnest($14::uuid[], $15::int4[], $16::int4[], $17::int4[],
-                                        $18::int4[])),
-           pending as (
-               delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
-               returning pp, pn, np, nn),
-           total as (
-               select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
-                      coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
-               from pending),
-           worker as (
-               update judge_worker w
-               set served_count = w.served_count + (select count(*) from a)::int,
-                   test_position = coalesce($19::int4, w.test_position),
-                   judgments = w.judgments + $7, tests_answered = w.tests_answered + $8,
-                   tests_correct = w.tests_correct + $9,
-                   kappa_pp = w.kappa_pp + $10 + g.pp, kappa_pn = w.kappa_pn + $11 + g.pn,
-                   kappa_np = w.kappa_np + $12 + g.np, kappa_nn = w.kappa_nn + $13 + g.nn
-               from total g
-               where w.campaign_id = $1 and w.app_user_id = $2
-               returning w.judgments, w.tests_answered, w.tests_correct,
-                         w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn)
-           select w.judgments, w.tests_answered, w.tests_correct,
-                  w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
-                  l.assignment_id as "assignment_id?: AssignmentId", l.sentence1 as "sentence1?",
-                  l.sentence2 as "sentence2?"
-           from worker w left join leased l on true"#,
+        r#"select judgments, tests_answered, tests_correct,
+                  kappa_pp, kappa_pn, kappa_np, kappa_nn,
+                  assignment_id as "assignment_id: AssignmentId", sentence1, sentence2
+           from judge_lease_test($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+                                 $14, $15, $16, $17, $18, $19)"#,
         campaign_id as CampaignId,
         user as UserId,
         f64::from(lease_seconds),
@@ -355,23 +250,44 @@ pub async fn lease_test_pair(
         &c.nn,
         update.test_position.map(|p| p as i32)
     )
-    .fetch_optional(&mut *conn)
-    .await?
-    .ok_or(AppError::NotFound)?;
-    Ok(Lease {
-        counts: stored_counts(
+    .fetch_one(&mut *conn)
+    .await?;
+    lease_of(
+        [
             row.judgments,
             row.tests_answered,
             row.tests_correct,
-            [row.kappa_pp, row.kappa_pn, row.kappa_np, row.kappa_nn],
-        ),
-        pair: served(row.assignment_id, row.sentence1, row.sentence2),
-    })
+            row.kappa_pp,
+            row.kappa_pn,
+            row.kappa_np,
+            row.kappa_nn,
+        ],
+        row.assignment_id,
+        row.sentence1,
+        row.sentence2,
+    )
 }
 
-/// Gives back a pair leased in this transaction, as though it had never been leased: the
-/// assignment goes, and the pair's slot (or test serving) and the worker's serving count are
-/// restored. For a lease taken with an answer whose gate then stopped the worker.
+/// The worker's live lease, if any (its assignment).
+pub async fn current_lease(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    user: UserId,
+) -> Result<Option<AssignmentId>, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"select assignment_id as "assignment_id: AssignmentId" from judge_assignment
+           where campaign_id = $1 and app_user_id = $2 and status = 'leased'"#,
+        campaign_id as CampaignId,
+        user as UserId
+    )
+    .fetch_optional(&mut *conn)
+    .await?)
+}
+
+/// Gives back a leased pair as though it had never been leased: the assignment goes, and the
+/// pair's slot (or test serving) and the worker's serving count are restored. For a lease taken
+/// with an answer whose gate then stopped the worker. Nothing when it is no longer leased (it was
+/// answered or ran out meanwhile).
 pub async fn unlease(conn: &mut PgConnection, assignment_id: AssignmentId) -> Result<(), AppError> {
     sqlx::query!(
         r#"with gone as (
@@ -446,7 +362,8 @@ pub async fn lock_for_answer(
 ) -> Result<Option<(WorkerRow, AssignmentRow)>, AppError> {
     let row = sqlx::query!(
         r#"select w.status as "status: WorkerStatus", w.gate_overridden, w.served_count,
-                  w.test_position, w.judgments,
+                  w.test_position, w.judgments, w.tests_answered, w.tests_correct,
+                  w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
                   c.status as "campaign_status: CampaignStatus", c.version as campaign_version,
                   u.status as "user_status: UserStatus",
                   exists (select 1 from tower_sessions.session s
@@ -479,6 +396,12 @@ pub async fn lock_for_answer(
                 served_count: r.served_count,
                 test_position: r.test_position,
                 judgments: r.judgments,
+                tests_answered: r.tests_answered,
+                tests_correct: r.tests_correct,
+                kappa_pp: r.kappa_pp,
+                kappa_pn: r.kappa_pn,
+                kappa_np: r.kappa_np,
+                kappa_nn: r.kappa_nn,
                 campaign_status: r.campaign_status,
                 campaign_version: r.campaign_version,
                 user_status: r.user_status,

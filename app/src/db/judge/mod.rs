@@ -5,6 +5,7 @@
 //! returns it), a judgment keeps it. `open_slots >= 0` is a
 //! check constraint, so no interleaving of requests can give a pair more judgments than it has
 //! slots: the database decides.
+mod answer;
 mod dashboard;
 mod gate;
 mod judgment;
@@ -14,6 +15,7 @@ mod report;
 mod settings;
 mod worker;
 
+pub use answer::{answer, AnswerCall, Answered, AnsweredPair};
 pub use dashboard::*;
 pub use gate::*;
 pub use judgment::*;

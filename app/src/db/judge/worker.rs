@@ -5,7 +5,9 @@ use crate::domain::judge::gate::GateNumbers;
 use crate::domain::{CampaignId, CampaignStatus, UserId, UserStatus, WorkerStatus};
 use crate::error::AppError;
 
+use super::gate::stored_counts;
 use super::TrustFlip;
+use crate::domain::judge::gate_table::GateCounts;
 use sqlx::{PgConnection, PgExecutor};
 
 /// A worker's standing, locked for the rest of the transaction (created on first use).
@@ -21,6 +23,19 @@ pub struct WorkerRow {
     pub test_position: i32,
     /// Judgments so far (test pairs included).
     pub judgments: i32,
+    /// Test pairs answered.
+    pub tests_answered: i32,
+    /// Test pairs answered correctly.
+    pub tests_correct: i32,
+    /// The gate's table as stored (`domain::judge::gate_table::KappaTable`): worker
+    /// "paraphrase", majority "paraphrase" ...
+    pub kappa_pp: i32,
+    /// ... worker "paraphrase", majority "not" ...
+    pub kappa_pn: i32,
+    /// ... worker "not", majority "paraphrase" ...
+    pub kappa_np: i32,
+    /// ... worker "not", majority "not".
+    pub kappa_nn: i32,
     /// The campaign's status, read in the same statement.
     pub campaign_status: CampaignStatus,
     /// The campaign's version, read in the same statement (checks a cached copy of the campaign's
@@ -32,6 +47,18 @@ pub struct WorkerRow {
     /// Whether the caller's session is still stored as they presented it, read in the same
     /// statement ([`SessionProof`]; `service::session_cache`).
     pub session_current: bool,
+}
+
+impl WorkerRow {
+    /// The gate's counts as the row stores them (changes others recorded since not folded in).
+    pub fn counts(&self) -> GateCounts {
+        stored_counts(
+            self.judgments,
+            self.tests_answered,
+            self.tests_correct,
+            [self.kappa_pp, self.kappa_pn, self.kappa_np, self.kappa_nn],
+        )
+    }
 }
 
 /// Creates the worker's row if needed and locks it until the transaction ends (one statement
@@ -48,7 +75,8 @@ pub async fn lock_worker(
         let row = sqlx::query_as!(
             WorkerRow,
             r#"select w.status as "status: WorkerStatus", w.gate_overridden, w.served_count,
-                      w.test_position, w.judgments,
+                      w.test_position, w.judgments, w.tests_answered, w.tests_correct,
+                      w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
                       c.status as "campaign_status: CampaignStatus", c.version as campaign_version,
                       u.status as "user_status: UserStatus",
                       exists (select 1 from tower_sessions.session s
@@ -204,6 +232,24 @@ pub async fn list_workers(
     )
     .fetch_all(db)
     .await?)
+}
+
+/// A worker's standing, their row locked until the transaction ends: their status and whether
+/// an admin reinstated them. `None` when they have no row in the campaign.
+pub async fn lock_standing(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    user: UserId,
+) -> Result<Option<(WorkerStatus, bool)>, AppError> {
+    let row = sqlx::query!(
+        r#"select status as "status: WorkerStatus", gate_overridden from judge_worker
+           where campaign_id = $1 and app_user_id = $2 for update"#,
+        campaign_id as CampaignId,
+        user as UserId
+    )
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(row.map(|r| (r.status, r.gate_overridden)))
 }
 
 /// Locks a worker's row if they have one in the campaign.

@@ -7,13 +7,13 @@ use crate::error::AppError;
 
 /// Records that a judgment completed `pair` and its group's follow-up may be due: only for a
 /// mined pair (others have no group). A row already there is due again, its attempts counted
-/// afresh.
+/// afresh. Whether a row was written (the sweeper need not wake for a pair that is not mined).
 pub async fn enqueue_follow_up(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
     pair: PairId,
-) -> Result<(), AppError> {
-    sqlx::query!(
+) -> Result<bool, AppError> {
+    let done = sqlx::query!(
         "insert into follow_up_outbox (campaign_id, pair_id)
          select $1, $2 where exists (select 1 from judge_pair p
                                      where p.pair_id = $2 and p.mining_run_id is not null)
@@ -23,7 +23,7 @@ pub async fn enqueue_follow_up(
     )
     .execute(db)
     .await?;
-    Ok(())
+    Ok(done.rows_affected() > 0)
 }
 
 /// The follow-up of `pair` is done (or was not due).

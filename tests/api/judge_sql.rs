@@ -1,0 +1,294 @@
+//! An answer's statements run inside the database, in one call (migration
+//! `judge_answer_in_one_call`), and two pieces of domain arithmetic are written there a second
+//! time: how a new vote changes the gate tables of everyone who judged the pair
+//! (`domain::judge::gate_table::table_changes`) and where a block's test pair goes
+//! (`domain::judge::schedule`). These tests hold the database's copy to the domain's, answer by
+//! answer, through the real server.
+use std::collections::{BTreeMap, HashMap};
+
+use app::domain::judge::gate_table::{table_changes, Judged, KappaTable, Votes};
+use app::domain::judge::schedule;
+use app::domain::rng::SplitMix64;
+use serde_json::Value;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::helpers::spawn_app;
+use crate::judge::{answer, campaign, next, pairs_csv, tests_csv, Setup};
+
+/// Every worker's gate table as it stands: stored on their row plus the changes recorded for
+/// them and not yet folded in.
+async fn tables(pool: &PgPool, campaign: Uuid) -> HashMap<Uuid, KappaTable> {
+    let rows: Vec<(Uuid, i64, i64, i64, i64)> = sqlx::query_as(
+        r#"select w.app_user_id, w.kappa_pp + coalesce(sum(c.pp), 0),
+                  w.kappa_pn + coalesce(sum(c.pn), 0), w.kappa_np + coalesce(sum(c.np), 0),
+                  w.kappa_nn + coalesce(sum(c.nn), 0)
+           from judge_worker w left join judge_gate_change c using (campaign_id, app_user_id)
+           where w.campaign_id = $1 group by w.campaign_id, w.app_user_id"#,
+    )
+    .bind(campaign)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    rows.into_iter()
+        .map(|(u, pp, pn, np, nn)| (u, KappaTable { pp, pn, np, nn }))
+        .collect()
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn an_answer_changes_every_gate_table_on_its_pair_as_the_domain_rule_says(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    // Few pairs and more workers than judgments a pair, so pairs fill, votes tie and split.
+    let id = campaign(&app, &admin, Setup::pairs(&pairs_csv(20))).await;
+    let cid: Uuid = id.parse().unwrap();
+    let mut workers = Vec::new();
+    for _ in 0..9 {
+        workers.push(app.annotator().await.0);
+    }
+    let mut rng = SplitMix64::new(20261207);
+    let (mut checked, mut with_untrusted, mut changed_others) = (0, 0, 0);
+    for _round in 0..12 {
+        for w in &workers {
+            let task: Value = next(&app, w, &id).await;
+            let Some(a) = task["Judge"]["assignment_id"].as_str() else {
+                continue;
+            };
+            let assignment: Uuid = a.parse().unwrap();
+            let (pair, user): (Uuid, Uuid) = sqlx::query_as(
+                "select pair_id, app_user_id from judge_assignment where assignment_id = $1",
+            )
+            .bind(assignment)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            // Now and then one judgment on the pair stops counting (as when its worker is
+            // stopped), its vote taken off the pair, so untrusted judgments are in the mix.
+            if rng.next_u64() % 4 == 0 {
+                sqlx::query(
+                    r#"with one as (
+                           update judge_judgment set trusted = false
+                           where judgment_id = (select judgment_id from judge_judgment
+                                                where pair_id = $1 and trusted limit 1)
+                           returning is_paraphrase)
+                       update judge_pair set n_judgments = n_judgments - 1,
+                           n_paraphrase = n_paraphrase - (select is_paraphrase::int from one)
+                       where pair_id = $1 and exists (select 1 from one)"#,
+                )
+                .bind(pair)
+                .execute(&pool)
+                .await
+                .unwrap();
+            }
+            let on_pair: Vec<(Uuid, bool, bool)> = sqlx::query_as(
+                "select app_user_id, is_paraphrase, trusted from judge_judgment where pair_id = $1",
+            )
+            .bind(pair)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            let (n, np): (i32, i32) = sqlx::query_as(
+                "select n_judgments, n_paraphrase from judge_pair where pair_id = $1",
+            )
+            .bind(pair)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            let before_tables = tables(&pool, cid).await;
+
+            let label = rng.next_u64() % 2 == 0;
+            let resp = answer(&app, w, &id, a, label).await;
+            assert_eq!(resp.status(), 200);
+
+            // What the domain says: the pair's trusted votes gain this one; every judgment on
+            // the pair (this one new) goes from its old cell to its new one.
+            let after = Votes {
+                paraphrase: i64::from(np) + i64::from(label),
+                not: i64::from(n - np) + i64::from(!label),
+            };
+            let mut judged: Vec<Judged<Uuid>> = on_pair
+                .iter()
+                .map(|&(worker, label, trusted)| Judged {
+                    worker,
+                    label,
+                    trusted_before: Some(trusted),
+                    trusted_after: trusted,
+                })
+                .collect();
+            judged.push(Judged {
+                worker: user,
+                label,
+                trusted_before: None,
+                trusted_after: true,
+            });
+            let expected: BTreeMap<Uuid, KappaTable> =
+                table_changes(after.without(Some(label)), after, &judged);
+            let after_tables = tables(&pool, cid).await;
+            for (worker, table) in &after_tables {
+                let was = before_tables.get(worker).copied().unwrap_or_default();
+                let want = expected.get(worker).copied().unwrap_or_default();
+                assert_eq!(
+                    table.minus(was),
+                    want,
+                    "worker {worker}'s table after an answer on a pair with {on_pair:?}, \
+                     votes {np}/{n} before, answer {label}"
+                );
+            }
+            checked += 1;
+            with_untrusted += usize::from(on_pair.iter().any(|j| !j.2));
+            changed_others += usize::from(expected.keys().any(|k| *k != user));
+        }
+    }
+    // The cases the rule has to get right all came up.
+    assert!(checked >= 90, "{checked} answers checked");
+    assert!(
+        with_untrusted >= 10,
+        "{with_untrusted} with an untrusted judgment"
+    );
+    assert!(
+        changed_others >= 20,
+        "{changed_others} changed other workers' tables"
+    );
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn every_block_of_served_pairs_holds_one_test_pair_where_its_position_says(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let every: u32 = 5;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            test_every: every,
+            tests_csv: Some(&tests_csv(30)),
+            ..Setup::pairs(&pairs_csv(80))
+        },
+    )
+    .await;
+    let (w, _) = app.annotator().await;
+    // The block's test position as stored while its pairs are served (written when its first
+    // pair is leased), by block.
+    let mut positions: BTreeMap<u32, i32> = BTreeMap::new();
+    let standing = || async {
+        let (served, position): (i32, i32) = sqlx::query_as(
+            "select served_count, test_position from judge_worker where campaign_id = $1::uuid",
+        )
+        .bind(&id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        ((served as u32 - 1) / every, position)
+    };
+    let mut task = next(&app, &w, &id).await;
+    let (block, position) = standing().await;
+    positions.insert(block, position);
+    for _ in 0..60 {
+        let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+        let resp = answer(&app, &w, &id, &a, true).await;
+        assert_eq!(resp.status(), 200);
+        let outcome: Value = resp.json().await.unwrap();
+        let (block, position) = standing().await;
+        assert_eq!(*positions.entry(block).or_insert(position), position);
+        task = outcome["next"].clone();
+    }
+    // Served in order (each answer leases the next): one test pair in every block, at the place
+    // its stored position gives.
+    let kinds: Vec<bool> = sqlx::query_scalar(
+        "select is_test from judge_assignment where campaign_id = $1::uuid order by served_at, assignment_id",
+    )
+    .bind(&id)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(kinds.len(), 61);
+    for (b, block) in kinds.chunks(every as usize).enumerate() {
+        let b = b as u32;
+        let position = positions[&b] as u32;
+        for (i, &is_test) in block.iter().enumerate() {
+            let served = b * every + i as u32;
+            assert_eq!(
+                is_test,
+                schedule::is_test_slot(served, every, position),
+                "block {b} (position {position}): {block:?}"
+            );
+        }
+    }
+    // The positions are drawn, not fixed.
+    let distinct: std::collections::BTreeSet<i32> = positions.values().copied().collect();
+    assert!(distinct.len() > 1, "positions {positions:?}");
+}
+
+/// The rows an answer writes keep no foreign keys (migration
+/// `judging_rows_without_key_checks`): deleting an account or a campaign in SQL still takes its
+/// assignments, judgments and gate changes with it, as the keys' cascades did.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_deleted_account_or_campaign_takes_its_judging_rows_with_it(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(&app, &admin, Setup::pairs(&pairs_csv(6))).await;
+    let cid: Uuid = id.parse().unwrap();
+    let mut first = None;
+    for i in 0..4 {
+        let (w, name) = app.annotator().await;
+        for _ in 0..4 {
+            let task = next(&app, &w, &id).await;
+            let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+            assert_eq!(answer(&app, &w, &id, &a, i % 2 == 0).await.status(), 200);
+        }
+        // One pair leased and not answered.
+        next(&app, &w, &id).await;
+        first.get_or_insert(name);
+    }
+    let count = |sql: String| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(&sql)
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    let gone: Uuid = sqlx::query_scalar("select app_user_id from app_user where username = $1")
+        .bind(first.unwrap())
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let tables = ["judge_assignment", "judge_judgment", "judge_gate_change"];
+    for table in tables {
+        let n = count(format!(
+            "select count(*) from {table} where app_user_id = '{gone}'"
+        ))
+        .await;
+        assert!(n > 0, "{table} has rows of the worker before");
+    }
+    sqlx::query("delete from app_user where app_user_id = $1")
+        .bind(gone)
+        .execute(&pool)
+        .await
+        .unwrap();
+    for table in tables {
+        let n = count(format!(
+            "select count(*) from {table} where app_user_id = '{gone}'"
+        ))
+        .await;
+        assert_eq!(n, 0, "{table} keeps rows of a deleted account");
+        let n = count(format!(
+            "select count(*) from {table} where campaign_id = '{cid}'"
+        ))
+        .await;
+        assert!(n > 0, "{table} lost the other workers' rows");
+    }
+    sqlx::query("delete from campaign where campaign_id = $1")
+        .bind(cid)
+        .execute(&pool)
+        .await
+        .unwrap();
+    for table in tables {
+        let n = count(format!(
+            "select count(*) from {table} where campaign_id = '{cid}'"
+        ))
+        .await;
+        assert_eq!(n, 0, "{table} keeps rows of a deleted campaign");
+    }
+}
