@@ -64,7 +64,7 @@ async fn an_answer_changes_every_gate_table_on_its_pair_as_the_domain_rule_says(
             .unwrap();
             // Now and then one judgment on the pair stops counting (as when its worker is
             // stopped), its vote taken off the pair, so untrusted judgments are in the mix.
-            if rng.next_u64() % 4 == 0 {
+            if rng.next_u64().is_multiple_of(4) {
                 sqlx::query(
                     r#"with one as (
                            update judge_judgment set trusted = false
@@ -96,7 +96,7 @@ async fn an_answer_changes_every_gate_table_on_its_pair_as_the_domain_rule_says(
             .unwrap();
             let before_tables = tables(&pool, cid).await;
 
-            let label = rng.next_u64() % 2 == 0;
+            let label = rng.next_u64().is_multiple_of(2);
             let resp = answer(&app, w, &id, a, label).await;
             assert_eq!(resp.status(), 200);
 
