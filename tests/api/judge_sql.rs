@@ -292,3 +292,23 @@ async fn a_deleted_account_or_campaign_takes_its_judging_rows_with_it(pool: PgPo
         assert_eq!(n, 0, "{table} keeps rows of a deleted campaign");
     }
 }
+
+/// A campaign's pairs come in bulk and are leased at once: the planner must know them by then,
+/// or the lease's first-free-pair scan sorts every open pair at every answer
+/// (`db::judge::sample_pairs_for_the_planner`). This PostgreSQL does not sample a table by
+/// itself within the test (autovacuum waits a minute, or is off), so only the import can have.
+#[sqlx::test(migrations = "../migrations")]
+async fn an_import_leaves_its_pairs_sampled_for_the_planner(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let tuples = || async {
+        sqlx::query_scalar::<_, f32>("select reltuples from pg_class where relname = 'judge_pair'")
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    // A table never sampled says -1.
+    assert!(tuples().await < 0.0);
+    campaign(&app, &admin, Setup::pairs(&pairs_csv(1500))).await;
+    assert_eq!(tuples().await, 1500.0);
+}

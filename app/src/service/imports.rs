@@ -62,6 +62,7 @@ pub async fn judge_pairs(
     let explanations_updated =
         crate::db::judge::update_explanations(&mut tx, campaign_id, &parsed.rows).await?;
     tx.commit().await?;
+    pairs_arrived(pool, imported).await;
     Ok(PairImportSummary {
         imported,
         duplicates_in_file: parsed.duplicates_in_file as u64,
@@ -114,4 +115,16 @@ pub async fn corpus(
         .ok_or(AppError::Internal)?;
     tx.commit().await?;
     Ok(row)
+}
+
+/// After pairs were committed to a judging campaign: the planner samples the pair table again
+/// (`db::judge::sample_pairs_for_the_planner` says why). The pairs are in; a failure here only
+/// costs speed until autovacuum samples it, so it is logged, not returned.
+pub(super) async fn pairs_arrived(pool: &PgPool, added: u64) {
+    if added == 0 {
+        return;
+    }
+    if let Err(e) = crate::db::judge::sample_pairs_for_the_planner(pool).await {
+        tracing::warn!(error = %e, "could not sample judge_pair for the planner after an import");
+    }
 }

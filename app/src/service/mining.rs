@@ -204,6 +204,7 @@ pub async fn deploy(
     )
     .await?;
     tx.commit().await?;
+    super::imports::pairs_arrived(pool, added).await;
     Ok(Deployed::Added {
         added,
         skipped: chosen.len() as u64 - added,
