@@ -4,7 +4,7 @@
 # Python reference (installed from PyPI into .tools/mine on first use).
 # Usage: scripts/bench-mining.sh     (needs ../shared/data/mining/wikiref220.jsonl)
 source "$(dirname "$0")/lib.sh"
-WIKIREF="${WIKIREF:-$ROOT/../shared/data/mining/wikiref220.jsonl}"
+WIKIREF="${WIKIREF:-$PARACROWD_SHARED_DIR/data/mining/wikiref220.jsonl}"
 cargo build --release -p server --bin bench-mining
 OUT="$CARGO_TARGET_DIR/bench-mining"
 "$CARGO_TARGET_DIR/release/bench-mining" "$WIKIREF" "$OUT"

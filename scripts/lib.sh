@@ -73,10 +73,14 @@ TRITON_PYTHON="$TRITON_VENV/bin/python"
 # The Python environment with the model export tools (`paracrowd models install paper`).
 export PARACROWD_EXPORT_ENV="${PARACROWD_EXPORT_ENV:-${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/py-export}"
 EXPORT_ENV="$PARACROWD_EXPORT_ENV"
-# The development stand-ins (../shared/models beside a development checkout; a user's clone has
-# none, and the server then finds the paper's models or the lite scorer, see the README).
-if [ -z "${PARACROWD_MODELS_DIR:-}" ] && [ -d "$ROOT/../shared/models" ]; then
-  export PARACROWD_MODELS_DIR="$(cd "$ROOT/../shared/models" && pwd)"
+# The development folder (../shared beside a development checkout: the papers' corpora and the
+# development stand-in models; a user's clone has none). Every script and test finds it here;
+# the tests run as on a user's clone with PARACROWD_SHARED_DIR set to an empty folder.
+export PARACROWD_SHARED_DIR="${PARACROWD_SHARED_DIR:-$ROOT/../shared}"
+# The development stand-ins (without them the server finds the paper's models or the lite
+# scorer, see the README).
+if [ -z "${PARACROWD_MODELS_DIR:-}" ] && [ -d "$PARACROWD_SHARED_DIR/models" ]; then
+  export PARACROWD_MODELS_DIR="$(cd "$PARACROWD_SHARED_DIR/models" && pwd)"
 fi
 
 pg_bin_dir() {

@@ -1,72 +1,187 @@
 #!/usr/bin/env bash
-# Runs every test: the formatting and lint checks, unit and integration tests (real PostgreSQL),
-# then the browser tests (the release build, hydrated, in Debian's Chromium). Installs what is
-# missing first.
+# Runs every test: the formatting and lint checks, the checked SQL, unit and integration tests
+# (real PostgreSQL, real models through ONNX Runtime), then the browser tests (the release
+# build, hydrated, in Debian's Chromium). Installs what is missing first.
+#
+# Every stage runs even when an earlier one failed; the last lines give each stage's result and
+# time, the test totals, what was skipped and why, and the exit status (0 only when every stage
+# passed).
+#
+# Beside a development checkout (with ../shared, or PARACROWD_SHARED_DIR) the tests also use the
+# development stand-in models and the papers' corpora, and a last stage runs the model and
+# start-up tests again as on a user's clone, with that folder out of reach.
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib.sh"
+set +e
 export RUST_LOG="${RUST_LOG:-warn}"
-# The model tests must run here (they skip only on machines without models), and so must the
-# export test of `paracrowd models install paper` (setup.sh --test installs its tools).
-export PARACROWD_REQUIRE_MODELS=1 PARACROWD_REQUIRE_EXPORT=1
-# The replica test behind HAProxy must run here (setup.sh --test installs HAProxy).
-export PARACROWD_REQUIRE_HAPROXY=1
-# The remote scorer's tests start Triton (setup.sh --test installs it) and must not skip.
-export PARACROWD_REQUIRE_TRITON=1
-# Tests that start the binary score with the stand-ins, whatever this machine's model cache holds
-# (the resolver's own tests, and the clone without ../shared, set their sources themselves).
-export PARACROWD_MODELS="${PARACROWD_MODELS:-standin}"
-# Tests that read ../shared/data skip without it (a user's clone); here it must be read.
-if [ -d "$ROOT/../shared/data" ]; then export PARACROWD_REQUIRE_DATA=1; fi
 # Integration tests run in parallel on two cores; each sqlx::test database needs connections.
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-4}"
+LOGS="$CARGO_TARGET_DIR/test-logs"
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
 
-stage "setup (toolchain, PostgreSQL, Node packages, Chromium, HAProxy)"
-"$ROOT/scripts/setup.sh" --test
+# What the tests must find here, because setup installs it (a missing one fails its tests
+# instead of skipping them): ONNX Runtime and the embedding model, the model export tools,
+# Triton, HAProxy, Python's datasets.
+export PARACROWD_REQUIRE_MODELS=1 PARACROWD_REQUIRE_EXPORT=1 PARACROWD_REQUIRE_TRITON=1
+export PARACROWD_REQUIRE_HAPROXY=1 PARACROWD_REQUIRE_DATASETS=1
+export PARACROWD_DATASETS_PYTHON="$DATASETS_PYTHON"
 
-# The export check with Python's `datasets` runs when Python is here (setup installed it).
-if [ -x "$DATASETS_PYTHON" ]; then
-  export PARACROWD_DATASETS_PYTHON="$DATASETS_PYTHON" PARACROWD_REQUIRE_DATASETS=1
-fi
+# with_shared: the development folder's models and corpora, required where it has them; the
+# binary scores with the stand-ins there, else with the lite scorer (a user's machine).
+# without_shared: as on a user's clone.
+with_shared() {
+  unset PARACROWD_REQUIRE_STANDINS PARACROWD_REQUIRE_DATA
+  if [ -d "$PARACROWD_SHARED_DIR/data" ]; then export PARACROWD_REQUIRE_DATA=1; fi
+  if [ -n "${PARACROWD_MODELS_DIR:-}" ] && [ -f "$PARACROWD_MODELS_DIR/mi-standin-minilm-apt/model.onnx" ]; then
+    export PARACROWD_REQUIRE_STANDINS=1 PARACROWD_MODELS=standin
+  else
+    export PARACROWD_MODELS=lite
+  fi
+}
+without_shared() {
+  local empty="$LOGS/no-shared"
+  mkdir -p "$empty"
+  export PARACROWD_SHARED_DIR="$empty" PARACROWD_MODELS=lite
+  unset PARACROWD_MODELS_DIR PARACROWD_REQUIRE_STANDINS PARACROWD_REQUIRE_DATA
+}
 
-stage "lint (cargo fmt --check, cargo clippy -D warnings)"
-cargo fmt --all --check
-cargo clippy --workspace --all-targets -- -D warnings
+# step NAME COMMAND...: one stage, run to its end whatever the stages before it did; its
+# result is kept for the summary.
+RESULTS=()
+FAILED=0
+step() {
+  local name="$1"
+  shift
+  stage "$name"
+  local started=$(date +%s)
+  ( set -e; "$@" )
+  local status=$?
+  local took=$(( $(date +%s) - started ))
+  stage_end
+  if [ "$status" = 0 ]; then
+    RESULTS+=("$(printf 'passed  %5ds  %s' "$took" "$name")")
+  else
+    RESULTS+=("$(printf 'FAILED  %5ds  %s (exit %s)' "$took" "$name" "$status")")
+    FAILED=$((FAILED + 1))
+  fi
+  return 0
+}
+
+lint() {
+  local status=0
+  cargo fmt --all --check || status=1
+  cargo clippy --workspace --all-targets -- -D warnings || status=1
+  return "$status"
+}
+
+wait_for_downloads() {
+  local status=0
+  wait "$DOWNLOADS_PID" || status=$?
+  cat "$LOGS/downloads.log"
+  return "$status"
+}
+
+# cargo_tests LOG ARGS...: cargo test in release mode, every test run, output kept in LOG.
+cargo_tests() {
+  local log="$1"
+  shift
+  export PARACROWD_SKIP_LOG="$LOGS/skipped-$(basename "$log" .log).txt"
+  cargo test --release --no-fail-fast "$@" 2>&1 | tee "$log"
+  return "${PIPESTATUS[0]}"
+}
+
+# browser_tests LOG FILES...: each test file gets its own server and a fresh database (the
+# first start creates the admin).
+browser_tests() {
+  local log="$1" status=0 file db pgbin
+  shift
+  pgbin="$(pg_bin_dir)"
+  : > "$log"
+  for file in "$@"; do
+    db="paracrowd_e2e_$$_$(basename "$file" .test.mjs | tr -c 'a-z0-9\n' '_')"
+    "$pgbin/psql" -q "$DATABASE_URL" -c "drop database if exists $db with (force)" -c "create database $db" >/dev/null
+    if ! (cd end2end && PARACROWD_BIN="$CARGO_TARGET_DIR/release/paracrowd" E2E_DATABASE_URL="${DATABASE_URL%/*}/$db" \
+      LEPTOS_SITE_ROOT="$SITE" node --test --test-reporter=spec "tests/$(basename "$file")") \
+      2>&1 | tee -a "$log"; then
+      status=1
+    fi
+    "$pgbin/psql" -q "$DATABASE_URL" -c "drop database if exists $db with (force)" >/dev/null || true
+  done
+  return "$status"
+}
+
+# The model tests, and the integration tests that load models or start the release binary.
+model_and_start_up_tests() {
+  local status=0
+  cargo_tests "$LOGS/cargo-no-shared-ml.log" -p server --test ml || status=1
+  cargo_tests "$LOGS/cargo-no-shared-api.log" -p server --test api -- \
+    cli:: crash:: replicas standalone remote_scoring mining:: || status=1
+  return "$status"
+}
+
+step "setup: Debian packages (PostgreSQL, Node.js, Chromium, HAProxy, Python 3.11)" \
+  "$ROOT/scripts/setup.sh" --test --only system
+# Downloads go on in the background while the compiler has the cores.
+"$ROOT/scripts/setup.sh" --test --only downloads > "$LOGS/downloads.log" 2>&1 &
+DOWNLOADS_PID=$!
+step "setup: Rust targets and tools, Node packages" "$ROOT/scripts/setup.sh" --test --only build
+step "lint (cargo fmt --check, cargo clippy -D warnings)" lint
 
 stage "test database"
+started=$(date +%s)
 source "$ROOT/scripts/test-db.sh"
+if [ -n "${DATABASE_URL:-}" ]; then
+  RESULTS+=("$(printf 'passed  %5ds  %s' "$(( $(date +%s) - started ))" "test database")")
+else
+  RESULTS+=("FAILED         test database (no PostgreSQL)")
+  FAILED=$((FAILED + 1))
+fi
+stage_end
 
-stage "checked SQL (.sqlx/ matches the queries and migrations/)"
-"$ROOT/scripts/sqlx-prepare.sh" --check
+step "checked SQL (.sqlx/ matches the queries and migrations/)" "$ROOT/scripts/sqlx-prepare.sh" --check
+step "build (wasm bundle, server binary, precompressed bundle)" "$ROOT/scripts/build.sh"
+step "setup: downloads (ONNX Runtime, embedding model, Python environments)" wait_for_downloads
 
-source "$ROOT/scripts/build.sh"
+with_shared
+step "unit and integration tests (cargo test --release)" \
+  cargo_tests "$LOGS/cargo.log" --workspace
+step "browser tests (end2end, Chromium)" browser_tests "$LOGS/e2e.log" end2end/tests/*.test.mjs
 
-stage "unit and integration tests (cargo test --release)"
-cargo test --release --workspace --no-fail-fast 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
+if [ -d "$PARACROWD_SHARED_DIR" ] && [ -n "$(ls -A "$PARACROWD_SHARED_DIR" 2>/dev/null)" ]; then
+  without_shared
+  step "as on a user's clone (no $PARACROWD_SHARED_DIR): model and start-up tests" \
+    model_and_start_up_tests
+  step "as on a user's clone: the writing task in the browser (lite scorer)" \
+    browser_tests "$LOGS/e2e-no-shared.log" end2end/tests/apt.test.mjs
+fi
 
-stage "browser tests (end2end, Chromium)"
-# Each test file gets its own server and a fresh database (the first start creates the admin).
-PGBIN="$(pg_bin_dir)"
-E2E_STATUS=0
-: > "$CARGO_TARGET_DIR/e2e.log"
-for file in end2end/tests/*.test.mjs; do
-  db="paracrowd_e2e_$$_$(basename "$file" .test.mjs | tr -c 'a-z0-9\n' '_')"
-  "$PGBIN/psql" -q "$DATABASE_URL" -c "drop database if exists $db with (force)" -c "create database $db" >/dev/null
-  set +e
-  (cd end2end && PARACROWD_BIN="$CARGO_TARGET_DIR/release/paracrowd" E2E_DATABASE_URL="${DATABASE_URL%/*}/$db" \
-    LEPTOS_SITE_ROOT="$SITE" node --test --test-reporter=spec "tests/$(basename "$file")") \
-    2>&1 | tee -a "$CARGO_TARGET_DIR/e2e.log"
-  status=${PIPESTATUS[0]}
-  set -e
-  [ "$status" = 0 ] || E2E_STATUS=$status
-  "$PGBIN/psql" -q "$DATABASE_URL" -c "drop database if exists $db with (force)" >/dev/null || true
+# The summary.
+stage_end
+totals() {
+  local cp cf ep ef
+  read -r cp cf < <(cat "$LOGS"/cargo*.log 2>/dev/null | grep -E '^test result:' | awk '{p+=$4; f+=$6} END {print p+0, f+0}')
+  ep=$(cat "$LOGS"/e2e*.log 2>/dev/null | grep -E '^. pass [0-9]+' | awk '{s+=$3} END {print s+0}')
+  ef=$(cat "$LOGS"/e2e*.log 2>/dev/null | grep -E '^. fail [0-9]+' | awk '{s+=$3} END {print s+0}')
+  echo "cargo test: $cp passed, $cf failed; browser tests: $ep passed, $ef failed"
+  echo "total: $((cp + ep)) passed, $((cf + ef)) failed"
+}
+printf '\nSkipped, and why:\n'
+skipped=0
+for f in "$LOGS"/skipped-*.txt; do
+  [ -s "$f" ] || continue
+  skipped=1
+  echo "  in $(basename "$f" .txt | sed 's/^skipped-//'):"
+  sort "$f" | uniq -c | sed 's/^ */    /'
 done
-
-print_timings
-read -r CP CF < <(grep -E '^test result:' "$CARGO_TARGET_DIR/cargo-test.log" | awk '{p+=$4; f+=$6} END {print p+0, f+0}')
-EP=$(grep -E '^. pass [0-9]+' "$CARGO_TARGET_DIR/e2e.log" | awk '{s+=$3} END {print s+0}')
-EF=$(grep -E '^. fail [0-9]+' "$CARGO_TARGET_DIR/e2e.log" | awk '{s+=$3} END {print s+0}')
-EP=${EP:-0}; EF=${EF:-0}
-if [ "$E2E_STATUS" != 0 ] && [ "$EF" = 0 ]; then EF=1; fi
-echo "cargo test: $CP passed, $CF failed; browser tests: $EP passed, $EF failed"
-echo "total: $((CP + EP)) passed, $((CF + EF)) failed"
-exit "$E2E_STATUS"
+[ "$skipped" = 1 ] || echo "  nothing"
+printf '\nStages (result, seconds, stage):\n'
+printf '  %s\n' "${RESULTS[@]}"
+if [ "$FAILED" = 0 ]; then
+  echo "test.sh: every stage passed (exit 0)"
+  totals
+  exit 0
+fi
+echo "test.sh: $FAILED stage(s) failed (exit 1)"
+totals
+exit 1

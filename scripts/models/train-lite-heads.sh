@@ -6,7 +6,7 @@
 # installed into .tools/train-lite on first use).
 # Usage: scripts/models/train-lite-heads.sh [T5_ROWS]     (default: every AP_T5 row)
 source "$(dirname "$0")/../lib.sh"
-DATA="${PARACROWD_APT_DATA:-$ROOT/../shared/data/apt}"
+DATA="${PARACROWD_APT_DATA:-$PARACROWD_SHARED_DIR/data/apt}"
 [ -f "$DATA/ap_h_train.tsv" ] || { echo "no APT data at $DATA (../shared/data/apt)" >&2; exit 1; }
 "$ROOT/scripts/setup.sh" >/dev/null
 stage "lite-features (Rust)"

@@ -791,7 +791,10 @@ async fn a_full_queue_is_answered_busy_before_anything_else_is_done(pool: PgPool
 /// endpoint, which has its own body limit; other endpoints keep the 1 MiB limit.
 #[sqlx::test(migrations = "../migrations")]
 async fn the_msrp_sentence_file_uploads_through_the_browser_endpoint(pool: PgPool) {
-    let Some(content) = shared_data("msrp/msr_paraphrase_data.txt") else {
+    let Some(content) = shared_data(
+        "msrp/msr_paraphrase_data.txt",
+        "api::apt::the_msrp_sentence_file_uploads_through_the_browser_endpoint",
+    ) else {
         return;
     };
     assert!(content.len() > 1024 * 1024);

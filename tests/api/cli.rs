@@ -64,7 +64,7 @@ async fn create_admin_creates_an_admin_who_can_log_in(pool: PgPool) {
 #[tokio::test]
 async fn serve_starts_its_own_postgres_prints_the_admin_password_and_stops_on_sigterm() {
     // `serve` loads the scoring models first; scripts/test.sh provides them.
-    if !crate::helpers::binary_can_load_models() {
+    if !crate::helpers::binary_can_load_models("api::cli::serve_starts_its_own_postgres") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

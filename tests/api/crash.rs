@@ -30,7 +30,7 @@ fn start_server(database_url: &str, port: u16) -> Process {
 /// The release binary with the real models on the test's database and a free port:
 /// (server, database URL, port, base URL); `None` (skipped) without ONNX Runtime.
 async fn serve_with_models(pool: &PgPool) -> Option<(Process, String, u16, String)> {
-    if !crate::helpers::binary_can_load_models() {
+    if !crate::helpers::binary_can_load_models("api::crash (the release binary with its models)") {
         return None;
     }
     let url = url_of(pool);

@@ -11,6 +11,8 @@ use sqlx::PgPool;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use crate::shared;
+
 /// A running server on 127.0.0.1 with a random port.
 pub struct TestApp {
     pub addr: SocketAddr,
@@ -323,37 +325,25 @@ impl PairScorer for NamedFake {
     }
 }
 
-/// A file of `../shared/data` (third-party corpora, never copied into the repo). Where it is
-/// absent (a fresh clone without `../shared`) the caller skips that part with a message; where
-/// `PARACROWD_REQUIRE_DATA` is set (`scripts/test.sh` sets it when `../shared/data` exists) a
-/// missing file fails the test.
-pub fn shared_data(relative: &str) -> Option<String> {
-    let path = format!(
-        "{}/../../shared/data/{relative}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) if std::env::var_os("PARACROWD_REQUIRE_DATA").is_some() => {
-            panic!("{path}: {e} (PARACROWD_REQUIRE_DATA is set)")
-        }
-        Err(e) => {
-            eprintln!("skipping the part that needs {path}: {e}");
-            None
-        }
-    }
+/// A file of `../shared/data` (third-party corpora, never copied into the repo), or `None`
+/// after saying that `what` skipped the part that needs it (see [`shared::data`]).
+pub fn shared_data(relative: &str, what: &str) -> Option<String> {
+    shared::data(relative, what)
 }
 
 /// Whether tests that start the real binary (which loads the models first) can run here. Without
 /// ONNX Runtime they are skipped with a message, unless `PARACROWD_REQUIRE_MODELS=1`
 /// (`scripts/test.sh`), where they run and fail.
-pub fn binary_can_load_models() -> bool {
+pub fn binary_can_load_models(what: &str) -> bool {
     let has_ort = std::env::var("ORT_DYLIB_PATH").is_ok_and(|p| std::path::Path::new(&p).is_file());
-    if !has_ort && std::env::var("PARACROWD_REQUIRE_MODELS").as_deref() != Ok("1") {
-        eprintln!("SKIPPED: ORT_DYLIB_PATH is not set; run scripts/test.sh");
-        return false;
+    if !has_ort {
+        shared::missing(
+            "MODELS",
+            what,
+            "ORT_DYLIB_PATH is not set (scripts/test.sh sets it after installing ONNX Runtime)",
+        );
     }
-    true
+    has_ort
 }
 
 /// A loopback port free at the moment.

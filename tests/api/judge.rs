@@ -1583,7 +1583,10 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
     assert_eq!(count(&pool, "select count(*) from judge_pair").await, 1);
 
     // The real corpora: MultiPIT expert (CSV) and Twitter URL votes (TSV, URL groups).
-    if let Some(multipit) = shared_data("multipit_expert/test.csv") {
+    if let Some(multipit) = shared_data(
+        "multipit_expert/test.csv",
+        "api::judge::pair_files_import_all_or_nothing (MultiPIT expert)",
+    ) {
         let s = json(import("test.csv", multipit.clone(), false).await).await;
         let rows = csv::Reader::from_reader(multipit.as_bytes())
             .records()
@@ -1602,7 +1605,10 @@ async fn pair_files_import_all_or_nothing_and_gold_balance_is_watched(pool: PgPo
         assert!(same > 0);
         assert_eq!(s["identical"].as_i64().unwrap(), same, "{s}");
     }
-    if let Some(votes) = shared_data("twitter_url/test_votes.tsv") {
+    if let Some(votes) = shared_data(
+        "twitter_url/test_votes.tsv",
+        "api::judge::pair_files_import_all_or_nothing (Twitter URL votes)",
+    ) {
         let s = json(import("test_votes.tsv", votes, false).await).await;
         assert!(s["imported"].as_u64().unwrap() > 1000, "{s}");
         let groups: i64 = count(

@@ -25,6 +25,8 @@ mod replicas;
 mod replicas_haproxy;
 mod scorer_names;
 mod sessions;
+#[path = "../common/shared.rs"]
+mod shared;
 mod shutdown;
 mod standalone;
 mod studies;

@@ -689,10 +689,7 @@ fn embedding_model_present() -> bool {
         "no embedding model at {} or no ORT_DYLIB_PATH",
         dir.display()
     );
-    if std::env::var("PARACROWD_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-        panic!("model tests required but cannot run: {why}");
-    }
-    eprintln!("SKIPPED (embedding mining): {why}");
+    crate::shared::missing("MODELS", "api::mining (the embedding miner)", &why);
     false
 }
 

@@ -1,4 +1,4 @@
-//! Checks scored on a real Triton (nvidia-pytriton serving the stand-ins) through the whole app,
+//! Checks scored on a real Triton (nvidia-pytriton serving the test's Check models) through the whole app,
 //! with the fallback on: the server is SIGKILLed while writers are Checking. Every stored attempt
 //! is a score that came back (equal to the in-process engine's for its text), each records who
 //! scored it, nothing is stored for a Check that was answered "busy", and the engine takes over.
@@ -42,21 +42,19 @@ const REWRITES: [&str; 4] = [
 async fn a_killed_inference_server_stores_only_scores_that_came_back_and_the_engine_takes_over(
     pool: PgPool,
 ) {
-    let Some(models) = ml_support::models_dir() else {
+    let what = "api::remote_scoring::a_killed_inference_server_stores_only_scores_that_came_back";
+    let Some(models) = ml_support::pair_models(what) else {
         return;
     };
-    let Some(python) = triton::python() else {
+    let Some(python) = triton::python(what) else {
         return;
     };
-    let (mi, bleurt) = (
-        models.join("mi-standin-minilm-apt"),
-        models.join("bleurt-standin-minilm-apt"),
-    );
+    let (mi, bleurt) = (models.mi.clone(), models.bleurt.clone());
     let mut triton = triton::Triton::start(&python, triton::Serve::checks(&mi, &bleurt)).await;
     // Room for all six writers while the engine scores in Triton's place.
     let config = MlConfig {
         queue_capacity: 64,
-        ..ml_support::config(&models)
+        ..models.config()
     };
     let engine = tokio::task::spawn_blocking(move || ScoringEngine::start(&config))
         .await

@@ -65,10 +65,11 @@ fn haproxy_present() -> bool {
     if std::path::Path::new(HAPROXY).is_file() {
         return true;
     }
-    if std::env::var("PARACROWD_REQUIRE_HAPROXY").is_ok_and(|v| v == "1") {
-        panic!("the replica test must run here, but {HAPROXY} is missing (scripts/setup.sh --test installs it)");
-    }
-    eprintln!("SKIPPED (replicas behind HAProxy): no {HAPROXY}");
+    crate::shared::missing(
+        "HAPROXY",
+        "api::replicas_haproxy::two_replicas_behind_haproxy",
+        &format!("no {HAPROXY} (scripts/setup.sh --test installs it)"),
+    );
     false
 }
 
@@ -84,7 +85,9 @@ async fn run_status(pool: &PgPool, run: &str) -> (String, Option<String>, i32, i
 
 #[sqlx::test(migrations = "../migrations")]
 async fn two_replicas_behind_haproxy_lose_nothing_when_one_is_killed(pool: PgPool) {
-    if !crate::helpers::binary_can_load_models() || !haproxy_present() {
+    if !crate::helpers::binary_can_load_models("api::replicas_haproxy::two_replicas_behind_haproxy")
+        || !haproxy_present()
+    {
         return;
     }
     let url = url_of(&pool);

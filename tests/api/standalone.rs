@@ -34,17 +34,21 @@ fn copy_repository(dst: &Path) {
 
 #[sqlx::test(migrations = "../migrations")]
 async fn a_clone_without_shared_scores_a_check_with_the_lite_scorer(pool: PgPool) {
-    if !crate::helpers::binary_can_load_models() {
+    if !crate::helpers::binary_can_load_models(
+        "api::standalone::a_clone_without_shared_scores_a_check",
+    ) {
         return;
     }
     let embedding = server::ml::embedder::default_dir();
     if !embedding.join("model.onnx").is_file() {
-        assert!(
-            std::env::var("PARACROWD_REQUIRE_MODELS").as_deref() != Ok("1"),
-            "no embedding model at {} (scripts/setup.sh installs it)",
-            embedding.display()
+        crate::shared::missing(
+            "MODELS",
+            "api::standalone::a_clone_without_shared_scores_a_check",
+            &format!(
+                "no embedding model at {} (scripts/setup.sh installs it)",
+                embedding.display()
+            ),
         );
-        eprintln!("SKIPPED: no embedding model at {}", embedding.display());
         return;
     }
     let place = tempfile::tempdir().unwrap();

@@ -4,31 +4,17 @@
 use std::path::PathBuf;
 
 use app::ml::SentenceEmbedder;
-use server::ml::embedder::{default_dir, LazyEmbedder, SentenceModel};
+use server::ml::embedder::{LazyEmbedder, SentenceModel};
 
 use crate::support;
 
 /// The installed embedding model, or `None` (after saying why) when the tests cannot run here.
-fn model_dir() -> Option<PathBuf> {
-    support::models_dir()?;
-    let dir = default_dir();
-    if dir.join("model.onnx").is_file() && dir.join("tokenizer.json").is_file() {
-        return Some(dir);
-    }
-    let why = format!(
-        "no embedding model at {} (scripts/setup.sh installs it)",
-        dir.display()
-    );
-    if std::env::var("PARACROWD_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-        panic!("model tests required but cannot run: {why}");
-    }
-    eprintln!("SKIPPED (embedding tests): {why}");
-    None
+fn model_dir(what: &str) -> Option<PathBuf> {
+    support::embedding_dir(what)
 }
 
 fn load(dir: &std::path::Path) -> SentenceModel {
-    let models = support::models_dir().unwrap();
-    SentenceModel::load(dir, &support::config(&models)).expect("the embedding model loads")
+    SentenceModel::load(dir, &support::ml_config()).expect("the embedding model loads")
 }
 
 fn cosine(a: &[f32], b: &[f64]) -> f64 {
@@ -65,7 +51,9 @@ fn reference() -> Vec<(String, Vec<f64>, Vec<f64>)> {
 
 #[test]
 fn embeddings_equal_the_python_reference_alone_and_in_a_padded_batch() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = model_dir("ml::embedder::embeddings_equal_the_python_reference") else {
+        return;
+    };
     let mut model = load(&dir);
     let reference = reference();
     let texts: Vec<String> = reference.iter().map(|r| r.0.clone()).collect();
@@ -122,16 +110,9 @@ fn auc(pos: &[f64], neg: &[f64]) -> f64 {
 
 #[test]
 fn msrp_paraphrases_are_closer_than_non_paraphrases() {
-    let Some(dir) = model_dir() else { return };
-    let path = format!(
-        "{}/../../shared/data/msrp/msr_paraphrase_test.txt",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        if std::env::var_os("PARACROWD_REQUIRE_DATA").is_some() {
-            panic!("{path} missing (PARACROWD_REQUIRE_DATA is set)");
-        }
-        eprintln!("SKIPPED: {path} missing");
+    let what = "ml::embedder::msrp_paraphrases_are_closer_than_non_paraphrases";
+    let Some(dir) = model_dir(what) else { return };
+    let Some(text) = crate::shared::data("msrp/msr_paraphrase_test.txt", what) else {
         return;
     };
     let rows: Vec<(bool, String, String)> = text
@@ -168,10 +149,11 @@ fn msrp_paraphrases_are_closer_than_non_paraphrases() {
 
 #[test]
 fn a_missing_model_is_reported_with_where_it_was_looked_for() {
-    let Some(_) = model_dir() else { return };
-    let models = support::models_dir().unwrap();
+    if support::ort_library("ml::embedder::a_missing_model_is_reported").is_none() {
+        return;
+    }
     let missing = tempfile::tempdir().unwrap();
-    let lazy = LazyEmbedder::new(missing.path().to_owned(), support::config(&models));
+    let lazy = LazyEmbedder::new(missing.path().to_owned(), support::ml_config());
     let e = lazy.embed(&["a".into()]).unwrap_err();
     assert!(
         e.contains("not installed") && e.contains(&missing.path().display().to_string()),

@@ -5,7 +5,7 @@ use std::time::Duration;
 use app::ml::{PairScorer, ScoreError};
 use server::ml::{Scorer, ScoringEngine};
 
-use crate::support::{config, models_dir};
+use crate::support::pair_models;
 
 const PAIRS: [(&str, &str); 6] = [
     (
@@ -33,8 +33,12 @@ const PAIRS: [(&str, &str); 6] = [
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_checks_are_batched_and_score_as_if_alone() {
-    let Some(models) = models_dir() else { return };
-    let cfg = config(&models);
+    let Some(models) =
+        pair_models("ml::engine::concurrent_checks_are_batched_and_score_as_if_alone")
+    else {
+        return;
+    };
+    let cfg = models.config();
     let mut alone = Scorer::load(&cfg).unwrap();
     let expected: Vec<_> = PAIRS
         .iter()
@@ -83,8 +87,12 @@ async fn concurrent_checks_are_batched_and_score_as_if_alone() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_beyond_the_queue_is_refused_at_once_and_the_rest_are_scored() {
-    let Some(models) = models_dir() else { return };
-    let cfg = config(&models);
+    let Some(models) = pair_models(
+        "ml::engine::a_burst_beyond_the_queue_is_refused_at_once_and_the_rest_are_scored",
+    ) else {
+        return;
+    };
+    let cfg = models.config();
     let queue = 4;
     let engine = ScoringEngine::with_scorer(
         Scorer::load(&cfg).unwrap(),
@@ -157,8 +165,12 @@ fn thread_nice_values() -> std::collections::BTreeMap<u32, i32> {
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_models_run_below_the_callers_priority_and_still_score() {
-    let Some(models) = models_dir() else { return };
-    let mut cfg = config(&models);
+    let Some(models) =
+        pair_models("ml::engine::the_models_run_below_the_callers_priority_and_still_score")
+    else {
+        return;
+    };
+    let mut cfg = models.config();
     cfg.intra_threads = 3;
     cfg.nice = 13;
     let own = server::ml::priority::this_thread_nice().unwrap();

@@ -2,8 +2,6 @@
 //! wrote `tests/fixtures/lite_reference.json`): the heads' forward pass equals scikit-learn's
 //! predictions, chrF and BLEU equal sacrebleu's; and the scorer itself, on the real embedding
 //! model through ort.
-use std::path::PathBuf;
-
 use app::ml::ScorerKind;
 use serde_json::Value;
 use server::ml::lite::text_metrics::{bleu, chrf, tokenize_13a};
@@ -114,28 +112,14 @@ fn the_validation_is_what_the_readme_reports() {
     );
 }
 
-/// The installed embedding model, or `None` (after saying why).
-pub fn embedding_dir() -> Option<PathBuf> {
-    support::models_dir()?;
-    let dir = server::ml::embedder::default_dir();
-    if dir.join("model.onnx").is_file() {
-        return Some(dir);
-    }
-    let why = format!("no embedding model at {}", dir.display());
-    if std::env::var("PARACROWD_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-        panic!("model tests required but cannot run: {why}");
-    }
-    eprintln!("SKIPPED (lite scorer): {why}");
-    None
-}
-
 #[test]
 fn the_lite_scorer_scores_both_orders_alike_and_batches_change_nothing() {
-    let Some(embedding) = embedding_dir() else {
+    let Some(embedding) =
+        support::embedding_dir("ml::lite::the_lite_scorer_scores_both_orders_alike")
+    else {
         return;
     };
-    let models = support::models_dir().unwrap();
-    let cfg = support::config(&models);
+    let cfg = support::ml_config();
     let mut lite = LiteScorer::load(&embedding, &HeadsSource::BuiltIn, &cfg).unwrap();
     let v = lite.versions();
     assert_eq!(v.kind, ScorerKind::Lite);
@@ -178,11 +162,12 @@ fn the_lite_scorer_scores_both_orders_alike_and_batches_change_nothing() {
 
 #[test]
 fn heads_for_another_embedding_size_are_refused_naming_the_file() {
-    let Some(embedding) = embedding_dir() else {
+    let Some(embedding) =
+        support::embedding_dir("ml::lite::heads_for_another_embedding_size_are_refused")
+    else {
         return;
     };
-    let models = support::models_dir().unwrap();
-    let cfg = support::config(&models);
+    let cfg = support::ml_config();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("heads-768.json");
     std::fs::write(&path, heads_for_dim(768)).unwrap();

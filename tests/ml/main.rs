@@ -7,6 +7,9 @@
 //! They need ONNX Runtime (`ORT_DYLIB_PATH`) and the models (`PARACROWD_MODELS_DIR`, default
 //! `../shared/models`). When either is missing they print why and pass, unless
 //! `PARACROWD_REQUIRE_MODELS=1` (set by `scripts/test.sh`), which makes that a failure.
+#[path = "../common/shared.rs"]
+mod shared;
+
 mod embedder;
 mod engine;
 mod lite;

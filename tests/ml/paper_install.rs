@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use app::ml::ScorerKind;
-use server::ml::paper::install::{self, InstallOptions, REQUIREMENTS};
+use server::ml::paper::install::{self, InstallOptions};
 use server::ml::paper::manifest::{Manifest, MANIFEST};
 use server::ml::paper::Variant;
 use server::ml::source::{ModelSources, Preference};
@@ -20,28 +20,10 @@ use server::ml::Scorer;
 
 use crate::support;
 
-/// The export tools' Python, or `None` (after saying why).
-fn export_python() -> Option<PathBuf> {
-    support::models_dir()?;
-    let env = std::env::var_os("PARACROWD_EXPORT_ENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| server::ml::source::cache_dir().join("py-export"));
-    let ready = std::fs::read_to_string(env.join("paracrowd-requirements.txt"))
-        .ok()
-        .as_deref()
-        == Some(REQUIREMENTS);
-    if ready {
-        return Some(env);
-    }
-    let why = format!(
-        "no export tools at {} (scripts/setup.sh --test installs them)",
-        env.display()
-    );
-    if std::env::var("PARACROWD_REQUIRE_EXPORT").is_ok_and(|v| v == "1") {
-        panic!("export tests required but cannot run: {why}");
-    }
-    eprintln!("SKIPPED (paper export): {why}");
-    None
+/// The export tools' Python, or `None` (after saying why `what` cannot run).
+fn export_python(what: &str) -> Option<PathBuf> {
+    support::ort_library(what)?;
+    support::export_python(what)
 }
 
 /// Tiny models in `dir/nli` and `dir/bleurt`, with PyTorch's outputs in `dir/reference.json`.
@@ -64,8 +46,7 @@ fn tiny_models(env: &Path, dir: &Path) -> serde_json::Value {
 }
 
 fn options(env: &Path, sources: &Path, cache: &Path) -> InstallOptions {
-    let models = support::models_dir().unwrap();
-    let mut o = InstallOptions::paper(support::config(&models));
+    let mut o = InstallOptions::paper(support::ml_config());
     o.nli = sources.join("nli").display().to_string();
     o.bleurt = sources.join("bleurt").display().to_string();
     o.cache = cache.to_path_buf();
@@ -94,7 +75,11 @@ fn softmax(x: &[f64]) -> Vec<f64> {
 
 #[test]
 fn the_export_of_tiny_models_loads_in_rust_and_equals_pytorch() {
-    let Some(env) = export_python() else { return };
+    let Some(env) = export_python(
+        "ml::paper_install::the_export_of_tiny_models_loads_in_rust_and_equals_pytorch",
+    ) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let reference = tiny_models(&env, &dir.path().join("src"));
     let cache = dir.path().join("cache");
@@ -155,8 +140,7 @@ fn the_export_of_tiny_models_loads_in_rust_and_equals_pytorch() {
     assert!(leftovers(&cache).is_empty(), "{:?}", leftovers(&cache));
 
     // The resolver finds the installation and names it; the full models equal PyTorch.
-    let models = support::models_dir().unwrap();
-    let mut cfg = support::config(&models);
+    let mut cfg = support::ml_config();
     let mut sources = ModelSources::defaults(&cache);
     sources.preference = Preference::Paper;
     sources.paper_variant = Some(Variant::Fp32);
@@ -215,7 +199,11 @@ fn the_export_of_tiny_models_loads_in_rust_and_equals_pytorch() {
 
 #[test]
 fn a_broken_source_or_a_silent_hub_leaves_the_cache_as_it_was() {
-    let Some(env) = export_python() else { return };
+    let Some(env) = export_python(
+        "ml::paper_install::a_broken_source_or_a_silent_hub_leaves_the_cache_as_it_was",
+    ) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
     tiny_models(&env, &src);
@@ -313,7 +301,11 @@ fn hub_that_stops_half_way() -> String {
 
 #[test]
 fn a_hub_that_stops_answering_half_way_leaves_nothing() {
-    let Some(env) = export_python() else { return };
+    let Some(env) =
+        export_python("ml::paper_install::a_hub_that_stops_answering_half_way_leaves_nothing")
+    else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
     let mut o = options(&env, dir.path(), &cache);
@@ -343,7 +335,11 @@ fn a_hub_that_stops_answering_half_way_leaves_nothing() {
 
 #[test]
 fn a_full_disk_is_named_and_leaves_nothing_half_written() {
-    let Some(env) = export_python() else { return };
+    let Some(env) =
+        export_python("ml::paper_install::a_full_disk_is_named_and_leaves_nothing_half_written")
+    else {
+        return;
+    };
     // Real full disks: small tmpfs mounts as the model cache (needs root to mount). The tiny
     // models' sources take ~300 KB and their installation ~670 KB: a 256 KB disk is refused
     // before anything is written, a 512 KB one fills up half-way through the export.
@@ -389,7 +385,11 @@ fn a_full_disk_is_named_and_leaves_nothing_half_written() {
 
 #[test]
 fn an_install_killed_half_way_leaves_nothing_and_the_next_one_finishes() {
-    let Some(env) = export_python() else { return };
+    let Some(env) = export_python(
+        "ml::paper_install::an_install_killed_half_way_leaves_nothing_and_the_next_one_finishes",
+    ) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
     tiny_models(&env, &src);

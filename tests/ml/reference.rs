@@ -6,13 +6,13 @@ use server::ml::model::PairModel;
 use server::ml::source::ModelSources;
 use server::ml::Scorer;
 
-use crate::support::{assert_close, config, models_dir, reference, with_config};
+use crate::support::{assert_close, ml_config, pair_models, reference, standins, with_config};
 
 const TOLERANCE: f64 = 1e-4;
 
 /// Loads the model the reference names, writing a config for the fixtures that ship none.
 fn load(models: &Path, name: &str, reference_dir: &str) -> (PairModel, Option<tempfile::TempDir>) {
-    let cfg = config(models);
+    let cfg = ml_config();
     let src = models.join(reference_dir);
     let fixture_config = match name {
         "roberta-bpe-random-tiny" => Some(json!({
@@ -66,7 +66,11 @@ fn avx2_only() -> bool {
 
 #[test]
 fn every_model_matches_its_python_counterpart_pair_by_pair_and_batched() {
-    let Some(models) = models_dir() else { return };
+    let Some(models) = standins(
+        "ml::reference::every_model_matches_its_python_counterpart_pair_by_pair_and_batched",
+    ) else {
+        return;
+    };
     let reference = reference();
     for (name, model_ref) in reference["models"].as_object().unwrap() {
         let (mut model, _keep) = load(&models, name, model_ref["dir"].as_str().unwrap());
@@ -138,7 +142,11 @@ fn every_model_matches_its_python_counterpart_pair_by_pair_and_batched() {
 /// made with transformers when the fixtures were built.
 #[test]
 fn the_tiny_fixtures_match_their_shipped_python_outputs() {
-    let Some(models) = models_dir() else { return };
+    let Some(models) =
+        standins("ml::reference::the_tiny_fixtures_match_their_shipped_python_outputs")
+    else {
+        return;
+    };
     let (mut roberta, _a) = load(
         &models,
         "roberta-bpe-random-tiny",
@@ -188,9 +196,18 @@ fn the_tiny_fixtures_match_their_shipped_python_outputs() {
 
 #[test]
 fn the_scorer_combines_both_directions_as_the_paper_does() {
-    let Some(models) = models_dir() else { return };
+    let Some(models) =
+        standins("ml::reference::the_scorer_combines_both_directions_as_the_paper_does")
+    else {
+        return;
+    };
     let reference = reference();
-    let mut scorer = Scorer::load(&config(&models)).unwrap();
+    let mut cfg = ml_config();
+    cfg.models = ModelSources::explicit(
+        models.join("mi-standin-minilm-apt"),
+        models.join("bleurt-standin-minilm-apt"),
+    );
+    let mut scorer = Scorer::load(&cfg).unwrap();
     let mi_rows = rows(&reference["models"]["mi-standin-minilm-apt"]);
     let bleurt_rows = rows(&reference["models"]["bleurt-standin-minilm-apt"]);
     // Reference rows alternate (a, b), (b, a).
@@ -244,18 +261,25 @@ fn the_scorer_combines_both_directions_as_the_paper_does() {
 
 #[test]
 fn the_label_order_comes_from_the_config() {
-    let Some(models) = models_dir() else { return };
-    let nli = models.join("nli-standin-minilm-sick");
+    let Some(models) = pair_models("ml::reference::the_label_order_comes_from_the_config") else {
+        return;
+    };
+    // A 3-way NLI judge: the SICK stand-in beside the stand-ins, else the tiny RoBERTa NLI.
+    let nli = if models.standins {
+        models.mi.parent().unwrap().join("nli-standin-minilm-sick")
+    } else {
+        models.mi.clone()
+    };
     let original: Value =
         serde_json::from_str(&std::fs::read_to_string(nli.join("config.json")).unwrap()).unwrap();
     // Same graph, labels named in reverse: whatever the graph's output 2 is now counts as entailment.
     let mut permuted = original.clone();
     permuted["id2label"] = json!({"0": "contradiction", "1": "neutral", "2": "entailment"});
     let permuted_dir = with_config(&nli, permuted);
-    let mut cfg = config(&models);
-    let bleurt = || PairModel::load(&cfg_bleurt(&models), &config(&models)).unwrap();
+    let mut cfg = ml_config();
+    let bleurt = || PairModel::load(&models.bleurt, &ml_config()).unwrap();
 
-    cfg.models = ModelSources::explicit(nli.clone(), cfg_bleurt(&models));
+    cfg.models = ModelSources::explicit(nli.clone(), models.bleurt.clone());
     let mut straight = Scorer::new(PairModel::load(&nli, &cfg).unwrap(), bleurt()).unwrap();
     let mut swapped = Scorer::new(
         PairModel::load(permuted_dir.path(), &cfg).unwrap(),
@@ -303,43 +327,44 @@ fn the_label_order_comes_from_the_config() {
             argmax(&y.forward_probs) == 2 && argmax(&y.backward_probs) == 2
         );
     }
-    // An identical pair is entailment both ways for the SICK model read the right way round.
-    assert!(a[0].is_mutual_implication);
-    assert!(!b[0].is_mutual_implication);
-}
-
-fn cfg_bleurt(models: &Path) -> std::path::PathBuf {
-    models.join("bleurt-standin-minilm-apt")
+    // An identical pair is entailment both ways for the SICK model read the right way round
+    // (the tiny model's weights are random: it says nothing in particular).
+    if models.standins {
+        assert!(a[0].is_mutual_implication);
+        assert!(!b[0].is_mutual_implication);
+    }
 }
 
 #[test]
 fn a_missing_model_names_its_path() {
-    let Some(models) = models_dir() else { return };
-    let mut cfg = config(&models);
-    cfg.models = ModelSources::explicit(
-        models.join("mi-standin-minilm-apt"),
-        models.join("no-such-model"),
-    );
+    let Some(models) = pair_models("ml::reference::a_missing_model_names_its_path") else {
+        return;
+    };
+    let mut cfg = ml_config();
+    let no_such = models.mi.parent().unwrap().join("no-such-model");
+    cfg.models = ModelSources::explicit(models.mi.clone(), no_such);
     let err = format!("{:#}", Scorer::load(&cfg).err().expect("must fail"));
     assert!(err.contains("no-such-model"), "{err}");
     // A BLEURT directory that holds a classifier is refused, not silently misread.
-    cfg.models = ModelSources::explicit(
-        models.join("mi-standin-minilm-apt"),
-        models.join("mi-standin-minilm-apt"),
-    );
+    cfg.models = ModelSources::explicit(models.mi.clone(), models.mi.clone());
     let err = format!("{:#}", Scorer::load(&cfg).err().expect("must fail"));
     assert!(err.contains("not a BLEURT model"), "{err}");
 }
 
 #[test]
 fn the_binary_refuses_to_start_without_the_onnx_runtime_library() {
-    let Some(models) = models_dir() else { return };
+    let Some(models) =
+        pair_models("ml::reference::the_binary_refuses_to_start_without_the_onnx_runtime_library")
+    else {
+        return;
+    };
     let input = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(input.path(), "a\tb\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_paracrowd"))
         .args(["score", input.path().to_str().unwrap()])
         .env("ORT_DYLIB_PATH", "/nonexistent/libonnxruntime.so")
-        .env("PARACROWD_MODELS_DIR", &models)
+        .env("PARACROWD_MI_MODEL", &models.mi)
+        .env("PARACROWD_BLEURT_MODEL", &models.bleurt)
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -352,7 +377,11 @@ fn the_binary_refuses_to_start_without_the_onnx_runtime_library() {
 
 #[test]
 fn the_score_command_writes_every_pair_with_versions_and_rewards() {
-    let Some(models) = models_dir() else { return };
+    let Some(models) =
+        pair_models("ml::reference::the_score_command_writes_every_pair_with_versions_and_rewards")
+    else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("pairs.tsv");
     std::fs::write(
@@ -363,8 +392,8 @@ fn the_score_command_writes_every_pair_with_versions_and_rewards() {
     let output = dir.path().join("scores.tsv");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_paracrowd"))
         .args(["score", input.to_str().unwrap(), output.to_str().unwrap()])
-        .env("PARACROWD_MODELS_DIR", &models)
-        .env("PARACROWD_MODELS", "standin")
+        .env("PARACROWD_MI_MODEL", &models.mi)
+        .env("PARACROWD_BLEURT_MODEL", &models.bleurt)
         .output()
         .unwrap();
     assert!(
@@ -375,15 +404,18 @@ fn the_score_command_writes_every_pair_with_versions_and_rewards() {
     let text = std::fs::read_to_string(&output).unwrap();
     let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
     assert_eq!(lines.len(), 3);
-    assert_eq!(
-        lines[0],
+    // One probability column per label of the MI judge, in each direction.
+    let labels: &[&str] = if models.standins {
+        &["not_mi", "mi"]
+    } else {
+        &["entailment", "neutral", "contradiction"]
+    };
+    let mut header = vec!["source".to_owned(), "attempt".to_owned()];
+    for direction in ["forward", "backward"] {
+        header.extend(labels.iter().map(|l| format!("p_{direction}_{l}")));
+    }
+    header.extend(
         [
-            "source",
-            "attempt",
-            "p_forward_not_mi",
-            "p_forward_mi",
-            "p_backward_not_mi",
-            "p_backward_mi",
             "mi",
             "bleurt_forward",
             "bleurt_backward",
@@ -391,17 +423,26 @@ fn the_score_command_writes_every_pair_with_versions_and_rewards() {
             "reward_cents",
             "mi_model",
             "bleurt_model",
-            "scorer"
+            "scorer",
         ]
+        .map(String::from),
     );
+    assert_eq!(lines[0], header);
+    let n = header.len();
+    let (mi_version, bleurt_version) = models.version_prefixes();
+    let scorer = if models.standins {
+        "development stand-ins"
+    } else {
+        "the APT paper's models"
+    };
     for row in &lines[1..] {
-        assert_eq!(row.len(), lines[0].len());
+        assert_eq!(row.len(), n);
         assert!(
-            row[11].starts_with("mi-standin-minilm-apt@")
-                && row[12].starts_with("bleurt-standin-minilm-apt@")
+            row[n - 3].starts_with(&mi_version) && row[n - 2].starts_with(&bleurt_version),
+            "{row:?}"
         );
-        assert!(row[13].starts_with("development stand-ins"), "{}", row[13]);
+        assert!(row[n - 1].starts_with(scorer), "{}", row[n - 1]);
     }
     // The second attempt contains its source: the study paid nothing for that.
-    assert_eq!(lines[2][10], "0");
+    assert_eq!(lines[2][n - 4], "0");
 }

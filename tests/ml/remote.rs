@@ -11,7 +11,7 @@ use server::ml::remote::config::{Fallback, RemoteConfig};
 use server::ml::remote::embedder::RemoteEmbedder;
 use server::ml::ScoringEngine;
 
-use crate::support::{config, models_dir, reference};
+use crate::support::{pair_models, reference, PairModels};
 use crate::triton::{self, Serve, Triton};
 
 const TOLERANCE: f32 = 1e-5;
@@ -40,21 +40,21 @@ fn assert_same(remote: &PairScores, local: &PairScores, what: &str) {
     assert_eq!(remote.labels, local.labels, "{what}");
 }
 
-/// The stand-ins, their two Check models and the Python with Triton; `None` (after saying why)
-/// where these tests cannot run.
+/// The two Check models and the Python with Triton; `None` (after saying why) where these
+/// tests cannot run.
 struct Setup {
-    models: PathBuf,
+    models: PairModels,
     python: PathBuf,
     mi: PathBuf,
     bleurt: PathBuf,
 }
 
-fn setup() -> Option<Setup> {
-    let models = models_dir()?;
-    let python = triton::python()?;
+fn setup(what: &str) -> Option<Setup> {
+    let models = pair_models(what)?;
+    let python = triton::python(what)?;
     Some(Setup {
-        mi: models.join("mi-standin-minilm-apt"),
-        bleurt: models.join("bleurt-standin-minilm-apt"),
+        mi: models.mi.clone(),
+        bleurt: models.bleurt.clone(),
         models,
         python,
     })
@@ -78,7 +78,7 @@ fn remote_config(url: String, fallback: Fallback) -> RemoteConfig {
 
 /// The in-process engine and the remote scorer (no fallback) for the server at `url`.
 async fn engine_and_remote(
-    models: &std::path::Path,
+    models: &PairModels,
     url: String,
 ) -> (ScoringEngine, Arc<dyn PairScorer>) {
     let local = engine(models).await;
@@ -89,8 +89,8 @@ async fn engine_and_remote(
     (local, remote)
 }
 
-async fn engine(models: &std::path::Path) -> ScoringEngine {
-    let cfg = config(models);
+async fn engine(models: &PairModels) -> ScoringEngine {
+    let cfg = models.config();
     tokio::task::spawn_blocking(move || ScoringEngine::start(&cfg))
         .await
         .unwrap()
@@ -99,7 +99,11 @@ async fn engine(models: &std::path::Path) -> ScoringEngine {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_inference_server_scores_as_the_engine_alone_and_in_bursts() {
-    let Some(fx) = setup() else { return };
+    let Some(fx) =
+        setup("ml::remote::the_inference_server_scores_as_the_engine_alone_and_in_bursts")
+    else {
+        return;
+    };
     let triton = Triton::start(&fx.python, Serve::checks(&fx.mi, &fx.bleurt)).await;
     let (local, remote) = engine_and_remote(&fx.models, triton.url()).await;
     assert_eq!(remote.versions().served_by, ServedBy::InferenceServer);
@@ -167,7 +171,11 @@ async fn the_inference_server_scores_as_the_engine_alone_and_in_bursts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_with_other_models_under_our_names_is_refused_at_start_up() {
-    let Some(fx) = setup() else { return };
+    let Some(fx) =
+        setup("ml::remote::a_server_with_other_models_under_our_names_is_refused_at_start_up")
+    else {
+        return;
+    };
     // Swapped: its "mi" gives one value per pair, its "bleurt" two.
     let triton = Triton::start(&fx.python, Serve::checks(&fx.bleurt, &fx.mi)).await;
     let err = server::ml::remote::startup::scorer(
@@ -178,16 +186,24 @@ async fn a_server_with_other_models_under_our_names_is_refused_at_start_up() {
     .err()
     .expect("refused")
     .to_string();
+    // The stand-ins' MI judge has two labels (not MI, MI), the tiny models' NLI judge three.
+    let labels = if fx.models.standins { 2 } else { 3 };
     assert!(
         err.contains("model \"mi\" does not match ours")
-            && err.contains("\"logits\" has shape [-1, 1], expected [-1, 2]"),
+            && err.contains(&format!(
+                "\"logits\" has shape [-1, 1], expected [-1, {labels}]"
+            )),
         "{err}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_fallback_an_unreachable_server_stops_start_up_with_what_to_do() {
-    let Some(models) = models_dir() else { return };
+    let Some(models) = pair_models(
+        "ml::remote::without_a_fallback_an_unreachable_server_stops_start_up_with_what_to_do",
+    ) else {
+        return;
+    };
     let closed = free_port();
     let err = server::ml::remote::startup::scorer(
         &remote_config(format!("http://127.0.0.1:{closed}"), Fallback::None),
@@ -205,7 +221,11 @@ async fn without_a_fallback_an_unreachable_server_stops_start_up_with_what_to_do
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_gives_busy_never_a_score_and_is_used_again_when_back() {
-    let Some(fx) = setup() else { return };
+    let Some(fx) =
+        setup("ml::remote::a_killed_server_gives_busy_never_a_score_and_is_used_again_when_back")
+    else {
+        return;
+    };
     let serve = |port| Serve {
         grpc_port: port,
         ..Serve::checks(&fx.mi, &fx.bleurt)
@@ -295,7 +315,11 @@ async fn a_killed_server_gives_busy_never_a_score_and_is_used_again_when_back() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn checks_go_ahead_of_mining_embeddings_which_equal_the_in_process_ones() {
-    let Some(fx) = setup() else { return };
+    let Some(fx) =
+        setup("ml::remote::checks_go_ahead_of_mining_embeddings_which_equal_the_in_process_ones")
+    else {
+        return;
+    };
     let embed_dir = server::ml::embedder::default_dir();
     if !embed_dir.join("model.onnx").is_file() {
         assert!(
@@ -333,7 +357,7 @@ async fn checks_go_ahead_of_mining_embeddings_which_equal_the_in_process_ones() 
     );
     let in_process = Arc::new(server::ml::embedder::LazyEmbedder::new(
         embed_dir.clone(),
-        config(&fx.models),
+        fx.models.config(),
     ));
 
     // Equal vectors, and the same version.
@@ -420,20 +444,27 @@ async fn checks_go_ahead_of_mining_embeddings_which_equal_the_in_process_ones() 
 
 #[test]
 fn the_committed_model_repository_is_what_the_script_writes_for_the_papers_interfaces() {
-    let Some(fx) = setup() else { return };
+    // The tiny models exported through the paper's install have the paper models' interfaces.
+    let what = "ml::remote::the_committed_model_repository_is_what_the_script_writes";
+    let Some(python) = triton::python(what) else {
+        return;
+    };
+    let Some(paper) = crate::support::tiny_pair_models(what) else {
+        return;
+    };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/triton");
     let out = tempfile::tempdir().unwrap();
     for device in ["gpu", "cpu"] {
         let target = out.path().join(device);
         let embed = server::ml::embedder::default_dir();
         let with_embed = embed.join("model.onnx").is_file();
-        let mut command = std::process::Command::new(&fx.python);
+        let mut command = std::process::Command::new(&python);
         command
             .arg(root.join("make_repository.py"))
             .arg("--mi")
-            .arg(fx.models.join("fixtures/roberta-bpe-random-tiny"))
+            .arg(&paper.mi)
             .arg("--bleurt")
-            .arg(fx.models.join("fixtures/bleurt-sp-random-tiny"))
+            .arg(&paper.bleurt)
             .args(["--device", device, "--out"])
             .arg(&target);
         if with_embed {
@@ -494,7 +525,11 @@ fn the_committed_model_repository_is_what_the_script_writes_for_the_papers_inter
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_comes_up_later_is_checked_then_takes_the_checks() {
-    let Some(fx) = setup() else { return };
+    let Some(fx) =
+        setup("ml::remote::a_server_that_comes_up_later_is_checked_then_takes_the_checks")
+    else {
+        return;
+    };
     let port = free_port();
     // Down at start-up, with the fallback on: the server starts and scores in process.
     let scorer = server::ml::remote::startup::scorer(

@@ -1,8 +1,9 @@
 //! The model resolver: its order (explicit paths, the paper's models in the cache, the
 //! development stand-ins, the lite scorer) and every kind of bad source, each skipped with a
 //! one-line message naming the path while the next source scores. Real models through ort: the
-//! "paper's models" here are the stand-in graphs laid out as an installation with its manifest
-//! (the resolver trusts the layout and the manifest, not the weights).
+//! "paper's models" and the "stand-ins" here are the tests' Check models (`support::pair_models`)
+//! laid out as an installation with its manifest and as the stand-ins' folder (the resolver
+//! trusts the layout and the manifest, not the weights).
 use std::path::{Path, PathBuf};
 
 use app::ml::ScorerKind;
@@ -13,28 +14,28 @@ use server::ml::paper::Variant;
 use server::ml::source::{ModelSources, Preference, Resolution, STANDIN_BLEURT, STANDIN_MI};
 use server::ml::Scorer;
 
-use crate::lite::{embedding_dir, heads_for_dim};
-use crate::support;
+use crate::lite::heads_for_dim;
+use crate::support::{self, PairModels};
 
-/// A temporary cache with the stand-ins linked in and, optionally, a paper installation.
+/// A temporary cache with the Check models linked in as the stand-ins and, optionally, as an
+/// installation of the paper's models.
 struct Place {
     dir: tempfile::TempDir,
-    models: PathBuf,
+    models: PairModels,
     embedding: PathBuf,
 }
 
 impl Place {
-    fn new() -> Option<Self> {
-        let embedding = embedding_dir()?;
-        let models = support::models_dir()?;
+    fn new(what: &str) -> Option<Self> {
+        let embedding = support::embedding_dir(what)?;
+        let models = support::pair_models(what)?;
         let place = Self {
             dir: tempfile::tempdir().unwrap(),
             models,
             embedding,
         };
-        for name in [STANDIN_MI, STANDIN_BLEURT] {
-            link_dir(&place.models.join(name), &place.standins().join(name));
-        }
+        link_dir(&place.models.mi, &place.standins().join(STANDIN_MI));
+        link_dir(&place.models.bleurt, &place.standins().join(STANDIN_BLEURT));
         Some(place)
     }
 
@@ -51,8 +52,8 @@ impl Place {
     fn install_paper(&self, usable: bool) {
         for variant in [Variant::Fp32, Variant::Int8] {
             let (mi, bleurt) = variant.dirs(&self.paper());
-            link_dir(&self.models.join(STANDIN_MI), &mi);
-            link_dir(&self.models.join(STANDIN_BLEURT), &bleurt);
+            link_dir(&self.models.mi, &mi);
+            link_dir(&self.models.bleurt, &bleurt);
         }
         self.write_manifest(usable);
     }
@@ -98,7 +99,7 @@ impl Place {
     }
 
     fn resolve(&self, sources: ModelSources) -> anyhow::Result<(Scorer, Resolution)> {
-        let mut cfg: MlConfig = support::config(&self.models);
+        let mut cfg: MlConfig = support::ml_config();
         cfg.models = sources;
         Scorer::resolve(&cfg)
     }
@@ -133,7 +134,11 @@ fn mentions(lines: &[String], needle: &str) -> bool {
 
 #[test]
 fn auto_walks_paper_int8_then_fp32_then_standins_then_lite() {
-    let Some(place) = Place::new() else { return };
+    let Some(place) =
+        Place::new("ml::source::auto_walks_paper_int8_then_fp32_then_standins_then_lite")
+    else {
+        return;
+    };
     place.install_paper(true);
     let (kind, skipped) = place.choose(place.sources());
     assert_eq!(kind, ScorerKind::PaperInt8, "{skipped:?}");
@@ -174,7 +179,9 @@ fn auto_walks_paper_int8_then_fp32_then_standins_then_lite() {
 
 #[test]
 fn a_preference_uses_only_that_source() {
-    let Some(place) = Place::new() else { return };
+    let Some(place) = Place::new("ml::source::a_preference_uses_only_that_source") else {
+        return;
+    };
     place.install_paper(true);
     let mut lite = place.sources();
     lite.preference = Preference::Lite;
@@ -193,7 +200,11 @@ fn a_preference_uses_only_that_source() {
 
 #[test]
 fn explicit_paths_are_used_as_given_and_stop_start_up_when_broken() {
-    let Some(place) = Place::new() else { return };
+    let Some(place) =
+        Place::new("ml::source::explicit_paths_are_used_as_given_and_stop_start_up_when_broken")
+    else {
+        return;
+    };
     place.install_paper(true);
     let explicit = |mi: PathBuf, bleurt: PathBuf| {
         let mut s = place.sources();
@@ -224,7 +235,11 @@ fn explicit_paths_are_used_as_given_and_stop_start_up_when_broken() {
 
 #[test]
 fn a_damaged_installation_of_the_papers_models_falls_back_naming_the_file() {
-    let Some(place) = Place::new() else { return };
+    let Some(place) = Place::new(
+        "ml::source::a_damaged_installation_of_the_papers_models_falls_back_naming_the_file",
+    ) else {
+        return;
+    };
     place.install_paper(true);
     // The int8 copy lost a file: the full models score.
     let (int8_mi, _) = Variant::Int8.dirs(&place.paper());
@@ -257,7 +272,11 @@ fn a_damaged_installation_of_the_papers_models_falls_back_naming_the_file() {
 
 #[test]
 fn damaged_standins_fall_back_to_the_lite_scorer_naming_the_path() {
-    let Some(place) = Place::new() else { return };
+    let Some(place) =
+        Place::new("ml::source::damaged_standins_fall_back_to_the_lite_scorer_naming_the_path")
+    else {
+        return;
+    };
     let mi = place.standins().join(STANDIN_MI);
     let check = |what: &str, needle: &str| {
         let (kind, skipped) = place.choose(place.sources());
@@ -273,22 +292,26 @@ fn damaged_standins_fall_back_to_the_lite_scorer_naming_the_path() {
     replace(&graph, b"this is not an ONNX file");
     check("corrupt graph", &graph.display().to_string());
     std::fs::remove_file(&graph).unwrap();
-    std::os::unix::fs::symlink(place.models.join(STANDIN_MI).join("model.onnx"), &graph).unwrap();
+    std::os::unix::fs::symlink(place.models.mi.join("model.onnx"), &graph).unwrap();
 
-    // A tokenizer of another model (RoBERTa's byte-level BPE for a BERT graph).
+    // A tokenizer of another model: RoBERTa's byte-level BPE for the stand-ins' BERT graph, or
+    // BERT's WordPiece (the tiny BLEURT's) for the tiny RoBERTa judge.
     let tokenizer = mi.join("tokenizer.json");
-    let roberta = place
-        .models
-        .join("fixtures/roberta-bpe-random-tiny/tokenizer.json");
-    replace(&tokenizer, &std::fs::read(roberta).unwrap());
+    let foreign = if place.models.standins {
+        place
+            .models
+            .mi
+            .parent()
+            .unwrap()
+            .join("fixtures/roberta-bpe-random-tiny/tokenizer.json")
+    } else {
+        place.models.bleurt.join("tokenizer.json")
+    };
+    replace(&tokenizer, &std::fs::read(foreign).unwrap());
     check("foreign tokenizer", "does not match the model");
     check("foreign tokenizer", &tokenizer.display().to_string());
     std::fs::remove_file(&tokenizer).unwrap();
-    std::os::unix::fs::symlink(
-        place.models.join(STANDIN_MI).join("tokenizer.json"),
-        &tokenizer,
-    )
-    .unwrap();
+    std::os::unix::fs::symlink(place.models.mi.join("tokenizer.json"), &tokenizer).unwrap();
 
     // A missing config.json.
     let config = mi.join("config.json");
@@ -298,7 +321,11 @@ fn damaged_standins_fall_back_to_the_lite_scorer_naming_the_path() {
 
 #[test]
 fn heads_for_another_embedding_size_fall_back_to_the_built_in_heads() {
-    let Some(place) = Place::new() else { return };
+    let Some(place) =
+        Place::new("ml::source::heads_for_another_embedding_size_fall_back_to_the_built_in_heads")
+    else {
+        return;
+    };
     std::fs::remove_dir_all(place.standins()).unwrap();
     let heads = place.dir.path().join("heads-768.json");
     std::fs::write(&heads, heads_for_dim(768)).unwrap();
@@ -320,7 +347,10 @@ fn heads_for_another_embedding_size_fall_back_to_the_built_in_heads() {
 
 #[test]
 fn with_no_source_at_all_start_up_says_what_to_install() {
-    let Some(place) = Place::new() else { return };
+    let Some(place) = Place::new("ml::source::with_no_source_at_all_start_up_says_what_to_install")
+    else {
+        return;
+    };
     std::fs::remove_dir_all(place.standins()).unwrap();
     let mut s = place.sources();
     s.embedding_dir = place.dir.path().join("no-embedding-model");

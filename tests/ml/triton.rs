@@ -31,8 +31,9 @@ pub struct Serve<'a> {
     pub grpc_port: Option<u16>,
 }
 
-/// The Python with nvidia-pytriton, or `None` (after saying why) when it is not installed.
-pub fn python() -> Option<PathBuf> {
+/// The Python with nvidia-pytriton, or `None` (after saying why `what` cannot run) when it is
+/// not installed.
+pub fn python(what: &str) -> Option<PathBuf> {
     let python = std::env::var_os("PARACROWD_TRITON_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| server::ml::source::cache_dir().join("py-triton/bin/python"));
@@ -43,10 +44,7 @@ pub fn python() -> Option<PathBuf> {
         "no Triton Python at {} (scripts/setup.sh --test installs it)",
         python.display()
     );
-    if std::env::var("PARACROWD_REQUIRE_TRITON").is_ok_and(|v| v == "1") {
-        panic!("Triton tests required but cannot run: {why}");
-    }
-    eprintln!("SKIPPED (Triton): {why}");
+    crate::shared::missing("TRITON", what, &why);
     None
 }
 

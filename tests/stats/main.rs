@@ -8,6 +8,9 @@ use app::domain::agreement::{
 use app::domain::dawid_skene::{dawid_skene, Answer};
 use serde_json::Value;
 
+#[path = "../common/shared.rs"]
+mod shared;
+
 const TOL: f64 = 1e-9;
 
 fn reference() -> Value {
@@ -230,23 +233,17 @@ fn a_ragged_campaign_with_two_to_seven_judgments_matches_every_library() {
     );
 }
 
-/// Fleiss' kappa over the Twitter URL test set's 6-vote counts (read from ../shared/data; the
+/// Fleiss' kappa over the Twitter URL test set's 6-vote counts (read from `../shared/data`; the
 /// counts' distribution is the published 4665, 1860, 988, 786, 583, 602, 636).
 #[test]
 fn the_twitter_url_votes_match_the_references() {
     let r = reference();
     let want = &r["cases"]["twitter_url_test_votes"];
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/twitter_url/test_votes.tsv"
-    );
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if std::env::var_os("PARACROWD_REQUIRE_DATA").is_none() => {
-            eprintln!("skipping: {path}: {e}");
-            return;
-        }
-        Err(e) => panic!("{path}: {e}"),
+    let Some(text) = shared::data(
+        "twitter_url/test_votes.tsv",
+        "stats::the_twitter_url_votes_match_the_references",
+    ) else {
+        return;
     };
     let mut t = Vec::new();
     for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {

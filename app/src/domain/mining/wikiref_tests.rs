@@ -12,19 +12,14 @@ use super::progress::Progress;
 use super::words::words;
 use super::{Cluster, Sentence};
 
+#[path = "../../../../tests/common/shared.rs"]
+mod shared;
+
 fn wikiref() -> Option<Vec<Cluster>> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/mining/wikiref220.jsonl"
-    );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        assert!(
-            std::env::var_os("PARACROWD_REQUIRE_DATA").is_none(),
-            "{path} is missing but PARACROWD_REQUIRE_DATA is set"
-        );
-        eprintln!("skipped: {path} is not there (the shared data sets are not beside this clone)");
-        return None;
-    };
+    let text = shared::data(
+        "mining/wikiref220.jsonl",
+        "app::domain::mining::wikiref_tests (WikiRef220)",
+    )?;
     let docs = parse(
         "wikiref220.jsonl",
         &text,
