@@ -44,6 +44,7 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 WORK=$(mktemp -d)
 DATABASE_URL="$URL" PARACROWD_ADDR="127.0.0.1:$PORT" LEPTOS_SITE_ROOT="$SITE" RUST_LOG=warn \
   PARACROWD_MAX_DB_CONNECTIONS="${PARACROWD_MAX_DB_CONNECTIONS:-20}" \
+  PARACROWD_CONNECTION_SHARE_EXEMPT=127.0.0.0/8 PARACROWD_RATE_REGISTRATIONS=100000/60 \
   "$BIN" serve >"$WORK/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER $VACUUMER 2>/dev/null || true; rm -rf "$WORK"' EXIT

@@ -30,6 +30,7 @@ server() { # port
   DATABASE_URL="$URL" PARACROWD_ADDR="127.0.0.1:$1" LEPTOS_SITE_ROOT="$SITE" RUST_LOG=warn \
     PARACROWD_REPLICA=true \
     PARACROWD_MAX_DB_CONNECTIONS="${PARACROWD_MAX_DB_CONNECTIONS:-20}" \
+    PARACROWD_CONNECTION_SHARE_EXEMPT=127.0.0.0/8 PARACROWD_RATE_REGISTRATIONS=100000/60 \
     "$BIN" serve >>"$WORK/server-$1.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 1 240); do curl -fs "http://127.0.0.1:$1/health" >/dev/null && return; sleep 0.5; done

@@ -2,6 +2,9 @@
 # Builds the site without cargo-leptos: the hydrate wasm (wasm-bindgen + binaryen's wasm-opt),
 # public files and CSS into target/site, then the server binary, all in release mode.
 # Usage: scripts/build.sh
+#   PARACROWD_BUILD_WITH_TESTS=1: the server binary comes from building every test as well
+#   (`cargo test --release --workspace --no-run`, what scripts/test.sh does): one build with the
+#   tests' features, instead of a second build of most dependencies with other features.
 source "$(dirname "$0")/lib.sh"
 
 stage "wasm bundle (app, hydrate)"
@@ -27,9 +30,13 @@ for ext in js wasm css; do mv "$SITE/pkg/paracrowd.$ext" "$SITE/pkg/paracrowd.$H
 echo "paracrowd.$HASH" > "$SITE/pkg/output-name"
 
 stage "server binary"
-# With the load tool in the same build: its dependencies' features then agree with the server's,
-# so building one never rebuilds the other (the load benchmark needs both).
-cargo build --release -p server --bin paracrowd -p paracrowd-load --bin paracrowd-load
+if [ "${PARACROWD_BUILD_WITH_TESTS:-0}" = 1 ]; then
+  cargo test --release --workspace --no-run
+else
+  # With the load tool in the same build: its dependencies' features then agree with the
+  # server's, so building one never rebuilds the other (the load benchmark needs both).
+  cargo build --release -p server --bin paracrowd -p paracrowd-load --bin paracrowd-load
+fi
 
 stage "precompressed bundle (brotli, gzip)"
 "$CARGO_TARGET_DIR/release/paracrowd" precompress "$SITE/pkg"

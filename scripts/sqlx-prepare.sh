@@ -5,14 +5,19 @@
 #
 #   scripts/sqlx-prepare.sh           rewrite .sqlx/ (run it after changing a query or a migration)
 #   scripts/sqlx-prepare.sh --check   fail if .sqlx/ is not what the queries and migrations give
-#                                     (the test command runs this)
+#   scripts/sqlx-prepare.sh --check -- CARGO ARGS...
+#                                     the same, compiling with that cargo command instead of
+#                                     `cargo check -p app`: the test command checks the SQL in its
+#                                     clippy run, so the crates are compiled once for both
 #
 # It does what `cargo sqlx prepare [--check]` does, without installing sqlx-cli: migrate a fresh
 # database, then compile the app crate online with SQLX_OFFLINE_DIR pointing at an empty folder.
 source "$(dirname "$0")/lib.sh"
 
 CHECK=0
-if [ "${1:-}" = "--check" ]; then CHECK=1; fi
+if [ "${1:-}" = "--check" ]; then CHECK=1; shift; fi
+CARGO_ARGS=(check -q -p app --features ssr --lib)
+if [ "${1:-}" = "--" ]; then shift; CARGO_ARGS=("$@"); fi
 
 if [ -z "${DATABASE_URL:-}" ]; then source "$ROOT/scripts/test-db.sh"; fi
 PGBIN="$(pg_bin_dir)"
@@ -31,10 +36,16 @@ for m in "$ROOT"/migrations/*.sql; do
   "$PGBIN/psql" -q -v ON_ERROR_STOP=1 "$PREPARE_URL" -f "$m" >/dev/null
 done
 
-# The macros run only when the crate compiles: drop the app crate's check output so it does.
-cargo clean -q -p app
+# The macros run only when the crate compiles: drop the app crate's output of this profile (dev)
+# so it does; the release and wasm builds keep theirs.
+cargo clean -q -p app --profile dev
+BUILD=0
 SQLX_OFFLINE=false SQLX_OFFLINE_DIR="$OUT" DATABASE_URL="$PREPARE_URL" \
-  cargo check -q -p app --features ssr --lib
+  cargo "${CARGO_ARGS[@]}" || BUILD=$?
+if [ "$BUILD" != 0 ] && [ "$CHECK" = 0 ]; then
+  echo "cargo ${CARGO_ARGS[*]} failed (above): .sqlx/ left as it was" >&2
+  exit "$BUILD"
+fi
 
 if [ "$CHECK" = 1 ]; then
   if ! diff -r "$ROOT/.sqlx" "$OUT" >/dev/null 2>&1; then
@@ -43,6 +54,7 @@ if [ "$CHECK" = 1 ]; then
     exit 1
   fi
   echo ".sqlx/ is current ($(ls "$OUT" | wc -l) queries checked against migrations/)"
+  exit "$BUILD"
 else
   rm -rf "$ROOT/.sqlx"
   mkdir -p "$ROOT/.sqlx"

@@ -68,19 +68,15 @@ step() {
   return 0
 }
 
+# rustfmt, then clippy: its compile also checks every query against a database migrated from
+# migrations/ and compares the result with .sqlx/ (one compile for both).
 lint() {
   local status=0
   cargo fmt --all --check || status=1
-  cargo clippy --workspace --all-targets -- -D warnings || status=1
+  "$ROOT/scripts/sqlx-prepare.sh" --check -- clippy --workspace --all-targets -- -D warnings || status=1
   return "$status"
 }
 
-wait_for_downloads() {
-  local status=0
-  wait "$DOWNLOADS_PID" || status=$?
-  cat "$LOGS/downloads.log"
-  return "$status"
-}
 
 # cargo_tests LOG ARGS...: cargo test in release mode, every test run, output kept in LOG.
 cargo_tests() {
@@ -111,13 +107,13 @@ browser_tests() {
   return "$status"
 }
 
-# The model tests, and the integration tests that load models or start the release binary.
+# The model tests (every module of tests/ml), and the integration tests that load models or
+# start the release binary; by name filters over the whole workspace's build, so nothing is
+# compiled again (selecting one test target alone resolves other features).
 model_and_start_up_tests() {
-  local status=0
-  cargo_tests "$LOGS/cargo-no-shared-ml.log" -p server --test ml || status=1
-  cargo_tests "$LOGS/cargo-no-shared-api.log" -p server --test api -- \
-    cli:: crash:: replicas standalone remote_scoring mining:: || status=1
-  return "$status"
+  cargo_tests "$LOGS/cargo-no-shared.log" --workspace -- \
+    embedder:: engine:: lite:: paper_install:: reference:: remote:: source:: \
+    cli:: crash:: flood:: replicas standalone remote_scoring mining::
 }
 
 step "setup: Debian packages (PostgreSQL, Node.js, Chromium, HAProxy, Python 3.11)" \
@@ -126,8 +122,6 @@ step "setup: Debian packages (PostgreSQL, Node.js, Chromium, HAProxy, Python 3.1
 "$ROOT/scripts/setup.sh" --test --only downloads > "$LOGS/downloads.log" 2>&1 &
 DOWNLOADS_PID=$!
 step "setup: Rust targets and tools, Node packages" "$ROOT/scripts/setup.sh" --test --only build
-step "lint (cargo fmt --check, cargo clippy -D warnings)" lint
-
 stage "test database"
 started=$(date +%s)
 source "$ROOT/scripts/test-db.sh"
@@ -139,9 +133,24 @@ else
 fi
 stage_end
 
-step "checked SQL (.sqlx/ matches the queries and migrations/)" "$ROOT/scripts/sqlx-prepare.sh" --check
-step "build (wasm bundle, server binary, precompressed bundle)" "$ROOT/scripts/build.sh"
-step "setup: downloads (ONNX Runtime, embedding model, Python environments)" wait_for_downloads
+step "lint and checked SQL (cargo fmt --check; cargo clippy -D warnings, whose compile checks .sqlx/ against migrations/)" lint
+step "build (wasm bundle; the tests and the server binary in one release build)" \
+  env PARACROWD_BUILD_WITH_TESTS=1 "$ROOT/scripts/build.sh"
+
+# The downloads started in the background (waited for here, in this shell, whose job it is).
+stage "setup: downloads (ONNX Runtime, embedding model, Python environments)"
+started=$(date +%s)
+status=0
+wait "$DOWNLOADS_PID" || status=$?
+cat "$LOGS/downloads.log"
+took=$(( $(date +%s) - started ))
+if [ "$status" = 0 ]; then
+  RESULTS+=("$(printf 'passed  %5ds  %s' "$took" "setup: downloads (waited for after the build)")")
+else
+  RESULTS+=("$(printf 'FAILED  %5ds  %s (exit %s)' "$took" "setup: downloads" "$status")")
+  FAILED=$((FAILED + 1))
+fi
+stage_end
 
 with_shared
 step "unit and integration tests (cargo test --release)" \
@@ -150,7 +159,7 @@ step "browser tests (end2end, Chromium)" browser_tests "$LOGS/e2e.log" end2end/t
 
 if [ -d "$PARACROWD_SHARED_DIR" ] && [ -n "$(ls -A "$PARACROWD_SHARED_DIR" 2>/dev/null)" ]; then
   without_shared
-  step "as on a user's clone (no $PARACROWD_SHARED_DIR): model and start-up tests" \
+  step "as on a user's clone (development folder out of reach): model and start-up tests" \
     model_and_start_up_tests
   step "as on a user's clone: the writing task in the browser (lite scorer)" \
     browser_tests "$LOGS/e2e-no-shared.log" end2end/tests/apt.test.mjs

@@ -4,7 +4,15 @@
 //! argon2id with explicit parameters (OWASP's 19 MiB, 2 passes, 1 lane), always on the blocking
 //! pool so a login never stalls the async runtime. Unknown users are verified against a dummy hash
 //! so they take as long as known ones and get the same answer.
-use std::sync::LazyLock;
+//!
+//! At most one hash per core runs at a time ([`HashGate`]): each takes 19 MiB and tens of
+//! milliseconds of a core, so a flood of logins or registrations would otherwise start hundreds
+//! at once, hold gigabytes and slow every other request. A few more wait their turn; beyond
+//! that the caller is told the server is busy.
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
+
+use tokio::sync::Semaphore;
 
 use argon2::password_hash::{
     rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
@@ -46,14 +54,68 @@ fn verify_blocking(password: &str, phc: &str) -> bool {
     }
 }
 
-/// Hashes a new password with argon2id, off the async runtime.
-pub async fn hash_password(password: String) -> Result<String, AppError> {
-    tokio::task::spawn_blocking(move || hash_blocking(&password))
-        .await
-        .map_err(|e| {
+/// Bounds the password hashes running at once, and those waiting to run.
+pub struct HashGate {
+    running: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    most_waiting: usize,
+}
+
+/// Hashes that may wait for a turn, per hash running at once (a turn takes tens of ms).
+const WAITING_PER_RUNNING: usize = 8;
+
+impl HashGate {
+    /// `running` hashes at once, and at most `most_waiting` more queued for a turn.
+    pub fn new(running: usize, most_waiting: usize) -> Self {
+        Self {
+            running: Arc::new(Semaphore::new(running.max(1))),
+            waiting: AtomicUsize::new(0),
+            most_waiting,
+        }
+    }
+
+    /// One hash per core.
+    fn for_this_machine() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Self::new(cores, cores * WAITING_PER_RUNNING)
+    }
+
+    /// Runs `job` on the blocking pool once a turn is free; `Overloaded` at once when too many
+    /// already wait.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, AppError> {
+        let turn = match self.running.clone().try_acquire_owned() {
+            Ok(turn) => turn,
+            Err(_) => {
+                if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.most_waiting {
+                    self.waiting.fetch_sub(1, Ordering::SeqCst);
+                    return Err(AppError::Overloaded);
+                }
+                let turn = self.running.clone().acquire_owned().await;
+                self.waiting.fetch_sub(1, Ordering::SeqCst);
+                turn.map_err(|_| AppError::Internal)?
+            }
+        };
+        let done = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            job()
+        })
+        .await;
+        done.map_err(|e| {
             tracing::error!(error.message = %e, "password hashing task failed");
             AppError::Internal
-        })?
+        })
+    }
+}
+
+static GATE: LazyLock<HashGate> = LazyLock::new(HashGate::for_this_machine);
+
+/// Hashes a new password with argon2id, off the async runtime.
+pub async fn hash_password(password: String) -> Result<String, AppError> {
+    GATE.run(move || hash_blocking(&password))
+        .await?
         .map_err(|e| {
             tracing::error!(error.message = %e, "password hashing failed");
             AppError::Internal
@@ -63,7 +125,7 @@ pub async fn hash_password(password: String) -> Result<String, AppError> {
 /// Verifies `password` against `phc`, or against a dummy hash when there is no user, so both
 /// cases cost the same. Off the async runtime.
 pub async fn verify_password(password: String, phc: Option<String>) -> Result<bool, AppError> {
-    tokio::task::spawn_blocking(move || match phc {
+    GATE.run(move || match phc {
         Some(phc) if phc != NO_PASSWORD => verify_blocking(&password, &phc),
         // No such user, or one without a password: the same cost and the same answer.
         _ => {
@@ -72,8 +134,43 @@ pub async fn verify_password(password: String, phc: Option<String>) -> Result<bo
         }
     })
     .await
-    .map_err(|e| {
-        tracing::error!(error.message = %e, "password verification task failed");
-        AppError::Internal
-    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_gate_runs_so_many_at_once_queues_so_many_more_and_refuses_the_rest() {
+        let gate = Arc::new(HashGate::new(2, 3));
+        let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let calls = (0..20).map(|_| {
+            let (gate, now, most) = (gate.clone(), now.clone(), most.clone());
+            tokio::spawn(async move {
+                gate.run(move || {
+                    let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(n, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(300));
+                    now.fetch_sub(1, Ordering::SeqCst);
+                })
+                .await
+            })
+        });
+        let results = futures_util::future::join_all(calls).await;
+        let done = results
+            .iter()
+            .filter(|r| r.as_ref().unwrap().is_ok())
+            .count();
+        let busy = results
+            .iter()
+            .filter(|r| r.as_ref().unwrap() == &Err(AppError::Overloaded))
+            .count();
+        assert_eq!(most.load(Ordering::SeqCst), 2, "two at once, never more");
+        // Two running and three waiting when the rest arrive (all within the first 300 ms).
+        assert_eq!((done, busy), (5, 15));
+        // Once the queue drained, the gate takes work again.
+        assert_eq!(gate.run(|| 7).await, Ok(7));
+        assert_eq!(gate.waiting.load(Ordering::SeqCst), 0);
+    }
 }

@@ -36,6 +36,12 @@ impl TrustedProxies {
         Ok(Self(nets))
     }
 
+    /// These networks and `other`'s.
+    pub fn and(mut self, other: &TrustedProxies) -> Self {
+        self.0.extend_from_slice(&other.0);
+        self
+    }
+
     /// Whether no proxy is trusted.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -121,6 +121,16 @@ pub async fn complete_study(session: &Session, campaign: CampaignId) -> Result<(
     Ok(())
 }
 
+/// Who a session is signed in as, for a study link about to sign someone in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignedIn {
+    Nobody,
+    /// A password account (an admin, a researcher, an in-house annotator).
+    Password,
+    /// A worker a study link signed in.
+    StudyWorker(UserId),
+}
+
 /// Whether this session was started by a study link.
 pub async fn is_study_worker(session: &Session) -> Result<bool, AppError> {
     let study_worker: Option<bool> = session.get(STUDY_WORKER_KEY).await.map_err(session_error)?;
@@ -129,9 +139,18 @@ pub async fn is_study_worker(session: &Session) -> Result<bool, AppError> {
 
 /// Whether this session is logged in with a password account (not started by a study link).
 pub async fn is_password_session(session: &Session) -> Result<bool, AppError> {
+    Ok(matches!(signed_in(session).await?, SignedIn::Password))
+}
+
+/// Who this session is signed in as, as a study link sees it.
+pub async fn signed_in(session: &Session) -> Result<SignedIn, AppError> {
     let user = session_user_id(session).await?;
     let study_worker: Option<bool> = session.get(STUDY_WORKER_KEY).await.map_err(session_error)?;
-    Ok(user.is_some() && study_worker != Some(true))
+    Ok(match (user, study_worker == Some(true)) {
+        (None, _) => SignedIn::Nobody,
+        (Some(user), true) => SignedIn::StudyWorker(user),
+        (Some(_), false) => SignedIn::Password,
+    })
 }
 
 /// What a server function's access checks need of a session: its user and, for a study-link

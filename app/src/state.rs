@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use sqlx::PgPool;
 
 use crate::client_addr::TrustedProxies;
+use crate::domain::rate_limit::RateLimits;
 use crate::domain::LoginPolicy;
 use crate::draws::Draws;
 use crate::error::AppError;
@@ -20,6 +21,8 @@ pub struct AppState {
     pub pool: PgPool,
     /// When a login that failed before must wait (its counts are in the database).
     pub login_policy: LoginPolicy,
+    /// Registrations and new study-link accounts per address (counted in the database).
+    pub rate_limits: RateLimits,
     /// Proxies whose `X-Forwarded-For` names the client (`PARACROWD_TRUSTED_PROXIES`).
     pub trusted_proxies: Arc<TrustedProxies>,
     /// The MI + BLEURT scoring engine (a deterministic fake in tests).

@@ -50,8 +50,31 @@ pub struct Config {
     /// refuses to start without `DATABASE_URL` (an embedded cluster would be its own).
     pub replica: bool,
     /// Timeouts and the most open connections (`crate::serve`): `PARACROWD_HEADER_TIMEOUT_SECS`,
-    /// `PARACROWD_BODY_TIMEOUT_SECS`, `PARACROWD_WRITE_TIMEOUT_SECS`, `PARACROWD_MAX_CONNECTIONS`.
+    /// `PARACROWD_BODY_TIMEOUT_SECS`, `PARACROWD_WRITE_TIMEOUT_SECS`, `PARACROWD_MAX_CONNECTIONS`,
+    /// `PARACROWD_MAX_CONNECTIONS_PER_ADDRESS`.
     pub connection_limits: crate::serve::ConnectionLimits,
+    /// `PARACROWD_CONNECTION_SHARE_EXEMPT`: addresses or CIDR blocks whose connections have no
+    /// per-address share besides the trusted proxies (default none; the load benchmarks name
+    /// loopback, where every simulated annotator comes from).
+    pub connection_share_exempt: app::client_addr::TrustedProxies,
+    /// `PARACROWD_RATE_REGISTRATIONS` and `PARACROWD_RATE_STUDY_ACCOUNTS` (`N/SECONDS`): the
+    /// most registrations, and new study-link accounts, from one address per window (default
+    /// 20/600 and 30/600; `domain::rate_limit`).
+    pub rate_limits: app::domain::rate_limit::RateLimits,
+}
+
+/// Loopback: every client of the in-process test servers.
+const LOOPBACK: &str = "127.0.0.0/8, ::1";
+
+impl Config {
+    /// The addresses whose connections have no per-address share (`crate::serve`).
+    pub fn unshared_addresses(&self) -> std::sync::Arc<app::client_addr::TrustedProxies> {
+        std::sync::Arc::new(
+            self.trusted_proxies
+                .clone()
+                .and(&self.connection_share_exempt),
+        )
+    }
 }
 
 /// What a server does (`PARACROWD_ROLE`).
@@ -181,6 +204,11 @@ impl Config {
             },
             replica: var("PARACROWD_REPLICA").is_some_and(|v| v == "true" || v == "1"),
             connection_limits: connection_limits(&var)?,
+            connection_share_exempt: app::client_addr::TrustedProxies::parse(
+                &var("PARACROWD_CONNECTION_SHARE_EXEMPT").unwrap_or_default(),
+            )
+            .map_err(|e| anyhow::anyhow!("PARACROWD_CONNECTION_SHARE_EXEMPT: {e}"))?,
+            rate_limits: rate_limits(&var)?,
         })
     }
 
@@ -201,6 +229,19 @@ impl Config {
             job_timeout: Duration::from_secs(10),
             replica: false,
             connection_limits: Default::default(),
+            connection_share_exempt: app::client_addr::TrustedProxies::parse(LOOPBACK)
+                .expect("BUG: the loopback networks parse"),
+            // Tests make many accounts from one address; those of the limits set their own.
+            rate_limits: {
+                let many = app::domain::rate_limit::RateLimit {
+                    most: 100_000,
+                    window: Duration::from_secs(60),
+                };
+                app::domain::rate_limit::RateLimits {
+                    registrations: many,
+                    study_accounts: many,
+                }
+            },
         }
     }
 }
@@ -229,6 +270,27 @@ fn connection_limits(
         write_timeout: secs("PARACROWD_WRITE_TIMEOUT_SECS", defaults.write_timeout)?,
         max_connections: number("PARACROWD_MAX_CONNECTIONS", defaults.max_connections as u64)?
             as usize,
+        max_per_address: number(
+            "PARACROWD_MAX_CONNECTIONS_PER_ADDRESS",
+            defaults.max_per_address as u64,
+        )? as usize,
+    })
+}
+
+fn rate_limits(
+    var: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<app::domain::rate_limit::RateLimits> {
+    use app::domain::rate_limit::RateLimit;
+    let defaults = app::domain::rate_limit::RateLimits::default();
+    let limit = |name: &str, default: RateLimit| -> anyhow::Result<RateLimit> {
+        match var(name) {
+            Some(v) => RateLimit::parse(&v).map_err(|e| anyhow::anyhow!("{name}: {e}")),
+            None => Ok(default),
+        }
+    };
+    Ok(app::domain::rate_limit::RateLimits {
+        registrations: limit("PARACROWD_RATE_REGISTRATIONS", defaults.registrations)?,
+        study_accounts: limit("PARACROWD_RATE_STUDY_ACCOUNTS", defaults.study_accounts)?,
     })
 }
 
@@ -259,6 +321,16 @@ Environment:
   PARACROWD_WRITE_TIMEOUT_SECS a client that stops reading a response is dropped after this
                                (default 60)
   PARACROWD_MAX_CONNECTIONS    open connections at most; more are answered 503 (default 1000)
+  PARACROWD_MAX_CONNECTIONS_PER_ADDRESS
+                               open connections from one address at most, proxies in
+                               PARACROWD_TRUSTED_PROXIES and PARACROWD_CONNECTION_SHARE_EXEMPT
+                               excepted; more get 503 (default 64)
+  PARACROWD_RATE_REGISTRATIONS registrations from one address at most, N/SECONDS (default 20/600)
+  PARACROWD_RATE_STUDY_ACCOUNTS
+                               new study-link accounts from one address at most (default 30/600)
+  PARACROWD_CONNECTION_SHARE_EXEMPT
+                               addresses or CIDR blocks with no per-address share besides
+                               the trusted proxies (default none)
   PARACROWD_SCORER             local (default: ONNX Runtime here) or remote (an inference
                                server: Triton or KServe, Open Inference Protocol over gRPC)
   PARACROWD_SCORER_URL         the inference server's gRPC address, e.g. http://triton:8001

@@ -5,10 +5,14 @@
 //! - its body is a form (`application/x-www-form-urlencoded`), which is all the app's own
 //!   forms and its client send: a `text/plain` or typeless POST, which another page can make
 //!   without a CORS preflight, gets 415;
-//! - its `Origin` (or, without one, its `Referer`) is the app's own: the host it was sent to
-//!   (`Host`), or one of `PARACROWD_ALLOWED_ORIGINS`; anything else, `Origin: null` included,
-//!   gets 403. Browsers send `Origin` with every POST, so a request with neither header comes
-//!   from a program (a script, the load tool), where forgery does not arise, and passes.
+//! - its `Origin` (or, without one, its `Referer`) is the app's own: the scheme, host and port
+//!   it was sent to (`Host`; the scheme is `X-Forwarded-Proto`'s when a proxy in front says it,
+//!   else `http`, all this server speaks; a `Host` without a port is that scheme's default
+//!   port), or one of `PARACROWD_ALLOWED_ORIGINS`; anything else, `Origin: null` included, gets
+//!   403. Browsers send `Origin` with every POST, so a request with neither header comes from a
+//!   program (a script, the load tool), where forgery does not arise, and passes. (A page cannot
+//!   make a browser send `X-Forwarded-Proto` across sites without a CORS preflight, which this
+//!   server does not answer.)
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
@@ -39,34 +43,53 @@ impl IntoResponse for Refusal {
     }
 }
 
-/// `scheme://host:port` as (host lower-cased, port with the scheme's default).
-fn origin_of(text: &str) -> Option<(String, u16)> {
+/// An origin: scheme, host (lower-cased) and port (the scheme's default when none is written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    https: bool,
+    host: String,
+    port: u16,
+}
+
+fn default_port(https: bool) -> u16 {
+    if https {
+        443
+    } else {
+        80
+    }
+}
+
+/// `scheme://host:port`, or a URL that starts so (a `Referer`).
+fn origin_of(text: &str) -> Option<Origin> {
     let uri: Uri = text.trim().parse().ok()?;
-    let default = match uri.scheme_str()? {
-        "http" => 80,
-        "https" => 443,
+    let https = match uri.scheme_str()? {
+        "http" => false,
+        "https" => true,
         _ => return None,
     };
     let authority = uri.authority()?;
-    Some((
-        authority.host().to_ascii_lowercase(),
-        authority.port_u16().unwrap_or(default),
-    ))
+    Some(Origin {
+        https,
+        host: authority.host().to_ascii_lowercase(),
+        port: authority.port_u16().unwrap_or(default_port(https)),
+    })
 }
 
-/// Whether `origin` (as [`origin_of`] gives it) is the host the request was sent to.
-fn is_host(origin: &(String, u16), host: Option<&str>) -> bool {
-    let Some(host) = host else {
-        return false;
-    };
-    let Ok(authority) = host.trim().parse::<axum::http::uri::Authority>() else {
-        return false;
-    };
-    // A Host without a port was sent to the scheme's default port.
-    authority.host().eq_ignore_ascii_case(&origin.0)
-        && authority
-            .port_u16()
-            .map_or(matches!(origin.1, 80 | 443), |p| p == origin.1)
+/// The origin the request was sent to: its `Host`, with the scheme a proxy in front names in
+/// `X-Forwarded-Proto`, else `http`.
+fn own_origin(headers: &HeaderMap) -> Option<Origin> {
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    let authority = host.trim().parse::<axum::http::uri::Authority>().ok()?;
+    let https = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .is_some_and(|p| p.trim().eq_ignore_ascii_case("https"));
+    Some(Origin {
+        https,
+        host: authority.host().to_ascii_lowercase(),
+        port: authority.port_u16().unwrap_or(default_port(https)),
+    })
 }
 
 /// The rule above, on a request's method and headers; `allowed` are extra origins
@@ -93,9 +116,9 @@ pub fn check(method: &Method, headers: &HeaderMap, allowed: &[String]) -> Result
     let Some(from) = text(header::ORIGIN).or_else(|| text(header::REFERER)) else {
         return Ok(());
     };
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
     let own = origin_of(&from).is_some_and(|o| {
-        is_host(&o, host) || allowed.iter().any(|a| origin_of(a).as_ref() == Some(&o))
+        own_origin(headers).as_ref() == Some(&o)
+            || allowed.iter().any(|a| origin_of(a).as_ref() == Some(&o))
     });
     if own {
         Ok(())
@@ -168,8 +191,18 @@ mod tests {
         assert_eq!(
             post(&[
                 ("content-type", FORM),
-                ("origin", "https://app.example"),
+                ("origin", "http://app.example"),
                 ("host", "app.example")
+            ]),
+            Ok(())
+        );
+        // Behind a proxy that serves HTTPS and says so.
+        assert_eq!(
+            post(&[
+                ("content-type", FORM),
+                ("origin", "https://app.example"),
+                ("host", "app.example"),
+                ("x-forwarded-proto", "https")
             ]),
             Ok(())
         );
@@ -208,6 +241,26 @@ mod tests {
             ("host", "app.example"),
         ]);
         assert!(matches!(got, Err(Refusal::CrossOrigin(_))));
+        // Another scheme is another origin: an https page does not post to the plain-HTTP app,
+        // nor an http page (a network attacker's) to the app behind HTTPS, with or without a
+        // port in Host.
+        for (origin, host, proto) in [
+            ("https://app.example", "app.example", None),
+            ("https://app.example:3000", "app.example:3000", None),
+            ("https://app.example:80", "app.example", None),
+            ("http://app.example", "app.example", Some("https")),
+            ("http://app.example:443", "app.example", Some("https")),
+        ] {
+            let mut pairs = vec![("content-type", FORM), ("origin", origin), ("host", host)];
+            if let Some(p) = proto {
+                pairs.push(("x-forwarded-proto", p));
+            }
+            let got = post(&pairs);
+            assert!(
+                matches!(got, Err(Refusal::CrossOrigin(_))),
+                "{origin} to {host} {proto:?}"
+            );
+        }
         // No Host to compare with: only the configured origins.
         let got = post(&[
             ("content-type", FORM),

@@ -8,6 +8,7 @@ pub mod csrf;
 pub mod db_watch;
 pub mod embedded_pg;
 pub mod export_cmd;
+pub mod memory;
 pub mod ml;
 pub mod models_cmd;
 pub mod precompress;

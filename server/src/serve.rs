@@ -9,13 +9,19 @@
 //!   `write_timeout` is dropped.
 //! - **At most `max_connections`** are open at once; one more is answered 503 with
 //!   `Retry-After` and closed, so the server never runs out of file descriptors.
+//! - **At most `max_per_address`** of them come from one address, so one client (a script
+//!   holding idle sockets and reconnecting at once) cannot take the others' places; one more
+//!   from that address is answered 503 likewise. A proxy in `PARACROWD_TRUSTED_PROXIES` (a load
+//!   balancer or reverse proxy, whose address every client shares) and the addresses in
+//!   `PARACROWD_CONNECTION_SHARE_EXEMPT` have no such share.
 //!
 //! A long request the app itself is working on (an import, a mining run) is never cut: none of
 //! the three timers runs while the app computes a response.
-use std::net::SocketAddr;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -40,6 +46,9 @@ pub struct ConnectionLimits {
     pub write_timeout: Duration,
     /// Open connections at most (`PARACROWD_MAX_CONNECTIONS`).
     pub max_connections: usize,
+    /// Open connections from one address at most, proxies in front excepted
+    /// (`PARACROWD_MAX_CONNECTIONS_PER_ADDRESS`).
+    pub max_per_address: usize,
 }
 
 impl Default for ConnectionLimits {
@@ -49,24 +58,93 @@ impl Default for ConnectionLimits {
             body_timeout: Duration::from_secs(30),
             write_timeout: Duration::from_secs(60),
             max_connections: 1000,
+            // A browser opens at most 6 per host; this leaves room for a lab behind one NAT.
+            max_per_address: 64,
         }
     }
 }
 
-const TOO_MANY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
-Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: 66\r\n\r\n\
-The server has too many open connections; try again in a moment.\n";
+const TOO_MANY: &str = "The server has too many open connections; try again in a moment.\n";
+const TOO_MANY_FROM_ONE: &str =
+    "Too many open connections from your address; close some and try again in a moment.\n";
+
+/// A whole 503 answer with `message` as its body.
+fn unavailable(message: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{message}",
+        message.len()
+    )
+    .into_bytes()
+}
+
+/// The open connections of each address.
+struct PerAddress {
+    most: usize,
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One open connection of an address, counted until dropped.
+struct AddressShare {
+    of: Arc<PerAddress>,
+    ip: IpAddr,
+}
+
+impl PerAddress {
+    fn new(most: usize) -> Arc<Self> {
+        Arc::new(Self {
+            most,
+            open: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A share for one more connection from `ip`, or `None` when it has `most` open.
+    fn take(self: &Arc<Self>, ip: IpAddr) -> Option<AddressShare> {
+        let ip = ip.to_canonical();
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(ip).or_insert(0);
+        if *n >= self.most {
+            return None;
+        }
+        *n += 1;
+        Some(AddressShare {
+            of: self.clone(),
+            ip,
+        })
+    }
+
+    #[cfg(test)]
+    fn open_from(&self, ip: IpAddr) -> usize {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.get(&ip.to_canonical()).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for AddressShare {
+    fn drop(&mut self) {
+        let mut open = self.of.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
 
 /// Serves `router` on `listener` until `shutdown` resolves; then open connections finish their
 /// requests, and after `grace` those still open (idle keep-alive ones, say) are left behind.
+/// Connections from `proxies` (see [`crate::config::Config::unshared_addresses`]) have no
+/// per-address share.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     limits: ConnectionLimits,
+    proxies: Arc<app::client_addr::TrustedProxies>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) -> anyhow::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let per_address = PerAddress::new(limits.max_per_address);
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -86,6 +164,25 @@ pub async fn serve(
                 }
             },
         };
+        let share = if proxies.contains(peer.ip()) {
+            None
+        } else {
+            let Some(share) = per_address.take(peer.ip()) else {
+                static ONE: app::log_limit::Limited =
+                    app::log_limit::Limited::new(Duration::from_secs(10));
+                if let Some(left_out) = ONE.due() {
+                    tracing::warn!(
+                        max = limits.max_per_address,
+                        peer = %peer.ip(),
+                        similar_not_logged = left_out,
+                        "connections from one address at their limit: answering 503"
+                    );
+                }
+                tokio::spawn(refuse(stream, TOO_MANY_FROM_ONE));
+                continue;
+            };
+            Some(share)
+        };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             static FULL: app::log_limit::Limited =
                 app::log_limit::Limited::new(Duration::from_secs(10));
@@ -96,7 +193,7 @@ pub async fn serve(
                     "connection limit reached: answering 503"
                 );
             }
-            tokio::spawn(refuse(stream));
+            tokio::spawn(refuse(stream, TOO_MANY));
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -110,7 +207,7 @@ pub async fn serve(
         let stop = stop_rx.clone();
         tokio::spawn(async move {
             serve_connection(http, stream, peer, service, limits.write_timeout, stop).await;
-            drop(slot);
+            drop((slot, share));
         });
     }
     // Stop: every connection finishes the request it is on, then closes.
@@ -130,10 +227,10 @@ pub async fn serve(
 /// Answers a connection over the limit with a 503 and closes it. What the client sent is read
 /// and dropped until it closes too (closing with unread input would reset the connection, and
 /// the client could lose the answer).
-async fn refuse(mut stream: TcpStream) {
+async fn refuse(mut stream: TcpStream, message: &'static str) {
     use tokio::io::AsyncReadExt;
     let _ = tokio::time::timeout(Duration::from_secs(2), async {
-        stream.write_all(TOO_MANY).await?;
+        stream.write_all(&unavailable(message)).await?;
         stream.shutdown().await?;
         let mut sink = [0u8; 1024];
         while stream.read(&mut sink).await? > 0 {}
@@ -276,6 +373,42 @@ mod tests {
     use super::*;
     use axum::routing::get;
     use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn an_address_gets_its_share_and_the_slots_come_back() {
+        let shares = PerAddress::new(2);
+        let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let first = shares.take(a).unwrap();
+        let second = shares.take(a).unwrap();
+        assert!(shares.take(a).is_none(), "a third from one address");
+        assert!(shares.take(b).is_some(), "another address is not held back");
+        // The same address written as IPv4-mapped IPv6 is the same address.
+        assert!(shares.take("::ffff:10.0.0.1".parse().unwrap()).is_none());
+        drop(first);
+        assert_eq!(shares.open_from(a), 1);
+        let third = shares.take(a).unwrap();
+        drop((second, third));
+        assert_eq!(shares.open_from(a), 0);
+        assert!(
+            shares.open.lock().unwrap().is_empty(),
+            "nothing kept for gone addresses"
+        );
+    }
+
+    #[test]
+    fn a_503_says_its_bodys_length() {
+        for message in [TOO_MANY, TOO_MANY_FROM_ONE] {
+            let answer = String::from_utf8(unavailable(message)).unwrap();
+            let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("Content-Length: "))
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert_eq!(length, body.len(), "{answer}");
+        }
+    }
 
     /// A client that asks for a large response and stops reading is dropped after the write
     /// timeout; one that reads gets all of it.

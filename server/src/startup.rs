@@ -186,6 +186,7 @@ pub async fn build_router(
         quick: app::db::quick::QuickConnections::new(pool.clone()),
         pool,
         login_policy: app::domain::LoginPolicy::default(),
+        rate_limits: config.rate_limits,
         trusted_proxies: Arc::new(config.trusted_proxies.clone()),
         scorer,
         embedder,
@@ -344,6 +345,7 @@ pub async fn serve(
         listener,
         router,
         config.connection_limits,
+        config.unshared_addresses(),
         shutdown,
         SHUTDOWN_GRACE,
     )
@@ -360,10 +362,11 @@ pub async fn serve_with_grace(
     listener: tokio::net::TcpListener,
     router: Router,
     limits: crate::serve::ConnectionLimits,
+    proxies: Arc<app::client_addr::TrustedProxies>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) -> anyhow::Result<()> {
-    crate::serve::serve(listener, router, limits, shutdown, grace).await
+    crate::serve::serve(listener, router, limits, proxies, shutdown, grace).await
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

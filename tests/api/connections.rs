@@ -24,7 +24,79 @@ const SHORT: ConnectionLimits = ConnectionLimits {
     body_timeout: Duration::from_secs(1),
     write_timeout: Duration::from_secs(1),
     max_connections: 1000,
+    max_per_address: 1000,
 };
+
+/// The length the answer's `Content-Length` gives, and its body's length.
+fn stated_and_actual_length(answer: &str) -> (usize, usize) {
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    let stated = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Content-Length: "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    (stated, body.len())
+}
+
+/// A connection to `to` from the loopback address `from` (all of 127.0.0.0/8 is this machine).
+async fn connect_from(from: &str, to: std::net::SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    socket.connect(to).await.unwrap()
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn one_address_holding_its_share_leaves_the_others_room(pool: PgPool) {
+    let limits = ConnectionLimits {
+        header_timeout: Duration::from_secs(30),
+        max_per_address: 3,
+        ..SHORT
+    };
+    // Loopback addresses have shares here, as any client's address has in production.
+    let config = Config {
+        connection_limits: limits,
+        connection_share_exempt: Default::default(),
+        ..Config::for_tests(String::new())
+    };
+    let app = spawn_app_with_config(pool, config).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(connect_from("127.0.0.7", app.addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // A fourth from the same address: refused, with a 503 a client can read.
+    let mut fourth = connect_from("127.0.0.7", app.addr).await;
+    fourth
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let (answer, _) = until_closed(&mut fourth).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("from your address"), "{answer}");
+    let (stated, actual) = stated_and_actual_length(&answer);
+    assert_eq!(stated, actual, "{answer}");
+    // Another address is served meanwhile.
+    let mut other = connect_from("127.0.0.8", app.addr).await;
+    other
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let (answer, _) = until_closed(&mut other).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    // One of the first address's connections closes: it may open one again.
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut again = connect_from("127.0.0.7", app.addr).await;
+    again
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let (answer, _) = until_closed(&mut again).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    drop(held);
+    app.stop().await;
+}
 
 /// Reads until the server closes the connection; returns what it sent and when it closed.
 /// Fails the test if the server holds it open for 10 s.
@@ -138,6 +210,8 @@ async fn connections_past_the_limit_get_a_503_and_the_slot_comes_back(pool: PgPo
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(answer.contains("Retry-After: 1"), "{answer}");
     assert!(answer.contains("too many open connections"), "{answer}");
+    let (stated, actual) = stated_and_actual_length(&answer);
+    assert_eq!(stated, actual, "the 503 says its own length: {answer}");
 
     // One held connection closes: its slot serves the next client.
     drop(held.pop());

@@ -72,6 +72,7 @@ async fn spawn_app_configured(
             listener,
             router,
             config.connection_limits,
+            config.unshared_addresses(),
             async {
                 let _ = rx.await;
             },

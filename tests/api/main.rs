@@ -11,6 +11,7 @@ mod database_down;
 mod delivery;
 mod embedded_postgres;
 mod export;
+mod flood;
 mod helpers;
 mod hidden_tests;
 mod hostile_input;

@@ -155,6 +155,35 @@ async fn a_prolific_link_signs_in_one_account_per_id_and_brings_it_back(pool: Pg
     )
     .await;
     assert_ne!(app.whoami(&stranger).await.unwrap().0, name);
+    // The same id in other case is the same worker: their account, no second place.
+    let shouting = client();
+    json(
+        open(
+            &app,
+            &shouting,
+            &slug,
+            "PROLIFIC_PID=5F3A9C0D1E2B4A0012345678&STUDY_ID=6123abc&SESSION_ID=s3",
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(app.whoami(&shouting).await.unwrap().0, name);
+    // A link with another id, opened in this worker's browser (sent from another site), does
+    // not move the browser to that id: refused, nothing created, still this worker.
+    let crafted = open(
+        &app,
+        &worker,
+        &slug,
+        "PROLIFIC_PID=bbbbbbbbbbbbbbbbbbbbbbbb&STUDY_ID=6123abc&SESSION_ID=s4",
+    )
+    .await;
+    assert_eq!(crafted.status(), StatusCode::OK);
+    let crafted = json(crafted).await;
+    assert_eq!(
+        crafted["Refused"]["reason"], "OtherParticipant",
+        "{crafted}"
+    );
+    assert_eq!(app.whoami(&worker).await.unwrap().0, name);
     assert_eq!(
         count(&pool, "select count(*) from platform_account").await,
         2
@@ -539,5 +568,40 @@ async fn the_study_page_renders_without_javascript_with_its_status(pool: PgPool)
         .get(&client(), "/s/0123456789abcdef0123456789abcdef?pid=x")
         .await;
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+/// New platform ids from one address are limited (a script minting accounts through a link);
+/// a worker coming back is not counted, and a refused arrival creates nothing.
+#[sqlx::test(migrations = "../migrations")]
+async fn new_accounts_from_one_address_are_limited_and_returning_workers_are_not(pool: PgPool) {
+    let config = server::config::Config {
+        rate_limits: app::domain::rate_limit::RateLimits {
+            study_accounts: app::domain::rate_limit::RateLimit::parse("2/600").unwrap(),
+            ..Default::default()
+        },
+        ..server::config::Config::for_tests(String::new())
+    };
+    let app = crate::helpers::spawn_app_with_config(pool.clone(), config).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = judging(&app, &admin).await;
+    let slug = link(&app, &admin, &id, "prolific", "", "").await;
+    let pid = |n: u32| format!("PROLIFIC_PID={n:024x}&STUDY_ID=6123abc&SESSION_ID=s{n}");
+    let first = client();
+    for n in 1..=2 {
+        let c = if n == 1 { first.clone() } else { client() };
+        let entry = json(open(&app, &c, &slug, &pid(n)).await).await;
+        assert!(entry.get("Worker").is_some(), "{entry}");
+    }
+    let third = open(&app, &client(), &slug, &pid(3)).await;
+    assert_eq!(third.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(third.headers().contains_key(reqwest::header::RETRY_AFTER));
+    assert_eq!(
+        count(&pool, "select count(*) from platform_account").await,
+        2
+    );
+    // The first worker, back: their account, not a new one.
+    let again = json(open(&app, &first, &slug, &pid(1)).await).await;
+    assert_eq!(again["Worker"]["returning"], true, "{again}");
     app.stop().await;
 }

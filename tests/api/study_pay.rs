@@ -245,6 +245,17 @@ async fn a_stopped_worker_completes_and_mturk_and_plain_links_get_their_way_back
     let done = complete(&app, &turker, &id).await;
     let done = &done["Done"];
     assert!(done["reason"].as_str().unwrap().contains("quality check"));
+    // The researcher tells them from a finisher: stopped, on the payments page.
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let v = payments(&app, &researcher, &id).await;
+    let stopped = v["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["platform"] == "mturk")
+        .unwrap()
+        .clone();
+    assert_eq!(stopped["completion"], "Stopped", "{stopped}");
     assert_eq!(
         done["return_to"]["Mturk"],
         serde_json::json!({
@@ -371,6 +382,7 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
         "{pa}"
     );
     assert_eq!(pa["completed"], true);
+    assert_eq!(pa["completion"], "Items", "done after the study's 6 items");
     assert_eq!(pa["base_cents"], 100);
     assert_eq!(pa["bonus_cents"], 9); // 6 × $0.015
                                       // $1.09 in 400 s is $9.81 an hour; $15.00 an hour is ceil(166.7) = 167 cents: 58 to add.
@@ -383,6 +395,7 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
     let pb = row("A1TURKWORKER");
     assert_eq!(pb["bonus_cents"], 5); // 3 × $0.015 = 4.5 cents, half up
     assert_eq!(pb["completed"], false);
+    assert_eq!(pb["completion"], serde_json::Value::Null);
     assert_eq!(
         pb["top_up_cents"], 0,
         "no top-up while their time still runs"
@@ -453,8 +466,16 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
     let (_, generic) = file(&app, &researcher, &batch_id, "generic.csv").await;
     assert_eq!(generic.lines().count(), 3, "{generic}");
     assert!(
-        generic.contains("prolific,5f3a9c0d1e2b4a0012345678,6,6.7,0.67"),
+        generic.contains("prolific,5f3a9c0d1e2b4a0012345678,6,6.7,0.67,all items done\n"),
         "{generic}"
+    );
+    let turker = generic
+        .lines()
+        .find(|l| l.contains(",A1TURKWORKER,"))
+        .unwrap();
+    assert!(
+        turker.ends_with(','),
+        "not complete: an empty completion column\n{generic}"
     );
     let (status, _) = file(&app, &researcher, &batch_id, "paypal.csv").await;
     assert_eq!(status, StatusCode::NOT_FOUND);

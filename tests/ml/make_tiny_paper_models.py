@@ -68,8 +68,11 @@ wp.train_from_iterator(CORPUS, trainers.WordPieceTrainer(
 cls, sep = wp.token_to_id("[CLS]"), wp.token_to_id("[SEP]")
 wp.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
                                                   special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+# Token types named as an input, as BERT's own tokenizer does (a generic fast tokenizer leaves
+# them out, and the export would then make a graph without them).
 bleurt_tok = PreTrainedTokenizerFast(tokenizer_object=wp, unk_token="[UNK]", pad_token="[PAD]",
-                                     cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+                                     cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
+                                     model_input_names=["input_ids", "token_type_ids", "attention_mask"])
 h, l, a, i, p = BLEURT_SHAPE
 bleurt = BertForSequenceClassification(BertConfig(
     vocab_size=30522 if paper_shaped else len(bleurt_tok), hidden_size=h, num_hidden_layers=l,

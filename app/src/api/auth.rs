@@ -53,10 +53,6 @@ pub async fn logout() -> Result<(), AppError> {
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use std::net::SocketAddr;
-
-    use axum::extract::ConnectInfo;
-
     use crate::error::AppError;
     use crate::service::accounts;
     use crate::session::{log_in, log_out, session};
@@ -68,7 +64,16 @@ mod ssr {
         confirmation: String,
     ) -> Result<(), AppError> {
         let state = app_state()?;
-        let user_id = accounts::register(&state.pool, &username, &password, &confirmation).await?;
+        let address = crate::api::client_address(&state).await;
+        let user_id = accounts::register(
+            &state.pool,
+            state.rate_limits.registrations,
+            address,
+            &username,
+            &password,
+            &confirmation,
+        )
+        .await?;
         log_in(&session().await?, user_id).await?;
         leptos_axum::redirect("/");
         Ok(())
@@ -76,17 +81,7 @@ mod ssr {
 
     pub async fn login(username: String, password: String) -> Result<(), AppError> {
         let state = app_state()?;
-        let peer = leptos_axum::extract::<ConnectInfo<SocketAddr>>()
-            .await
-            .ok()
-            .map(|ConnectInfo(a)| a.ip());
-        let headers = leptos_axum::extract::<http::HeaderMap>().await.ok();
-        let forwarded: Vec<&str> = headers
-            .iter()
-            .flat_map(|h| h.get_all("x-forwarded-for"))
-            .filter_map(|v| v.to_str().ok())
-            .collect();
-        let addr = peer.map(|p| state.trusted_proxies.client(p, &forwarded));
+        let addr = crate::api::client_address(&state).await;
         let user_id =
             accounts::authenticate(&state.pool, &state.login_policy, &username, password, addr)
                 .await?;

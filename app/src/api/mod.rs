@@ -32,6 +32,24 @@ pub(crate) fn with_status<T>(
 #[cfg(feature = "ssr")]
 pub(crate) use crate::service::rfc3339;
 
+/// The client's address as the throttles count it: the TCP peer, or the address a trusted proxy
+/// in front names (`client_addr`). `None` outside a request.
+#[cfg(feature = "ssr")]
+pub(crate) async fn client_address(state: &crate::state::AppState) -> Option<std::net::IpAddr> {
+    use axum::extract::ConnectInfo;
+    let peer = leptos_axum::extract::<ConnectInfo<std::net::SocketAddr>>()
+        .await
+        .ok()
+        .map(|ConnectInfo(a)| a.ip())?;
+    let headers = leptos_axum::extract::<http::HeaderMap>().await.ok();
+    let forwarded: Vec<&str> = headers
+        .iter()
+        .flat_map(|h| h.get_all("x-forwarded-for"))
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    Some(state.trusted_proxies.client(peer, &forwarded))
+}
+
 /// Parses an id sent by a form (any of the `domain::ids` types); a malformed one is a validation
 /// error naming the field.
 #[cfg(feature = "ssr")]

@@ -296,8 +296,13 @@ mod ssr {
                 .into_owned()
                 .collect();
         let session = crate::session::session().await?;
-        let signed_in_elsewhere = crate::session::is_password_session(&session).await?;
-        let opened = service::open(&pool, &slug, &pairs, signed_in_elsewhere).await?;
+        let signed_in = crate::session::signed_in(&session).await?;
+        let state = crate::state::app_state()?;
+        let newcomer = service::Newcomers {
+            limit: state.rate_limits.study_accounts,
+            address: crate::api::client_address(&state).await,
+        };
+        let opened = service::open(&pool, &slug, &pairs, signed_in, newcomer).await?;
         if let StudyEntry::Refused { reason, .. } = &opened.entry {
             if let (Some(response), Ok(status)) =
                 (response, http::StatusCode::from_u16(reason.status()))

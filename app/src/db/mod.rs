@@ -8,6 +8,7 @@ pub mod login_failures;
 pub mod mining;
 pub mod payments;
 pub mod quick;
+pub mod rate_counts;
 pub mod sessions;
 pub mod studies;
 pub mod study_completion;

@@ -17,6 +17,8 @@ pub struct WorkerPayRow {
     pub arrived_at: f64,
     /// When they completed (seconds since the epoch), if they did.
     pub completed_at: Option<f64>,
+    /// Why (`study_completion.reason`), if they did.
+    pub completion_reason: Option<String>,
     /// Items made: judgments, or sentences submitted.
     pub items: i64,
     /// What their Submits paid (the writing task's bonus), in cents.
@@ -37,6 +39,7 @@ pub async fn workers(
         r#"select a.app_user_id as "app_user_id: UserId", l.platform, p.external_id,
                   extract(epoch from a.arrived_at)::float8 as "arrived_at!",
                   extract(epoch from c.completed_at)::float8 as completed_at,
+                  c.reason as "completion_reason?",
                   study_items($1, a.app_user_id) as "items!",
                   (select coalesce(sum(s.paid_cents), 0)::int8 from apt_submission s
                    where s.campaign_id = $1 and s.app_user_id = a.app_user_id) as "submitted_cents!",

@@ -152,14 +152,15 @@ pub async fn find_target(
     }))
 }
 
-/// Serialises arrivals of one platform id (two tabs opening the link at once make one account).
+/// Serialises arrivals of one platform id, whatever its case (two tabs opening the link at once
+/// make one account).
 pub async fn lock_external_id(
     db: impl PgExecutor<'_>,
     platform: Platform,
     external_id: &str,
 ) -> Result<(), AppError> {
     sqlx::query!(
-        "select pg_advisory_xact_lock(hashtextextended('platform_account:' || $1 || ':' || $2, 0))",
+        "select pg_advisory_xact_lock(hashtextextended('platform_account:' || $1 || ':' || lower($2), 0))",
         platform.as_str(),
         external_id,
     )
@@ -168,7 +169,7 @@ pub async fn lock_external_id(
     Ok(())
 }
 
-/// The account of a platform id, and whether it may sign in.
+/// The account of a platform id, whatever its case, and whether it may sign in.
 pub async fn find_account(
     db: impl PgExecutor<'_>,
     platform: Platform,
@@ -177,7 +178,9 @@ pub async fn find_account(
     Ok(sqlx::query!(
         r#"select u.app_user_id as "id: UserId", u.status as "status: UserStatus"
            from platform_account p join app_user u using (app_user_id)
-           where p.platform = $1 and p.external_id = $2"#,
+           where p.platform = $1 and lower(p.external_id) = lower($2)
+           order by p.created_at, p.app_user_id
+           limit 1"#,
         platform.as_str(),
         external_id,
     )

@@ -8,9 +8,9 @@
 //!   right password from their own address works while someone else hammers their account, and
 //!   users behind one proxy are not locked out by a neighbour.
 //! - An address that has failed on an account waits before its next try there, once the pair,
-//!   the account or the address has used its free failures; the wait doubles with every failure
-//!   past the free ones (1 s, 2 s, 4 s, ... up to `max_wait`) and is counted from the pair's last
-//!   failure. A guesser on one address gets a handful of tries per account, then a few per hour;
+//!   the account or the address has used its free failures (with 3 free failures per pair, the
+//!   4th try waits 1 s); the wait doubles with every further failure (1 s, 2 s, 4 s, ... up to
+//!   `max_wait`) and is counted from the pair's last failure. A guesser on one address gets a handful of tries per account, then a few per hour;
 //!   a guesser with many addresses gets about one try per address per account once the account
 //!   is hot. Guessing one password across many accounts (spraying) gets one try per account per
 //!   address: the password-strength rule (`Password::check_not_guessable`) answers that.
@@ -22,11 +22,12 @@ use std::time::Duration;
 pub struct LoginPolicy {
     /// Failures counted: those younger than this.
     pub window: Duration,
-    /// Failures of one address on one account before it waits.
+    /// Failures of one address on one account after which it waits before its next try.
     pub free_per_pair: u32,
-    /// Failures on one account (any address) before every address that failed on it waits.
+    /// Failures on one account (any address) after which every address that failed on it waits.
     pub free_per_account: u32,
-    /// Failures from one address (any account) before it waits on every account it failed on.
+    /// Failures from one address (any account) after which it waits on every account it failed
+    /// on.
     pub free_per_address: u32,
     /// The first wait.
     pub first_wait: Duration,
@@ -67,14 +68,14 @@ impl LoginPolicy {
         if counts.pair == 0 {
             return None;
         }
+        // The try after the free failures is the first that waits.
         let excess = [
-            counts.pair.saturating_sub(self.free_per_pair),
-            counts.account.saturating_sub(self.free_per_account),
-            counts.address.saturating_sub(self.free_per_address),
+            (counts.pair, self.free_per_pair),
+            (counts.account, self.free_per_account),
+            (counts.address, self.free_per_address),
         ]
-        .into_iter()
-        .max()
-        .unwrap_or(0);
+        .map(|(failures, free)| failures.saturating_add(1).saturating_sub(free));
+        let excess = excess.into_iter().max().unwrap_or(0);
         if excess == 0 {
             return None;
         }
@@ -111,10 +112,11 @@ mod tests {
     #[test]
     fn the_free_failures_pass_then_the_wait_doubles_up_to_the_cap() {
         let p = LoginPolicy::default();
-        for pair in 1..=3 {
+        // Three free failures: the try after the third waits.
+        for pair in 1..=2 {
             assert_eq!(p.wait(&counts(pair, pair, pair, 0)), None, "{pair}");
         }
-        let waits: Vec<u64> = (4..=16)
+        let waits: Vec<u64> = (3..=15)
             .map(|n| p.wait(&counts(n, n, n, 0)).unwrap().as_secs())
             .collect();
         assert_eq!(
@@ -126,21 +128,21 @@ mod tests {
     #[test]
     fn the_wait_counts_from_the_pairs_last_failure() {
         let p = LoginPolicy::default();
-        // Six failures (three past the free ones): 4 s after the last one.
-        assert_eq!(p.wait(&counts(6, 6, 6, 3)), Some(Duration::from_secs(1)));
-        assert_eq!(p.wait(&counts(6, 6, 6, 4)), None);
-        assert_eq!(p.wait(&counts(6, 6, 6, 100)), None);
+        // Five failures (the third wait): 4 s after the last one.
+        assert_eq!(p.wait(&counts(5, 5, 5, 3)), Some(Duration::from_secs(1)));
+        assert_eq!(p.wait(&counts(5, 5, 5, 4)), None);
+        assert_eq!(p.wait(&counts(5, 5, 5, 100)), None);
     }
 
     #[test]
     fn a_hot_account_or_address_makes_any_address_that_failed_there_wait() {
         let p = LoginPolicy::default();
-        // One failure from this address, but the account has 13 (3 past its free 10).
-        assert_eq!(p.wait(&counts(1, 13, 1, 0)), Some(Duration::from_secs(4)));
-        // One failure here, but this address has failed 21 times across accounts.
-        assert_eq!(p.wait(&counts(1, 1, 21, 0)), Some(Duration::from_secs(1)));
+        // One failure from this address, but the account has 12 (the third wait past its 10).
+        assert_eq!(p.wait(&counts(1, 12, 1, 0)), Some(Duration::from_secs(4)));
+        // One failure here, but this address has failed 20 times across accounts.
+        assert_eq!(p.wait(&counts(1, 1, 20, 0)), Some(Duration::from_secs(1)));
         // Just under every threshold: no wait.
-        assert_eq!(p.wait(&counts(3, 10, 20, 0)), None);
+        assert_eq!(p.wait(&counts(2, 9, 19, 0)), None);
     }
 
     #[test]

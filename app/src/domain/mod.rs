@@ -11,6 +11,7 @@ pub mod judge;
 pub mod login_throttle;
 pub mod mining;
 pub mod mutual_implication;
+pub mod rate_limit;
 pub mod reward;
 pub mod rng;
 pub mod status;

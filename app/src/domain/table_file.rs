@@ -115,10 +115,12 @@ pub fn read(text: &str, format: TableFormat, max_rows: usize) -> Result<Table, I
         let line = text[..text.find('\0').unwrap_or(0)].matches('\n').count() + 1;
         return Err(err(line, "the file contains a NUL character"));
     }
+    // One row past the limit is enough to refuse the file: the rest is not read.
+    let stop_after = max_rows.saturating_add(1);
     let table = match format {
-        TableFormat::Csv => read_delimited(text, b',', true)?,
-        TableFormat::Tsv => read_delimited(text, b'\t', false)?,
-        TableFormat::JsonLines => read_jsonl(text)?,
+        TableFormat::Csv => read_delimited(text, b',', true, stop_after)?,
+        TableFormat::Tsv => read_delimited(text, b'\t', false, stop_after)?,
+        TableFormat::JsonLines => read_jsonl(text, stop_after)?,
     };
     if table.records.len() > max_rows {
         return Err(err(
@@ -129,7 +131,50 @@ pub fn read(text: &str, format: TableFormat, max_rows: usize) -> Result<Table, I
     Ok(table)
 }
 
-fn read_delimited(text: &str, delimiter: u8, quoting: bool) -> Result<Table, ImportError> {
+/// Line numbers of byte offsets in one text, for offsets that only grow (the records of one
+/// read): each call counts the newlines since the previous one, so a whole file costs one pass.
+struct LineCounter<'a> {
+    bytes: &'a [u8],
+    /// The offset of the previous answer and its line number.
+    at: usize,
+    line: usize,
+}
+
+impl<'a> LineCounter<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            at: 0,
+            line: 1,
+        }
+    }
+
+    /// The line of the first character at or after `byte` that is not a line break (a record's
+    /// position can point at the blank lines before it).
+    fn line_at(&mut self, byte: u64) -> usize {
+        let bytes = self.bytes;
+        let mut at = usize::try_from(byte).unwrap_or(usize::MAX).min(bytes.len());
+        while at < bytes.len() && (bytes[at] == b'\n' || bytes[at] == b'\r') {
+            at += 1;
+        }
+        if at < self.at {
+            // Not expected (positions grow); counted again from the start rather than wrong.
+            self.at = 0;
+            self.line = 1;
+        }
+        self.line += bytes[self.at..at].iter().filter(|b| **b == b'\n').count();
+        self.at = at;
+        self.line
+    }
+}
+
+/// Reads at most `stop_after` non-blank records.
+fn read_delimited(
+    text: &str,
+    delimiter: u8,
+    quoting: bool,
+    stop_after: usize,
+) -> Result<Table, ImportError> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .quoting(quoting)
@@ -152,25 +197,20 @@ fn read_delimited(text: &str, delimiter: u8, quoting: bool) -> Result<Table, Imp
         }
     }
     let mut records = Vec::new();
+    // Line numbers from byte offsets: the csv crate's own line count skips blank lines.
+    let mut lines = LineCounter::new(text);
     for record in reader.records() {
-        // Line numbers from byte offsets: the csv crate's own line count skips blank lines.
-        // A record's position can point at blank lines before it: skip those.
-        let line_at = |byte: u64| {
-            let bytes = text.as_bytes();
-            let mut at = (byte as usize).min(bytes.len());
-            while at < bytes.len() && (bytes[at] == b'\n' || bytes[at] == b'\r') {
-                at += 1;
-            }
-            bytes[..at].iter().filter(|b| **b == b'\n').count() + 1
-        };
+        if records.len() == stop_after {
+            break;
+        }
         let record = record.map_err(|e| {
-            let line = e.position().map_or(0, |p| line_at(p.byte()));
+            let line = e.position().map_or(0, |p| lines.line_at(p.byte()));
             err(line, csv_message(&e))
         })?;
         if record.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
-        let line = record.position().map_or(0, |p| line_at(p.byte()));
+        let line = record.position().map_or(0, |p| lines.line_at(p.byte()));
         let fields = header
             .iter()
             .cloned()
@@ -194,9 +234,13 @@ fn csv_message(e: &csv::Error) -> String {
     }
 }
 
-fn read_jsonl(text: &str) -> Result<Table, ImportError> {
+/// Reads at most `stop_after` non-blank lines.
+fn read_jsonl(text: &str, stop_after: usize) -> Result<Table, ImportError> {
     let mut records = Vec::new();
     for (i, line) in text.lines().enumerate() {
+        if records.len() == stop_after {
+            break;
+        }
         let n = i + 1;
         if line.trim().is_empty() {
             continue;
@@ -305,5 +349,62 @@ mod tests {
         assert_eq!(e.line, 3);
         let e = read("a\n1\n2\n3\n", TableFormat::Tsv, 2).unwrap_err();
         assert_eq!(e.line, 4);
+    }
+
+    /// The line a record starts on, counted from the start of the text for each record.
+    fn line_from_the_start(text: &str, needle: &str) -> usize {
+        let at = text.find(needle).unwrap();
+        text[..at].matches('\n').count() + 1
+    }
+
+    #[test]
+    fn line_numbers_counted_forward_equal_a_count_from_the_start() {
+        // Rows with blank lines, CRLF endings and quoted fields over several lines, mixed at
+        // random; every row's first field is unique, so its line can be found by search.
+        let mut rng = crate::domain::rng::SplitMix64::new(44);
+        for _ in 0..50 {
+            let mut text = String::from("id,text\n");
+            let rows = 1 + rng.below(40) as usize;
+            for i in 0..rows {
+                for _ in 0..rng.below(3) {
+                    text.push_str(if rng.below(2) == 0 { "\n" } else { "\r\n" });
+                }
+                let body = if rng.below(3) == 0 {
+                    "\"two\nlines\""
+                } else {
+                    "one"
+                };
+                let end = if rng.below(2) == 0 { "\n" } else { "\r\n" };
+                text.push_str(&format!("row{i}x,{body}{end}"));
+            }
+            let t = read(&text, TableFormat::Csv, rows).unwrap();
+            assert_eq!(t.records.len(), rows);
+            for (i, r) in t.records.iter().enumerate() {
+                assert_eq!(r.get(&["id"]), Some(format!("row{i}x").as_str()));
+                assert_eq!(
+                    r.line,
+                    line_from_the_start(&text, &format!("row{i}x,")),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_over_the_row_limit_is_refused_without_reading_the_rest() {
+        // The row past the limit is named; a broken row after it is never reached.
+        let mut text = String::from("a\tb\n");
+        for i in 0..1000 {
+            text.push_str(&format!("{i}\tx\n"));
+        }
+        text.push_str("not\tthe\tsame\tcolumns\n");
+        let e = read(&text, TableFormat::Tsv, 10).unwrap_err();
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (12, "the file has more than 10 rows")
+        );
+        let jsonl = "{\"a\": 1}\n".repeat(20) + "not json\n";
+        let e = read(&jsonl, TableFormat::JsonLines, 10).unwrap_err();
+        assert_eq!(e.line, 11);
     }
 }

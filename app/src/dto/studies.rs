@@ -167,6 +167,8 @@ pub struct WorkerPayView {
     pub minutes_worked: f64,
     /// Whether they completed the study.
     pub completed: bool,
+    /// Why, when they did: all items done, stopped by the quality check, ...
+    pub completion: Option<crate::domain::study::completion::Reason>,
     pub base_cents: i64,
     pub bonus_cents: i64,
     pub top_up_cents: i64,

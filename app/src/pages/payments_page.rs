@@ -176,7 +176,13 @@ fn WorkerRow(w: WorkerPayView) -> impl IntoView {
             <td><code>{w.external_id.clone()}</code></td>
             <td class="num">{w.items}</td>
             <td class="num">{format!("{:.1}", w.minutes_worked)}</td>
-            <td>{if w.completed { "yes" } else { "not yet" }}</td>
+            <td data-testid="completion">
+                {match w.completion {
+                    Some(reason) => reason.for_researchers(),
+                    None if w.completed => "yes",
+                    None => "not yet",
+                }}
+            </td>
             <td class="num">{money(w.base_cents)}</td>
             <td class="num" data-testid="bonus">{money(w.bonus_cents)}</td>
             <td class="num">{money(w.top_up_cents)}</td>

@@ -6,13 +6,17 @@ use sqlx::PgPool;
 
 use crate::auth::{hash_password, verify_password};
 use crate::db::{login_failures, users};
+use crate::domain::rate_limit::{Counted, RateLimit};
 use crate::domain::{LoginPolicy, Password, Role, UserId, UserStatus, Username};
 use crate::dto::accounts::UserAdminView;
 use crate::error::AppError;
 
-/// Creates an annotator account and returns its id.
+/// Creates an annotator account and returns its id. At most `limit` registrations from one
+/// `address` per window (`domain::rate_limit`); a refused form is not counted.
 pub async fn register(
     pool: &PgPool,
+    limit: RateLimit,
+    address: Option<IpAddr>,
     username: &str,
     password: &str,
     confirmation: &str,
@@ -20,6 +24,7 @@ pub async fn register(
     let username = Username::parse(username)?;
     let password = Password::parse_new(password, confirmation)?;
     password.check_not_guessable(&[username.as_str()])?;
+    super::rate_limits::take(pool, limit, Counted::Registration, address).await?;
     // A quick answer before the slow hash; `insert_account` decides under its lock.
     if users::find_look_alike(pool, username.as_str())
         .await?

@@ -22,11 +22,14 @@ pub async fn sources(
     content: &str,
     default_origin: &str,
 ) -> Result<ImportSummary, AppError> {
-    check_size(content).map_err(|e| AppError::validation("content", e))?;
     let format = detect_format(filename, content);
     let origin = source_import::default_origin(format, default_origin);
-    let parsed =
-        parse_sources(content, format, &origin).map_err(|e| AppError::validation("content", e))?;
+    let parsed = off_the_async_threads(content, move |content| {
+        check_size(content)?;
+        parse_sources(content, format, &origin)
+    })
+    .await?
+    .map_err(|e| AppError::validation("content", e))?;
     let mut tx = pool.begin().await?;
     let (imported, skipped) =
         crate::db::apt::insert_sources(&mut tx, campaign_id, &parsed.rows).await?;
@@ -48,8 +51,12 @@ pub async fn judge_pairs(
     content: &str,
     labels_are_tests: bool,
 ) -> Result<PairImportSummary, AppError> {
-    let parsed = parse_pairs(filename, content, labels_are_tests)
-        .map_err(|e| AppError::validation("content", e))?;
+    let filename_owned = filename.to_owned();
+    let parsed = off_the_async_threads(content, move |content| {
+        parse_pairs(&filename_owned, content, labels_are_tests)
+    })
+    .await?
+    .map_err(|e| AppError::validation("content", e))?;
     let mut tx = pool.begin().await?;
     let (imported, skipped) = crate::db::judge::insert_pairs(
         &mut tx,
@@ -98,8 +105,12 @@ pub async fn corpus(
             "The shape is `documents`, `grouped` or `sentences`.",
         )
     })?;
-    let docs = parse(filename, content, shape, columns, skip_headings)
-        .map_err(|e| AppError::validation("content", e))?;
+    let (filename_owned, columns) = (filename.to_owned(), columns.clone());
+    let docs = off_the_async_threads(content, move |content| {
+        parse(&filename_owned, content, shape, &columns, skip_headings)
+    })
+    .await?
+    .map_err(|e| AppError::validation("content", e))?;
     if docs.iter().all(|d| d.sentences.is_empty()) {
         return Err(AppError::validation(
             "content",
@@ -115,6 +126,22 @@ pub async fn corpus(
         .ok_or(AppError::Internal)?;
     tx.commit().await?;
     Ok(row)
+}
+
+/// Runs `parse` on a copy of `content` on the blocking threads. A large file takes seconds of
+/// CPU to parse; on an async worker thread that would stall every other request of the server,
+/// `/health` included.
+async fn off_the_async_threads<T: Send + 'static>(
+    content: &str,
+    parse: impl FnOnce(&str) -> T + Send + 'static,
+) -> Result<T, AppError> {
+    let content = content.to_owned();
+    tokio::task::spawn_blocking(move || parse(&content))
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "a file's parse panicked");
+            AppError::Internal
+        })
 }
 
 /// After pairs were committed to a judging campaign: the planner samples the pair table again

@@ -21,6 +21,7 @@ pub mod mining_follow_up;
 pub mod mining_jobs;
 pub mod payments;
 pub mod quality;
+pub mod rate_limits;
 pub mod session_cache;
 pub mod studies;
 pub mod study_completion;

@@ -14,6 +14,7 @@ use crate::db::campaigns as campaigns_db;
 use crate::db::payments::{self as db, BatchRow, WorkerPayRow};
 use crate::db::studies as studies_db;
 use crate::domain::study::bonus_files::{self, BonusFile, BonusLine};
+use crate::domain::study::completion::Reason;
 use crate::domain::study::pay::{self, Terms};
 use crate::domain::study::platform::{ArrivalDetail, Platform};
 use crate::domain::{CampaignId, CampaignKind, UserId};
@@ -32,6 +33,14 @@ impl Owed {
     fn outstanding(&self, top_up: bool) -> i64 {
         let owed = self.pay.bonus_cents + if top_up { self.pay.top_up_cents } else { 0 };
         (owed - self.row.batched_cents).max(0)
+    }
+
+    /// Why their part is complete, if it is.
+    fn completion(&self) -> Option<Reason> {
+        self.row
+            .completion_reason
+            .as_deref()
+            .and_then(Reason::parse)
     }
 }
 
@@ -135,6 +144,7 @@ pub async fn payments(pool: &PgPool, campaign: CampaignId) -> Result<PaymentsVie
                 items: o.row.items,
                 minutes_worked: o.seconds / 60.0,
                 completed: o.row.completed_at.is_some(),
+                completion: o.completion(),
                 base_cents: o.pay.base_cents,
                 bonus_cents: o.pay.bonus_cents,
                 top_up_cents: o.pay.top_up_cents,
@@ -259,10 +269,13 @@ pub async fn bonus_file(
     let items = db::batch_items(&mut *conn, id).await?;
     let s = study(&mut conn, batch.campaign_id).await?;
     // Items and time as the payments page shows them now (0 for a worker no longer listed).
-    let worked: HashMap<UserId, (i64, f64)> = s
+    let worked: HashMap<UserId, (i64, f64, &'static str)> = s
         .owed
         .iter()
-        .map(|o| (o.row.app_user_id, (o.row.items, o.seconds)))
+        .map(|o| {
+            let completion = o.completion().map_or("", |r| r.for_researchers());
+            (o.row.app_user_id, (o.row.items, o.seconds, completion))
+        })
         .collect();
     let lines: Vec<BonusLine> = items
         .into_iter()
@@ -271,7 +284,8 @@ pub async fn bonus_file(
                 Some(Ok(ArrivalDetail::Mturk { assignment_id, .. })) => assignment_id.to_string(),
                 _ => String::new(),
             };
-            let (items, seconds) = worked.get(&i.app_user_id).copied().unwrap_or((0, 0.0));
+            let (items, seconds, completion) =
+                worked.get(&i.app_user_id).copied().unwrap_or((0, 0.0, ""));
             BonusLine {
                 external_id: i.external_id,
                 platform: i.platform,
@@ -279,6 +293,7 @@ pub async fn bonus_file(
                 items,
                 seconds,
                 amount_cents: i64::from(i.amount_cents),
+                completion: completion.to_owned(),
             }
         })
         .collect();

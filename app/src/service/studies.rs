@@ -6,12 +6,14 @@ use sqlx::PgPool;
 use crate::db::campaigns::{self as campaigns_db, CampaignSettings};
 use crate::db::studies::{self as db, InfoRow, LinkRow};
 use crate::domain::judge::rule_text;
+use crate::domain::rate_limit::{Counted, RateLimit};
 use crate::domain::study::pay::dollars;
 use crate::domain::study::platform::{self, Arrival, Entry, Platform};
 use crate::domain::study::{self, Refusal};
 use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId, UserStatus};
 use crate::dto::studies::{ConsentState, StudyEntry, StudyLinkView, StudySetup, StudyView};
 use crate::error::AppError;
+use crate::session::SignedIn;
 
 /// What opening a link did: the page to show, and the account to sign in (if any).
 pub struct Opened {
@@ -36,7 +38,8 @@ pub async fn open(
     pool: &PgPool,
     slug: &str,
     query: &[(String, String)],
-    signed_in_elsewhere: bool,
+    signed_in: SignedIn,
+    newcomers: Newcomers,
 ) -> Result<Opened, AppError> {
     if !study::check_slug(slug) {
         return Ok(refused(Refusal::UnknownLink, None));
@@ -70,8 +73,23 @@ pub async fn open(
     };
     // A link opened in a browser logged in with a password account (an admin trying the link, or
     // a crafted link sent to one) does not swap that session for a worker's.
-    if signed_in_elsewhere {
+    if signed_in == SignedIn::Password {
         return Ok(refused(Refusal::OtherAccount, None));
+    }
+
+    // A platform id new to the server makes an account: at most so many per address.
+    if open
+        && db::find_account(pool, arrival.platform, arrival.external_id.as_str())
+            .await?
+            .is_none()
+    {
+        super::rate_limits::take(
+            pool,
+            newcomers.limit,
+            Counted::StudyAccount,
+            newcomers.address,
+        )
+        .await?;
     }
 
     let campaign_id = target.link.campaign_id;
@@ -93,6 +111,12 @@ pub async fn open(
     let Some((user, returning)) = known else {
         return Ok(refused(Refusal::Blocked, None));
     };
+    // A browser a study link signed in as one worker is not moved to another's id by a link
+    // (a crafted one, sent from another site, would move this worker's later items and bonus
+    // to that account). Rolled back: nothing is created for the other id.
+    if matches!(signed_in, SignedIn::StudyWorker(current) if current != user) {
+        return Ok(refused(Refusal::OtherParticipant, None));
+    }
     // The visit's ids become the latest (an MTurk worker who accepted the HIT again has a new
     // assignment); the first arrival's stay beside them. A visit crafted with someone's worker
     // id is that worker's account anyway: MTurk's parameters are all an external question has.
@@ -144,6 +168,13 @@ pub async fn open(
         },
         sign_in: Some(user),
     })
+}
+
+/// How many new platform ids one address may bring, and this request's address.
+#[derive(Debug, Clone, Copy)]
+pub struct Newcomers {
+    pub limit: RateLimit,
+    pub address: Option<std::net::IpAddr>,
 }
 
 /// The account of the arrival's platform id, created when new: `(user, known before)`, or

@@ -4,7 +4,9 @@
 //! * a CSV for Mechanical Turk's `SendBonus` (its parameters as columns: `WorkerId`,
 //!   `AssignmentId`, `BonusAmount`, `Reason`, `UniqueRequestToken`, which makes a retried call
 //!   pay once);
-//! * a generic CSV with every number the payments page shows.
+//! * a generic CSV with every number the payments page shows, and why each worker's part is
+//!   complete (the platforms' own files have no column for it: MTurk's `Reason` is the message
+//!   the worker reads with the bonus).
 use super::pay::dollars;
 
 /// One worker's line of a batch.
@@ -22,6 +24,9 @@ pub struct BonusLine {
     pub seconds: f64,
     /// The amount of this batch, in cents.
     pub amount_cents: i64,
+    /// Why their part of the study is complete, for the researcher
+    /// (`completion::Reason::for_researchers`); empty when it is not.
+    pub completion: String,
 }
 
 /// Which file.
@@ -108,16 +113,19 @@ pub fn render(kind: BonusFile, batch_id: &str, reason: &str, lines: &[BonusLine]
             }
         }
         BonusFile::Generic => {
-            out.push_str("batch_id,platform,participant_id,items,minutes_worked,amount\n");
+            out.push_str(
+                "batch_id,platform,participant_id,items,minutes_worked,amount,completion\n",
+            );
             for l in lines {
                 out.push_str(&format!(
-                    "{},{},{},{},{:.1},{}\n",
+                    "{},{},{},{},{:.1},{},{}\n",
                     batch_id,
                     l.platform,
                     l.external_id,
                     l.items,
                     l.seconds / 60.0,
-                    dollars(l.amount_cents)
+                    dollars(l.amount_cents),
+                    field(&l.completion)
                 ));
             }
         }
@@ -147,6 +155,7 @@ mod tests {
                 items: 50,
                 seconds: 900.0,
                 amount_cents: 125,
+                completion: "all items done".into(),
             },
             BonusLine {
                 external_id: "A1B2C3D4E5F6G7".into(),
@@ -155,6 +164,7 @@ mod tests {
                 items: 12,
                 seconds: 300.0,
                 amount_cents: 7,
+                completion: "stopped by the quality check".into(),
             },
         ]
     }
@@ -186,10 +196,16 @@ mod tests {
         assert_eq!(rows.len(), 3);
         assert_eq!(
             rows[0],
-            "batch_id,platform,participant_id,items,minutes_worked,amount"
+            "batch_id,platform,participant_id,items,minutes_worked,amount,completion"
         );
-        assert_eq!(rows[1], "b1,prolific,5f0c1a2b3c4d5e6f7a8b9c0d,50,15.0,1.25");
-        assert_eq!(rows[2], "b1,mturk,A1B2C3D4E5F6G7,12,5.0,0.07");
+        assert_eq!(
+            rows[1],
+            "b1,prolific,5f0c1a2b3c4d5e6f7a8b9c0d,50,15.0,1.25,all items done"
+        );
+        assert_eq!(
+            rows[2],
+            "b1,mturk,A1B2C3D4E5F6G7,12,5.0,0.07,stopped by the quality check"
+        );
     }
 
     #[test]

@@ -55,6 +55,18 @@ impl Reason {
             Reason::NothingLeft => "There are no more items for you in this study.",
         }
     }
+
+    /// What the researcher reads on the payments page and in the generic bonus file: whom to
+    /// approve is theirs to decide, and a worker the quality check stopped is not a finisher.
+    pub fn for_researchers(self) -> &'static str {
+        match self {
+            Reason::Items => "all items done",
+            Reason::Cap => "earned the cap",
+            Reason::Stopped => "stopped by the quality check",
+            Reason::Closed => "study closed",
+            Reason::NothingLeft => "no items left",
+        }
+    }
 }
 
 impl fmt::Display for Reason {

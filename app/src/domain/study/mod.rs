@@ -26,6 +26,9 @@ pub enum Refusal {
     Blocked,
     /// The browser is logged in with a password account, which a study link does not replace.
     OtherAccount,
+    /// The browser is signed in as another participant of a study link, whom a link with
+    /// another platform id does not replace.
+    OtherParticipant,
 }
 
 impl Refusal {
@@ -40,6 +43,7 @@ impl Refusal {
             Refusal::NotOpen => "This study is not open",
             Refusal::Blocked => "You cannot take part in this study",
             Refusal::OtherAccount => "You are logged in with another account",
+            Refusal::OtherParticipant => "This browser is signed in as another participant",
         }
     }
 
@@ -54,6 +58,7 @@ impl Refusal {
             Refusal::NotOpen => "The researcher has not opened it, or has closed it. Please return the study on your platform.",
             Refusal::Blocked => "Your account for this study was blocked by its organisers.",
             Refusal::OtherAccount => "Log out first, then open the study link again: a study link signs you in with an account of its own.",
+            Refusal::OtherParticipant => "This link is for another participant id than the one this browser is working as. If it is yours, log out first, then open it again; the other participant's work is kept.",
         }
     }
 
@@ -64,7 +69,11 @@ impl Refusal {
             Refusal::BadParameters => 400,
             Refusal::Expired => 410,
             Refusal::Blocked => 403,
-            Refusal::Paused | Refusal::Full | Refusal::NotOpen | Refusal::OtherAccount => 409,
+            Refusal::Paused
+            | Refusal::Full
+            | Refusal::NotOpen
+            | Refusal::OtherAccount
+            | Refusal::OtherParticipant => 409,
         }
     }
 }
@@ -126,6 +135,7 @@ mod tests {
             Refusal::NotOpen,
             Refusal::Blocked,
             Refusal::OtherAccount,
+            Refusal::OtherParticipant,
         ] {
             assert!(!r.heading().is_empty() && r.advice().ends_with('.'));
             assert!((400..500).contains(&r.status()));

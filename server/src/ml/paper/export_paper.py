@@ -142,12 +142,16 @@ def export(src, out, role, pairs):
         sys.exit(f"{src}: the MI judge must be an NLI model with an 'entailment' label, its labels are {labels}")
     if role == "bleurt" and len(labels) != 1:
         sys.exit(f"{src}: BLEURT must have one output, this model has {len(labels)}")
-    probe = tok(["a"], ["b"])
+    # A model that learned segment embeddings (BERT: type_vocab_size 2) reads token types even
+    # when its tokenizer's config does not name them as an input.
+    typed = getattr(model.config, "type_vocab_size", 1) > 1
+    probe = tok(["a"], ["b"], return_token_type_ids=typed or None)
     names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in probe]
     max_length = 128 if role == "bleurt" else min(512, model.config.max_position_embeddings - 2)
 
     def run(a, b):
-        enc = tok([a], [b], truncation="longest_first", max_length=max_length, return_tensors="pt")
+        enc = tok([a], [b], truncation="longest_first", max_length=max_length, return_tensors="pt",
+                  return_token_type_ids=typed or None)
         with torch.no_grad():
             return model(**{n: enc[n] for n in names}).logits[0].tolist()
 
@@ -162,7 +166,8 @@ def export(src, out, role, pairs):
         def forward(self, *inputs):
             return self.m(**dict(zip(names, inputs))).logits
 
-    dummy = tok([pairs[0][0], pairs[1][0]], [pairs[0][1], pairs[1][1]], padding="longest", return_tensors="pt")
+    dummy = tok([pairs[0][0], pairs[1][0]], [pairs[0][1], pairs[1][1]], padding="longest", return_tensors="pt",
+                return_token_type_ids=typed or None)
     axes = {n: {0: "batch", 1: "sequence"} for n in names}
     axes["logits"] = {0: "batch"}
     with torch.no_grad():

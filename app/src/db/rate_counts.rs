@@ -1,0 +1,45 @@
+//! `rate_count`: requests that create accounts, counted per address in fixed windows for
+//! `domain::rate_limit`. In the database, so every app server counts the same requests.
+use std::time::Duration;
+
+use sqlx::PgExecutor;
+
+use crate::domain::rate_limit::Counted;
+use crate::error::AppError;
+
+/// Counts one `action` from `subject` in the current window of `window` (windows start at
+/// whole multiples of it since the epoch). Returns the count in that window, this one
+/// included, and the seconds left of it.
+pub async fn count_one(
+    db: impl PgExecutor<'_> + Copy,
+    action: Counted,
+    subject: &str,
+    window: Duration,
+) -> Result<(i64, f64), AppError> {
+    let seconds = window.as_secs_f64();
+    let row = sqlx::query!(
+        r#"insert into rate_count (action, subject, window_start, count)
+           values ($1, $2, to_timestamp(floor(extract(epoch from now())::float8 / $3::float8) * $3::float8), 1)
+           on conflict (action, subject, window_start)
+           do update set count = rate_count.count + 1
+           returning count::int8 as "count!",
+                     extract(epoch from window_start + make_interval(secs => $3::float8) - now())::float8
+                       as "left!""#,
+        action.as_str(),
+        subject,
+        seconds,
+    )
+    .fetch_one(db)
+    .await?;
+    if row.count == 1 {
+        // A new window: the windows long past go.
+        sqlx::query!(
+            "delete from rate_count where action = $1 and window_start < now() - make_interval(secs => $2::float8 * 2)",
+            action.as_str(),
+            seconds,
+        )
+        .execute(db)
+        .await?;
+    }
+    Ok((row.count, row.left))
+}
