@@ -125,7 +125,7 @@ step "setup: Rust targets and tools, Node packages" "$ROOT/scripts/setup.sh" --t
 stage "test database"
 started=$(date +%s)
 source "$ROOT/scripts/test-db.sh"
-if [ -n "${DATABASE_URL:-}" ]; then
+if [ -n "${DATABASE_URL:-}" ] && "$(pg_bin_dir)/psql" -q "$DATABASE_URL" -c 'select 1' >/dev/null 2>&1; then
   RESULTS+=("$(printf 'passed  %5ds  %s' "$(( $(date +%s) - started ))" "test database")")
 else
   RESULTS+=("FAILED         test database (no PostgreSQL)")
@@ -167,13 +167,24 @@ fi
 
 # The summary.
 stage_end
+# counts LOG...: "passed failed" over cargo's `test result:` lines and node's `ℹ pass N` /
+# `ℹ fail N` lines (read by field, whatever the locale makes of the ℹ).
+counts() {
+  cat "$@" 2>/dev/null | awk '
+    $1 == "test" && $2 == "result:" { p += $4; f += $6 }
+    ($2 == "pass" || $2 == "fail") && $3 ~ /^[0-9]+$/ && NF == 3 { if ($2 == "pass") p += $3; else f += $3 }
+    END { print p + 0, f + 0 }'
+}
 totals() {
-  local cp cf ep ef
-  read -r cp cf < <(cat "$LOGS"/cargo*.log 2>/dev/null | grep -E '^test result:' | awk '{p+=$4; f+=$6} END {print p+0, f+0}')
-  ep=$(cat "$LOGS"/e2e*.log 2>/dev/null | grep -E '^. pass [0-9]+' | awk '{s+=$3} END {print s+0}')
-  ef=$(cat "$LOGS"/e2e*.log 2>/dev/null | grep -E '^. fail [0-9]+' | awk '{s+=$3} END {print s+0}')
-  echo "cargo test: $cp passed, $cf failed; browser tests: $ep passed, $ef failed"
-  echo "total: $((cp + ep)) passed, $((cf + ef)) failed"
+  local p f rp rf
+  read -r p f < <(counts "$LOGS/cargo.log" "$LOGS/e2e.log")
+  echo "the tests: $p passed, $f failed"
+  if [ -e "$LOGS/cargo-no-shared.log" ]; then
+    read -r rp rf < <(counts "$LOGS/cargo-no-shared.log" "$LOGS/e2e-no-shared.log")
+    echo "again as on a user's clone: $rp passed, $rf failed"
+    p=$((p + rp)); f=$((f + rf))
+  fi
+  echo "total: $p passed, $f failed"
 }
 printf '\nSkipped, and why:\n'
 skipped=0

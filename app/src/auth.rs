@@ -89,12 +89,12 @@ impl HashGate {
         let turn = match self.running.clone().try_acquire_owned() {
             Ok(turn) => turn,
             Err(_) => {
-                if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.most_waiting {
-                    self.waiting.fetch_sub(1, Ordering::SeqCst);
-                    return Err(AppError::Overloaded);
-                }
+                // Counted while waiting, and no longer once the wait ends, however it ends (a
+                // caller that went away drops this future mid-wait).
+                let waiting =
+                    Waiting::enter(&self.waiting, self.most_waiting).ok_or(AppError::Overloaded)?;
                 let turn = self.running.clone().acquire_owned().await;
-                self.waiting.fetch_sub(1, Ordering::SeqCst);
+                drop(waiting);
                 turn.map_err(|_| AppError::Internal)?
             }
         };
@@ -107,6 +107,26 @@ impl HashGate {
             tracing::error!(error.message = %e, "password hashing task failed");
             AppError::Internal
         })
+    }
+}
+
+/// One caller counted among those waiting for a turn, until dropped.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    /// Counts one more waiting caller, unless `most` already wait.
+    fn enter(count: &'a AtomicUsize, most: usize) -> Option<Self> {
+        if count.fetch_add(1, Ordering::SeqCst) >= most {
+            count.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(Self(count))
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -172,5 +192,26 @@ mod tests {
         // Once the queue drained, the gate takes work again.
         assert_eq!(gate.run(|| 7).await, Ok(7));
         assert_eq!(gate.waiting.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_caller_that_goes_away_while_waiting_leaves_no_count_behind() {
+        let gate = Arc::new(HashGate::new(1, 2));
+        let busy = {
+            let gate = gate.clone();
+            tokio::spawn(async move {
+                gate.run(|| std::thread::sleep(Duration::from_millis(300)))
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        for _ in 0..5 {
+            // Waits for the turn, and is given up (a client that disconnected).
+            let gone = tokio::time::timeout(Duration::from_millis(10), gate.run(|| ())).await;
+            assert!(gone.is_err(), "it had to wait");
+        }
+        assert_eq!(gate.waiting.load(Ordering::SeqCst), 0);
+        busy.await.unwrap().unwrap();
+        assert_eq!(gate.run(|| 1).await, Ok(1));
     }
 }

@@ -7,8 +7,9 @@
 //!   without a CORS preflight, gets 415;
 //! - its `Origin` (or, without one, its `Referer`) is the app's own: the scheme, host and port
 //!   it was sent to (`Host`; the scheme is `X-Forwarded-Proto`'s when a proxy in front says it,
-//!   else `http`, all this server speaks; a `Host` without a port is that scheme's default
-//!   port), or one of `PARACROWD_ALLOWED_ORIGINS`; anything else, `Origin: null` included, gets
+//!   else `http`, all this server speaks, or `https` too when `PARACROWD_SECURE_COOKIES` says
+//!   the app is behind HTTPS, for a proxy that does not send the header; a `Host` without a port
+//!   is that scheme's default port), or one of `PARACROWD_ALLOWED_ORIGINS`; anything else, `Origin: null` included, gets
 //!   403. Browsers send `Origin` with every POST, so a request with neither header comes from a
 //!   program (a script, the load tool), where forgery does not arise, and passes. (A page cannot
 //!   make a browser send `X-Forwarded-Proto` across sites without a CORS preflight, which this
@@ -75,26 +76,50 @@ fn origin_of(text: &str) -> Option<Origin> {
     })
 }
 
-/// The origin the request was sent to: its `Host`, with the scheme a proxy in front names in
-/// `X-Forwarded-Proto`, else `http`.
-fn own_origin(headers: &HeaderMap) -> Option<Origin> {
-    let host = headers.get(header::HOST)?.to_str().ok()?;
-    let authority = host.trim().parse::<axum::http::uri::Authority>().ok()?;
-    let https = headers
+/// Whether `origin` is the one the request was sent to: its `Host`, with the scheme a proxy in
+/// front names in `X-Forwarded-Proto`; without that header `http`, and `https` as well when
+/// `behind_https` (`PARACROWD_SECURE_COOKIES`).
+fn is_own(origin: &Origin, headers: &HeaderMap, behind_https: bool) -> bool {
+    let Some(authority) = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.trim().parse::<axum::http::uri::Authority>().ok())
+    else {
+        return false;
+    };
+    let schemes: &[bool] = match headers
         .get("x-forwarded-proto")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(',').next())
-        .is_some_and(|p| p.trim().eq_ignore_ascii_case("https"));
-    Some(Origin {
-        https,
-        host: authority.host().to_ascii_lowercase(),
-        port: authority.port_u16().unwrap_or(default_port(https)),
+    {
+        Some(p) => {
+            if p.trim().eq_ignore_ascii_case("https") {
+                &[true]
+            } else {
+                &[false]
+            }
+        }
+        None if behind_https => &[false, true],
+        None => &[false],
+    };
+    schemes.iter().any(|&https| {
+        *origin
+            == Origin {
+                https,
+                host: authority.host().to_ascii_lowercase(),
+                port: authority.port_u16().unwrap_or(default_port(https)),
+            }
     })
 }
 
 /// The rule above, on a request's method and headers; `allowed` are extra origins
 /// (`https://study.example.org`) for a proxy that rewrites `Host`.
-pub fn check(method: &Method, headers: &HeaderMap, allowed: &[String]) -> Result<(), Refusal> {
+pub fn check(
+    method: &Method,
+    headers: &HeaderMap,
+    allowed: &[String],
+    behind_https: bool,
+) -> Result<(), Refusal> {
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
         return Ok(());
     }
@@ -117,7 +142,7 @@ pub fn check(method: &Method, headers: &HeaderMap, allowed: &[String]) -> Result
         return Ok(());
     };
     let own = origin_of(&from).is_some_and(|o| {
-        own_origin(headers).as_ref() == Some(&o)
+        is_own(&o, headers, behind_https)
             || allowed.iter().any(|a| origin_of(a).as_ref() == Some(&o))
     });
     if own {
@@ -127,13 +152,25 @@ pub fn check(method: &Method, headers: &HeaderMap, allowed: &[String]) -> Result
     }
 }
 
+/// What [`guard`] checks against: the extra origins, and whether the app is behind HTTPS.
+#[derive(Debug, Clone, Default)]
+pub struct Origins {
+    pub allowed: Vec<String>,
+    pub behind_https: bool,
+}
+
 /// The middleware: [`check`] with the configured extra origins.
 pub async fn guard(
-    axum::extract::State(allowed): axum::extract::State<std::sync::Arc<Vec<String>>>,
+    axum::extract::State(origins): axum::extract::State<std::sync::Arc<Origins>>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    match check(req.method(), req.headers(), &allowed) {
+    match check(
+        req.method(),
+        req.headers(),
+        &origins.allowed,
+        origins.behind_https,
+    ) {
         Ok(()) => next.run(req).await,
         Err(refusal) => {
             // At most one line every 10 s: a flood of forged posts must not flood the log.
@@ -162,7 +199,7 @@ mod tests {
     }
 
     fn post(pairs: &[(&'static str, &str)]) -> Result<(), Refusal> {
-        check(&Method::POST, &headers(pairs), &[])
+        check(&Method::POST, &headers(pairs), &[], false)
     }
 
     #[test]
@@ -207,7 +244,12 @@ mod tests {
             Ok(())
         );
         assert_eq!(
-            check(&Method::GET, &headers(&[("origin", "http://evil")]), &[]),
+            check(
+                &Method::GET,
+                &headers(&[("origin", "http://evil")]),
+                &[],
+                false
+            ),
             Ok(())
         );
     }
@@ -270,6 +312,29 @@ mod tests {
     }
 
     #[test]
+    fn behind_https_without_the_proxys_header_both_schemes_of_the_host_pass() {
+        let from = |origin| {
+            headers(&[
+                ("content-type", FORM),
+                ("origin", origin),
+                ("host", "app.example"),
+            ])
+        };
+        for origin in ["https://app.example", "http://app.example"] {
+            assert_eq!(
+                check(&Method::POST, &from(origin), &[], true),
+                Ok(()),
+                "{origin}"
+            );
+        }
+        assert!(check(&Method::POST, &from("https://app.example:8443"), &[], true).is_err());
+        // The proxy's word, when it says it, decides.
+        let mut h = from("http://app.example");
+        h.insert("x-forwarded-proto", "https".parse().unwrap());
+        assert!(check(&Method::POST, &h, &[], true).is_err());
+    }
+
+    #[test]
     fn configured_origins_pass_behind_a_proxy_that_rewrites_host() {
         let allowed = vec!["https://study.example.org".to_owned()];
         let h = headers(&[
@@ -277,8 +342,8 @@ mod tests {
             ("origin", "https://study.example.org"),
             ("host", "10.0.0.5:3000"),
         ]);
-        assert_eq!(check(&Method::POST, &h, &allowed), Ok(()));
-        assert!(check(&Method::POST, &h, &[]).is_err());
+        assert_eq!(check(&Method::POST, &h, &allowed, false), Ok(()));
+        assert!(check(&Method::POST, &h, &[], false).is_err());
     }
 
     #[test]
@@ -295,7 +360,7 @@ mod tests {
                 pairs.push(("content-type", c));
             }
             for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
-                let got = check(&method, &headers(&pairs), &[]);
+                let got = check(&method, &headers(&pairs), &[], false);
                 assert!(
                     matches!(got, Err(Refusal::NotAForm(_))),
                     "{method} {content_type:?}"

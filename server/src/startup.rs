@@ -251,7 +251,10 @@ pub async fn build_router(
         ))
         // Before sessions: a forged request is refused before anything is read for it.
         .layer(axum::middleware::from_fn_with_state(
-            Arc::new(config.allowed_origins.clone()),
+            Arc::new(crate::csrf::Origins {
+                allowed: config.allowed_origins.clone(),
+                behind_https: config.secure_cookies,
+            }),
             crate::csrf::guard,
         ))
         // Before sessions (they live in the database): a fast 503 while it is down.

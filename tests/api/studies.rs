@@ -577,7 +577,7 @@ async fn the_study_page_renders_without_javascript_with_its_status(pool: PgPool)
 async fn new_accounts_from_one_address_are_limited_and_returning_workers_are_not(pool: PgPool) {
     let config = server::config::Config {
         rate_limits: app::domain::rate_limit::RateLimits {
-            study_accounts: app::domain::rate_limit::RateLimit::parse("2/600").unwrap(),
+            study_accounts: app::domain::rate_limit::RateLimit::parse("2/86400").unwrap(),
             ..Default::default()
         },
         ..server::config::Config::for_tests(String::new())
