@@ -101,12 +101,14 @@ fn the_validation_is_what_the_readme_reports() {
         "{}",
         heads.description()
     );
+    // The scorer's page of the docs (docs/models.md).
     let readme =
-        std::fs::read_to_string(format!("{}/../README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        std::fs::read_to_string(format!("{}/../docs/models.md", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
     assert!(
         readme.contains(&format!("{:.1}%", v.mi_accuracy * 100.0))
             && readme.contains(&format!("{:.3}", v.bleurt_pearson)),
-        "the README must state the lite scorer's numbers ({:.1}% MI agreement, BLEURT r {:.3})",
+        "docs/models.md must state the lite scorer's numbers ({:.1}% MI agreement, BLEURT r {:.3})",
         v.mi_accuracy * 100.0,
         v.bleurt_pearson
     );
