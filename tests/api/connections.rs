@@ -46,6 +46,16 @@ async fn connect_from(from: &str, to: std::net::SocketAddr) -> TcpStream {
     socket.connect(to).await.unwrap()
 }
 
+/// `GET /health` on a new connection from `from`: all the server sent until it closed.
+async fn health_from(from: &str, to: std::net::SocketAddr) -> String {
+    let mut stream = connect_from(from, to).await;
+    stream
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    until_closed(&mut stream).await.0
+}
+
 #[sqlx::test(migrations = "../migrations")]
 async fn one_address_holding_its_share_leaves_the_others_room(pool: PgPool) {
     let limits = ConnectionLimits {
@@ -66,35 +76,20 @@ async fn one_address_holding_its_share_leaves_the_others_room(pool: PgPool) {
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     // A fourth from the same address: refused, with a 503 a client can read.
-    let mut fourth = connect_from("127.0.0.7", app.addr).await;
-    fourth
-        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-        .await
-        .unwrap();
-    let (answer, _) = until_closed(&mut fourth).await;
+    let answer = health_from("127.0.0.7", app.addr).await;
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(answer.contains("from your address"), "{answer}");
     let (stated, actual) = stated_and_actual_length(&answer);
     assert_eq!(stated, actual, "{answer}");
     // Another address is served meanwhile.
-    let mut other = connect_from("127.0.0.8", app.addr).await;
-    other
-        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .await
-        .unwrap();
-    let (answer, _) = until_closed(&mut other).await;
+    let answer = health_from("127.0.0.8", app.addr).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     // One of the first address's connections closes: it may open one again (once the server
     // has seen it close).
     drop(held.pop());
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let mut again = connect_from("127.0.0.7", app.addr).await;
-        again
-            .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            .await
-            .unwrap();
-        let (answer, _) = until_closed(&mut again).await;
+        let answer = health_from("127.0.0.7", app.addr).await;
         if answer.starts_with("HTTP/1.1 200") {
             break;
         }
