@@ -11,6 +11,8 @@
 #   TEST_PAIRS=100  hidden test pairs in the judging campaign, one served in every 5 (default 0)
 #   BENCH_BIN=path  the server binary to run (default: this checkout's release build), to
 #                   compare two builds in turns on the same machine
+#   BENCH_LOAD_BIN=path  the load tool to run (default: this checkout's); with BENCH_BIN, the
+#                   one of the same build when its database lacks what this one verifies
 #   HISTORY=2000    instead: JUDGES judges (say 6) each make this many judgments side by side,
 #                   and an answer at the worker's 10th judgment is compared with one at the last
 #                   (scripts/bench-load.sh 0 6 0 with HISTORY=2000)
@@ -53,7 +55,7 @@ for _ in $(seq 1 240); do curl -fs "$BASE/health" >/dev/null && break; sleep 0.5
 curl -fs "$BASE/health" >/dev/null || { cat "$WORK/server.log"; exit 1; }
 kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER/status"; }
 echo "server RSS before: $(($(kb VmRSS) / 1024)) MiB"
-PG_BIN_DIR="$(pg_bin_dir)" DATABASE_URL="$URL" "$CARGO_TARGET_DIR/release/paracrowd-load" --url "$BASE" \
+PG_BIN_DIR="$(pg_bin_dir)" DATABASE_URL="$URL" "${BENCH_LOAD_BIN:-$CARGO_TARGET_DIR/release/paracrowd-load}" --url "$BASE" \
   --judges "$JUDGES" --writers "$WRITERS" --seconds "$SECONDS_RUN" --think-ms "${THINK_MS:-0}" \
   ${RATE:+--rate "$RATE"} ${HISTORY:+--history "$HISTORY"} ${TEST_PAIRS:+--test-pairs "$TEST_PAIRS"}
 STATUS=$?

@@ -4,7 +4,7 @@
 #
 #   scripts/setup.sh                  what scripts/run.sh needs
 #   scripts/setup.sh --test           what scripts/test.sh needs as well (rustfmt and clippy,
-#                                     Chromium, HAProxy, and Python environments with the model
+#                                     Chromium, HAProxy, plpgsql_check, and Python environments with the model
 #                                     export tools, Triton and Hugging Face datasets)
 #   scripts/setup.sh [--test] --only PART
 #                                     one part: `system` (Debian's packages), `downloads` (ONNX
@@ -41,6 +41,16 @@ setup_system() {
   if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing Debian packages: ${missing[*]}"
     apt_install "${missing[@]}"
+  fi
+  # plpgsql_check, for the PostgreSQL just found or installed: the tests check every function
+  # body against the schema with it.
+  if [ "$want_test" = 1 ]; then
+    local major
+    major="$(basename "$(dirname "$(pg_bin_dir)")")"
+    if [ ! -e "/usr/share/postgresql/$major/extension/plpgsql_check.control" ]; then
+      echo "Installing Debian package: postgresql-$major-plpgsql-check"
+      apt_install "postgresql-$major-plpgsql-check"
+    fi
   fi
 }
 

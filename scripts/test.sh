@@ -22,9 +22,9 @@ mkdir -p "$LOGS"
 
 # What the tests must find here, because setup installs it (a missing one fails its tests
 # instead of skipping them): ONNX Runtime and the embedding model, the model export tools,
-# Triton, HAProxy, Python's datasets.
+# Triton, HAProxy, Python's datasets, plpgsql_check.
 export PARACROWD_REQUIRE_MODELS=1 PARACROWD_REQUIRE_EXPORT=1 PARACROWD_REQUIRE_TRITON=1
-export PARACROWD_REQUIRE_HAPROXY=1 PARACROWD_REQUIRE_DATASETS=1
+export PARACROWD_REQUIRE_HAPROXY=1 PARACROWD_REQUIRE_DATASETS=1 PARACROWD_REQUIRE_PLPGSQL_CHECK=1
 export PARACROWD_DATASETS_PYTHON="$DATASETS_PYTHON"
 
 # with_shared: the development folder's models and corpora, required where it has them; the

@@ -10,30 +10,6 @@ use crate::domain::judge::gate_table::{table_changes, Judged, KappaTable, Votes}
 use crate::domain::{CampaignId, PairId, UserId};
 use crate::error::AppError;
 
-/// After `user`'s new judgment `label` on an ordinary pair whose trusted votes are now `after`
-/// and whose judgments (this one included) are `on_pair`: the worker's own table change, and
-/// the other workers' (to be recorded for them: `db::judge::WorkerUpdate`, with the next lease,
-/// or `db::judge::fold_gate_counts`).
-pub fn after_vote(
-    user: UserId,
-    label: bool,
-    after: Votes,
-    on_pair: &[db::PairJudgment],
-) -> (KappaTable, Vec<(UserId, KappaTable)>) {
-    let judged: Vec<Judged<UserId>> = on_pair
-        .iter()
-        .map(|j| Judged {
-            worker: j.app_user_id,
-            label: j.is_paraphrase,
-            trusted_before: (j.app_user_id != user).then_some(j.trusted),
-            trusted_after: j.trusted,
-        })
-        .collect();
-    let mut changes = table_changes(after.without(Some(label)), after, &judged);
-    let own = changes.remove(&user).unwrap_or_default();
-    (own, changes.into_iter().collect())
-}
-
 /// After a status change or a republish flipped the trust of `flips`: records how every
 /// table with a judgment on those pairs changes.
 pub async fn after_flips(

@@ -1,14 +1,13 @@
 //! The MultiPIT judging round trip (MultiPIT §3): serve the next pair (one hidden test pair in
 //! every block of `test_every`, at a drawn position), store an answer, and run the quality gate
 //! on the server after every answer, in the same transaction.
-use crate::domain::{AssignmentId, AssignmentStatus, CampaignId, UserId, UserStatus, WorkerStatus};
+use crate::domain::{AssignmentId, CampaignId, UserId, UserStatus, WorkerStatus};
 use sqlx::{PgConnection, PgPool};
 
-use crate::db::judge::{self as db, JudgeCampaign, WorkerUpdate};
+use crate::db::judge::{self as db, JudgeCampaign};
 use crate::db::quick::QuickConnections;
 use crate::db::sessions::SessionProof;
 use crate::domain::judge::gate::{self, GateDecision};
-use crate::domain::judge::gate_table::{GateCounts, KappaTable};
 use crate::domain::judge::rule_text;
 use crate::domain::judge::schedule::{self, ServingWindows};
 use crate::domain::judge::settings::JudgeSettings;
@@ -105,93 +104,39 @@ pub async fn next(
             return Ok(JudgeTask::Stopped { judged, message });
         }
     }
-    let mut served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await? {
-        Some(current) => Some(current),
-        None => {
-            let none = WorkerUpdate::NONE;
-            lease_next(&mut tx, cache, draws, cid, user, &worker, settings, none)
-                .await?
-                .pair
-        }
-    };
+    let how = serving(cache, draws, cid, settings);
+    let mut served = db::next_pair(&mut tx, cid, user, &worker, &how).await?.pair;
     // Leases skip the pairs other requests hold this moment. Before telling the worker that
     // nothing is left, wait for such a pair if one with a free slot is unseen by them. Safe
     // here, not in `answer`: this transaction holds only the worker's own row, which nobody
     // else waits for.
     if served.is_none() && db::wait_for_held_free_pair(&mut tx, cid, user).await? {
-        let none = WorkerUpdate::NONE;
-        served = lease_next(&mut tx, cache, draws, cid, user, &worker, settings, none)
-            .await?
-            .pair;
+        let how = serving(cache, draws, cid, settings);
+        served = db::next_pair(&mut tx, cid, user, &worker, &how).await?.pair;
     }
     tx.commit().await?;
     Ok(task(served, judged, &campaign))
 }
 
-/// A newly leased pair: a test pair in the block's test slot, else an ordinary pair drawn from
-/// the window of those that most need judgments (`db::lease_pair`); `None` when there is none
-/// for this worker. The first lease statement also writes `update` on the worker's row (and a
-/// new block's test position), so the counts returned are the worker's after it. Expired leases
-/// give their slots back first: at most once a second per campaign on this server
-/// (`judge_campaign_cache::SWEEP_EVERY`), and always before answering that nothing is left, so
-/// no worker is told so while a slot could be freed.
-#[allow(clippy::too_many_arguments)]
-async fn lease_next(
-    tx: &mut PgConnection,
+/// How the next pair is served: the campaign's settings and this call's draws. Every call that
+/// may lease takes the same two draws, whatever it finds in the database, so a seeded server
+/// (`PARACROWD_RANDOM_SEED`) replays the same schedule for the same requests. Expired leases
+/// give their slots back first at most once a second per campaign on this server
+/// (`judge_campaign_cache::SWEEP_EVERY`), and always before answering that nothing is left.
+fn serving(
     cache: &JudgeCampaignCache,
     draws: &Draws,
     cid: CampaignId,
-    user: UserId,
-    worker: &db::WorkerRow,
     settings: &JudgeSettings,
-    mut update: WorkerUpdate<'_>,
-) -> Result<db::Lease, AppError> {
-    let mut swept = cache.sweep_due(cid);
-    if swept {
-        db::expire_leases(tx, cid).await?;
-    }
-    let n = worker.served_count as u32;
-    let mut position = worker.test_position as u32;
-    if schedule::starts_block(n, settings.test_every) {
-        position = schedule::test_position(settings.test_every, draws.unit());
-        update.test_position = Some(position);
-    }
-    // One draw per lease, as before the retry (a seeded run replays the same schedule).
-    let key = draws.key();
-    let test_slot = schedule::is_test_slot(n, settings.test_every, position);
-    let windows = ServingWindows::for_schedule(settings.test_every);
-    let lease_seconds = settings.lease_seconds;
-    loop {
-        let mut lease = None;
-        if test_slot {
-            let per_pair = settings.judgments_per_pair;
-            lease = Some(
-                db::lease_test_pair(
-                    tx,
-                    cid,
-                    user,
-                    lease_seconds,
-                    key,
-                    windows,
-                    per_pair,
-                    &update,
-                )
-                .await?,
-            );
-            // Written once: a later statement only folds in what others recorded since.
-            update = WorkerUpdate::NONE;
-        }
-        if !matches!(&lease, Some(db::Lease { pair: Some(_), .. })) {
-            lease =
-                Some(db::lease_pair(tx, cid, user, lease_seconds, key, windows, &update).await?);
-            update = WorkerUpdate::NONE;
-        }
-        let lease = lease.expect("a lease statement ran");
-        if lease.pair.is_some() || swept {
-            return Ok(lease);
-        }
-        db::expire_leases(tx, cid).await?;
-        swept = true;
+) -> db::Serving {
+    db::Serving {
+        lease_seconds: settings.lease_seconds,
+        test_every: settings.test_every,
+        judgments_per_pair: settings.judgments_per_pair,
+        new_block_position: schedule::test_position(settings.test_every, draws.unit()),
+        random_key: draws.key(),
+        windows: ServingWindows::for_schedule(settings.test_every),
+        sweep: cache.sweep_due(cid),
     }
 }
 
@@ -212,14 +157,12 @@ fn task(served: Option<db::ServedPair>, judged: i64, campaign: &JudgeCampaign) -
 /// gate unless an admin overrode it, and leases the next pair. The time spent is measured on the
 /// server. `session` is the caller's, as read ([`lock_worker`]).
 ///
-/// The common case is one call of the database (`db::judge::answer`): the worker, assignment and
+/// Every answer is one call of the database (`db::judge::answer`): the worker, assignment and
 /// pair locked, the caller checked, the judgment stored, the gate's counts and the others'
 /// changes recorded, the next pair leased, in one round trip and one transaction. The gate
 /// decides on the counts it returns; when it stops the worker, the stop (and the pair just
 /// leased, given back) is a second transaction, and a stop the server did not live to make is
-/// made by the worker's next request (`next`, or this on the next answer). Every other case
-/// (a lease that ran out, a worker's first call, no such assignment) writes nothing there and
-/// goes the step-by-step way ([`answer_step_by_step`]).
+/// made by the worker's next request (`next`).
 #[allow(clippy::too_many_arguments)]
 pub async fn answer(
     pool: &PgPool,
@@ -233,12 +176,10 @@ pub async fn answer(
     is_paraphrase: bool,
 ) -> Result<AnswerOutcome, AppError> {
     let mut campaign = campaigns::open_campaign(pool, cache, campaign_id).await?;
-    // A campaign changed since this server read it is read again; one that keeps changing goes
-    // the step-by-step way, which reads it inside its transaction.
-    for _ in 0..3 {
+    // Made again when something changed beside it ([`RETRIES`]).
+    for _ in 0..RETRIES {
         let cid = campaign.campaign_id;
         let settings = &campaign.settings;
-        let windows = ServingWindows::for_schedule(settings.test_every);
         let call = db::AnswerCall {
             campaign_id: cid,
             user,
@@ -246,14 +187,7 @@ pub async fn answer(
             session,
             is_paraphrase,
             version: campaign.version,
-            lease_seconds: settings.lease_seconds,
-            test_every: settings.test_every,
-            judgments_per_pair: settings.judgments_per_pair,
-            new_block_position: schedule::test_position(settings.test_every, draws.unit()),
-            random_key: draws.key(),
-            ordinary_per_test_pair: windows.ordinary_per_test_pair,
-            test_window_max: windows.test,
-            sweep: cache.sweep_due(cid),
+            serving: serving(cache, draws, cid, settings),
         };
         let feedback_for = |pair: &db::AnsweredPair, answer: bool| {
             (pair.is_test && pair.gold_label.is_some_and(|g| g != answer)).then(|| Feedback {
@@ -290,6 +224,9 @@ pub async fn answer(
                         stopped = Some(format!("{STOPPED} {reason}"));
                     }
                 }
+                // Said only with a missed check question, whose feedback shows it was one
+                // anyway: a warning that came or changed after other answers would tell which
+                // pairs were checks.
                 let warning = (stopped.is_none() && !gate_overridden && is_correct == Some(false))
                     .then(|| rule_text::warning(settings, &numbers))
                     .flatten();
@@ -325,26 +262,27 @@ pub async fn answer(
             db::Answered::Unauthenticated => Err(AppError::Unauthenticated),
             db::Answered::NotOpen => Err(campaigns::not_open()),
             db::Answered::Stopped => Err(AppError::Forbidden),
+            db::Answered::Gone => Err(AppError::Conflict(
+                "This pair waited too long and went to another worker. Here is the next one."
+                    .into(),
+            )),
+            db::Answered::Missing => Err(AppError::NotFound),
             db::Answered::Stale => {
                 campaign = campaigns::reload(pool, cache, cid).await?;
                 continue;
             }
-            // Written nothing: the step-by-step way below takes it.
-            db::Answered::Expired | db::Answered::Missing => break,
+            db::Answered::Raced => continue,
         };
     }
-    answer_step_by_step(
-        pool,
-        cache,
-        draws,
-        session,
-        user,
-        campaign_id,
-        assignment_id,
-        is_paraphrase,
-    )
-    .await
+    Err(AppError::Conflict(
+        "This study is being changed. Please answer again.".into(),
+    ))
 }
+
+/// How many times an answer is made again when the call wrote nothing because something changed
+/// beside it: the campaign since this server read it (an admin's edit; read afresh), or a delete
+/// of a row the answer names.
+const RETRIES: usize = 3;
 
 /// Stops a worker the gate has stopped, in the caller's transaction: unless an admin has
 /// reinstated them since, the pair `leased` to them goes back as though never leased (when it is
@@ -374,168 +312,4 @@ async fn stop_worker(
         gate_table::after_flips(tx, cid, &flips).await?;
     }
     Ok(())
-}
-
-/// [`answer`] step by step, in one transaction (the lease in the statement that folds the gate's
-/// counts; given back when the gate stops the worker): for a lease that ran out (its slot may
-/// have gone), a worker with no row yet, and the refusals, each as the stored state says.
-#[allow(clippy::too_many_arguments)]
-async fn answer_step_by_step(
-    pool: &PgPool,
-    cache: &JudgeCampaignCache,
-    draws: &Draws,
-    session: SessionProof<'_>,
-    user: UserId,
-    campaign_id: CampaignId,
-    assignment_id: AssignmentId,
-    is_paraphrase: bool,
-) -> Result<AnswerOutcome, AppError> {
-    let campaign = campaigns::open_campaign(pool, cache, campaign_id).await?;
-    let cid = campaign.campaign_id;
-    let mut tx = pool.begin().await?;
-    let (worker, a) = match db::lock_for_answer(&mut tx, cid, user, assignment_id, session).await? {
-        Some((worker, a)) => {
-            check_caller(Some(&worker))?;
-            (worker, a)
-        }
-        None => {
-            // No such assignment of this worker's: refused as the session and the account's
-            // status say.
-            lock_worker(&mut tx, cid, user, session).await?;
-            return Err(AppError::NotFound);
-        }
-    };
-    let campaign = campaigns::current(&mut tx, cache, campaign, &worker).await?;
-    let settings = &campaign.settings;
-    let feedback_for = |answer: bool| {
-        (a.is_test && a.gold_label.is_some_and(|g| g != answer)).then(|| Feedback {
-            is_paraphrase: a.gold_label.unwrap_or(false),
-            explanation: a.gold_explanation.clone().unwrap_or_default(),
-        })
-    };
-    if a.status == AssignmentStatus::Judged {
-        // The same answer again (a double press, a retry): answer as the first time.
-        let stored = db::find_judgment(&mut *tx, assignment_id).await?;
-        tx.commit().await?;
-        let judged = i64::from(worker.judgments);
-        let first = stored.map(|(p, _)| p).unwrap_or(is_paraphrase);
-        return Ok(AnswerOutcome {
-            judged,
-            feedback: feedback_for(first),
-            stopped: None,
-            was_already_answered: true,
-            warning: None,
-            next: None,
-        });
-    }
-    if worker.status == WorkerStatus::Stopped {
-        return Err(AppError::Forbidden);
-    }
-    if a.status == AssignmentStatus::Expired
-        && !a.is_test
-        && !db::retake_slot(&mut tx, a.pair_id).await?
-    {
-        return Err(AppError::Conflict(
-            "This pair waited too long and went to another worker. Here is the next one.".into(),
-        ));
-    }
-    let is_correct = a.is_test.then(|| a.gold_label == Some(is_paraphrase));
-    let stored = db::insert_judgment(
-        &mut tx,
-        cid,
-        user,
-        assignment_id,
-        &a,
-        is_paraphrase,
-        is_correct,
-        a.seconds_since_served.max(0.0),
-    )
-    .await?;
-    let votes = stored.votes;
-    // The gate's inputs as running counts (domain/judge/gate_table.rs): this judgment's own
-    // cell and the other workers' changes, recorded as the worker's totals are read.
-    let (table, others) = if a.is_test {
-        (KappaTable::default(), Vec::new())
-    } else {
-        gate_table::after_vote(user, is_paraphrase, votes, &stored.on_pair)
-    };
-    let own = GateCounts {
-        judgments: 1,
-        tests_answered: u32::from(a.is_test),
-        tests_correct: u32::from(is_correct == Some(true)),
-        table,
-    };
-    // The next pair is leased in the statement that folds the counts (`db::WorkerUpdate`): one
-    // round trip for both; given back below if the gate stops the worker. An answer to an
-    // expired lease folds on its own and looks for the next pair after the gate, as another
-    // tab may have leased one since (a worker holds at most one live lease, a unique index).
-    let expired = a.status == AssignmentStatus::Expired;
-    let (counts, leased) = if expired {
-        let counts = db::fold_gate_counts(&mut tx, cid, user, &own, &others).await?;
-        (counts, None)
-    } else {
-        let update = WorkerUpdate {
-            add: own,
-            others: &others,
-            test_position: None,
-        };
-        let lease = lease_next(&mut tx, cache, draws, cid, user, &worker, settings, update).await?;
-        (lease.counts, lease.pair)
-    };
-    let judged = i64::from(counts.judgments);
-    let mut stopped = None;
-    let numbers = counts.numbers();
-    if !worker.gate_overridden {
-        if let GateDecision::Stop(why) = gate::decide(settings, &numbers) {
-            // A stopped worker gets no more pairs: the one just leased goes back untouched.
-            let reason = stop_message(&why);
-            let leased = leased.as_ref().map(|p| p.assignment_id);
-            stop_worker(&mut tx, cid, user, leased, &reason, &numbers).await?;
-            stopped = Some(format!("{STOPPED} {reason}"));
-        }
-    }
-    // Said only with a missed check question, whose feedback shows it was one anyway: a
-    // warning that came or changed after other answers would tell which pairs were checks.
-    let warning = (stopped.is_none() && !worker.gate_overridden && is_correct == Some(false))
-        .then(|| rule_text::warning(settings, &numbers))
-        .flatten();
-    let next = match &stopped {
-        Some(message) => JudgeTask::Stopped {
-            judged,
-            message: message.clone(),
-        },
-        None if expired => {
-            let served = match db::renew_current(&mut tx, cid, user, settings.lease_seconds).await?
-            {
-                Some(current) => Some(current),
-                None => {
-                    let none = WorkerUpdate::NONE;
-                    lease_next(&mut tx, cache, draws, cid, user, &worker, settings, none)
-                        .await?
-                        .pair
-                }
-            };
-            task(served, judged, &campaign)
-        }
-        None => task(leased, judged, &campaign),
-    };
-    // A mined group's follow-up is due only when its last first-batch pair gets its last
-    // judgment, so only a judgment that completes its pair can trigger it. Its outbox row
-    // commits with the judgment, so a crash before the check does not lose it.
-    let follow_up = !a.is_test
-        && votes.total() >= i64::from(settings.judgments_per_pair)
-        && crate::db::mining::enqueue_follow_up(&mut *tx, cid, a.pair_id).await?;
-    tx.commit().await?;
-    crate::metrics::judgment_recorded();
-    if follow_up {
-        crate::service::mining_follow_up::wake_sweeper();
-    }
-    Ok(AnswerOutcome {
-        judged,
-        feedback: feedback_for(is_paraphrase),
-        stopped,
-        was_already_answered: false,
-        warning,
-        next: Some(next),
-    })
 }

@@ -8,7 +8,6 @@ use sqlx::PgPool;
 
 use crate::db::judge::{self as db, JudgmentRow};
 use crate::domain::judge::gate::GateNumbers;
-use crate::domain::judge::gate_table::GateCounts;
 use crate::domain::judge::report::{worker_kappas, Judgment};
 use crate::dto::judge_admin::RepublishSummary;
 use crate::error::AppError;
@@ -125,7 +124,7 @@ pub async fn set_worker_status(
     if !db::lock_existing_worker(&mut tx, campaign_id, user).await? {
         return Err(AppError::NotFound);
     }
-    let numbers = db::fold_gate_counts(&mut tx, campaign_id, user, &GateCounts::default(), &[])
+    let numbers = db::fold_gate_counts(&mut tx, campaign_id, user)
         .await?
         .numbers();
     let (status, reason) = if reinstate {

@@ -411,6 +411,8 @@ pub struct Verification {
     pub submissions_duplicated: i64,
     /// Workers paid past the campaign's cap.
     pub over_cap: i64,
+    /// Rows of the judging tables that name a row that is not there (`judge_orphans`).
+    pub orphans: i64,
 }
 
 impl Verification {
@@ -422,6 +424,7 @@ impl Verification {
             && self.submissions_found == self.submissions_acknowledged
             && self.submissions_duplicated == 0
             && self.over_cap == 0
+            && self.orphans == 0
     }
 }
 
@@ -489,6 +492,10 @@ pub async fn verify(
     .bind(apt)
     .fetch_one(pool)
     .await?;
+    let orphans: i64 =
+        sqlx::query_scalar("select coalesce(sum(orphans), 0)::int8 from judge_orphans()")
+            .fetch_one(pool)
+            .await?;
     Ok(Verification {
         judgments_acknowledged: out.judgments.len(),
         judgments_found: judgments_found as usize,
@@ -501,6 +508,7 @@ pub async fn verify(
         submissions_found: submissions_found as usize,
         submissions_duplicated,
         over_cap,
+        orphans,
     })
 }
 

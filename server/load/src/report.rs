@@ -90,6 +90,11 @@ pub fn render(
         check.submissions_duplicated,
         check.over_cap
     );
+    let _ = writeln!(
+        s,
+        "integrity: {} judging rows name a row that is not there",
+        check.orphans
+    );
     if out.errors.is_empty() {
         let _ = writeln!(s, "errors: none");
     } else {
@@ -114,7 +119,7 @@ pub fn render(
         s,
         "verification: {}",
         if check.holds() {
-            "every acknowledged judgment, attempt and submission is stored exactly once"
+            "every acknowledged judgment, attempt and submission is stored exactly once, and no judging row is orphaned"
         } else {
             "FAILED"
         }

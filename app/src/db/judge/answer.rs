@@ -1,8 +1,8 @@
-//! An answer in one call: the database function `judge_answer` (migration
-//! `judge_answer_in_one_call`) locks the worker, the assignment and its pair, checks the caller,
-//! stores the judgment, records the gate table's changes and leases the next pair, in one round
-//! trip and one implicit transaction. Anything but the common case writes nothing and says why,
-//! and `service::judging` takes its step-by-step path for it.
+//! An answer in one call: the database function `judge_answer`
+//! (`migrations/functions/judge_answer.sql`) locks the worker, the assignment and its pair,
+//! checks the caller, stores the judgment, records the gate table's changes and leases the next
+//! pair, in one round trip and one implicit transaction. Every answer takes it; one it refuses
+//! writes nothing and says why.
 use crate::db::sessions::SessionProof;
 use crate::domain::judge::gate_table::GateCounts;
 use crate::domain::{AssignmentId, CampaignId, UserId};
@@ -10,10 +10,10 @@ use crate::error::AppError;
 use sqlx::PgExecutor;
 
 use super::gate::stored_counts;
-use super::lease::{served, ServedPair};
+use super::lease::{served, ServedPair, Serving};
 
-/// What the call needs besides the caller and the assignment: the campaign's settings as the
-/// caller's copy has them, and the server's draws.
+/// What the call needs besides the caller and the assignment: the campaign's version its
+/// settings are from, and how the next pair is served.
 #[derive(Debug, Clone, Copy)]
 pub struct AnswerCall<'a> {
     /// The campaign.
@@ -26,25 +26,11 @@ pub struct AnswerCall<'a> {
     pub session: SessionProof<'a>,
     /// "Paraphrase".
     pub is_paraphrase: bool,
-    /// The campaign version the settings below are from; another one in the database and the
-    /// call writes nothing ([`Answered::Stale`]).
+    /// The campaign version the settings in `serving` are from; another one in the database
+    /// and the call writes nothing ([`Answered::Stale`]).
     pub version: i64,
-    /// Seconds a lease lasts.
-    pub lease_seconds: u32,
-    /// One test pair in every this many (0: none).
-    pub test_every: u32,
-    /// Judgments per pair.
-    pub judgments_per_pair: u32,
-    /// The test position a new block gets (`schedule::test_position` of a draw).
-    pub new_block_position: u32,
-    /// Orders the lease's window at random.
-    pub random_key: i64,
-    /// The windows' sizes (`schedule::ServingWindows`).
-    pub ordinary_per_test_pair: u32,
-    /// The test window's bound.
-    pub test_window_max: u32,
-    /// Sweep the campaign's expired leases before leasing.
-    pub sweep: bool,
+    /// How the next pair is served.
+    pub serving: Serving,
 }
 
 /// The pair answered, as feedback needs it.
@@ -93,10 +79,14 @@ pub enum Answered {
     Stale,
     /// The gate stopped the worker.
     Stopped,
-    /// The lease ran out: the step-by-step path decides (the slot may have gone).
-    Expired,
-    /// No such assignment of this worker's, or no worker row yet.
+    /// The lease ran out and the pair's slots went to other workers meanwhile.
+    Gone,
+    /// No such assignment of this worker's.
     Missing,
+    /// A delete that ran beside the call took a row it names (another worker's row the answer
+    /// records a change for, or its campaign), and the database refused the call: nothing was
+    /// written, and the call made again finds the rows as the delete left them.
+    Raced,
 }
 
 /// Makes the call; see the module's documentation.
@@ -114,24 +104,36 @@ pub async fn answer(db: impl PgExecutor<'_>, call: &AnswerCall<'_>) -> Result<An
         call.session.data,
         call.is_paraphrase,
         call.version,
-        f64::from(call.lease_seconds),
-        call.test_every as i32,
-        call.judgments_per_pair as i32,
-        call.new_block_position as i32,
-        call.random_key,
-        call.ordinary_per_test_pair as i32,
-        call.test_window_max as i32,
-        call.sweep
+        f64::from(call.serving.lease_seconds),
+        call.serving.test_every as i32,
+        call.serving.judgments_per_pair as i32,
+        call.serving.new_block_position as i32,
+        call.serving.random_key,
+        call.serving.windows.ordinary_per_test_pair as i32,
+        call.serving.windows.test as i32,
+        call.serving.sweep
     )
     .fetch_one(db)
-    .await?;
+    .await;
+    let r = match r {
+        Err(sqlx::Error::Database(e))
+            if matches!(e.code().as_deref(), Some(FOREIGN_KEY_VIOLATION | DEADLOCK)) =>
+        {
+            return Ok(Answered::Raced);
+        }
+        r => r?,
+    };
     let pair = || AnsweredPair {
         is_test: r.is_test.unwrap_or(false),
         gold_label: r.gold_label,
         gold_explanation: r.gold_explanation.clone(),
     };
-    Ok(match r.outcome.as_str() {
-        "judged" => {
+    let Some(outcome) = Outcome::parse(&r.outcome) else {
+        tracing::error!(outcome = r.outcome, "judge_answer gave an unknown outcome");
+        return Err(AppError::Internal);
+    };
+    Ok(match outcome {
+        Outcome::Judged => {
             let counts = [
                 r.judgments,
                 r.tests_answered,
@@ -154,21 +156,76 @@ pub async fn answer(db: impl PgExecutor<'_>, call: &AnswerCall<'_>) -> Result<An
                 follow_up: r.follow_up.unwrap_or(false),
             }
         }
-        "answered" => Answered::AlreadyAnswered {
+        Outcome::Answered => Answered::AlreadyAnswered {
             stored: r.stored_label,
             judgments: r.judgments.unwrap_or(0),
             pair: pair(),
         },
-        "session_changed" => Answered::SessionChanged,
-        "unauthenticated" => Answered::Unauthenticated,
-        "not_open" => Answered::NotOpen,
-        "stale" => Answered::Stale,
-        "stopped" => Answered::Stopped,
-        "expired" => Answered::Expired,
-        "missing" => Answered::Missing,
-        other => {
-            tracing::error!(outcome = other, "judge_answer gave an unknown outcome");
-            return Err(AppError::Internal);
-        }
+        Outcome::SessionChanged => Answered::SessionChanged,
+        Outcome::Unauthenticated => Answered::Unauthenticated,
+        Outcome::NotOpen => Answered::NotOpen,
+        Outcome::Stale => Answered::Stale,
+        Outcome::Stopped => Answered::Stopped,
+        Outcome::Gone => Answered::Gone,
+        Outcome::Missing => Answered::Missing,
     })
+}
+
+/// PostgreSQL's error codes for a key check that found its row deleted, and for two
+/// transactions that waited for each other (one is rolled back).
+const FOREIGN_KEY_VIOLATION: &str = "23503";
+const DEADLOCK: &str = "40P01";
+
+/// The `outcome` column of `judge_answer`'s result, as the function's comment lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Judged,
+    Answered,
+    SessionChanged,
+    Unauthenticated,
+    NotOpen,
+    Stale,
+    Stopped,
+    Gone,
+    Missing,
+}
+
+impl Outcome {
+    const ALL: [(Outcome, &'static str); 9] = [
+        (Outcome::Judged, "judged"),
+        (Outcome::Answered, "answered"),
+        (Outcome::SessionChanged, "session_changed"),
+        (Outcome::Unauthenticated, "unauthenticated"),
+        (Outcome::NotOpen, "not_open"),
+        (Outcome::Stale, "stale"),
+        (Outcome::Stopped, "stopped"),
+        (Outcome::Gone, "gone"),
+        (Outcome::Missing, "missing"),
+    ];
+
+    fn parse(s: &str) -> Option<Outcome> {
+        Self::ALL
+            .iter()
+            .find(|(_, name)| *name == s)
+            .map(|(o, _)| *o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Outcome;
+
+    /// Every outcome the function's source names parses, and nothing else does.
+    #[test]
+    fn the_outcomes_are_the_ones_the_function_returns() {
+        let source = include_str!("../../../../migrations/functions/judge_answer.sql");
+        for (outcome, name) in Outcome::ALL {
+            assert!(
+                source.contains(&format!("'{name}'")),
+                "{name} is not in judge_answer.sql"
+            );
+            assert_eq!(Outcome::parse(name), Some(outcome));
+        }
+        assert_eq!(Outcome::parse("expired"), None);
+    }
 }

@@ -105,60 +105,22 @@ pub async fn record_table_changes(
     Ok(())
 }
 
-/// Adds `add` to the worker's counts (their own new judgment), folds in the changes others
-/// recorded for them, and returns the result; in the same statement, records `others`: the
-/// changes this judgment makes to other workers' tables (as [`record_table_changes`]). One
-/// statement, so the changes it deletes are exactly the ones it adds. The caller holds the
-/// worker's row lock. The lease statements do the same as part of leasing
-/// ([`super::WorkerUpdate`]); this one is for when no lease is taken.
-///
-/// The fold's SQL is written here and in both lease statements on purpose. `query!` needs
-/// literal SQL, and the shared form tried, a PL/pgSQL function, cost the judging path 5% of its
-/// throughput (the migration `drop_judge_fold_gate.sql` has the numbers). Change the three
-/// together.
+/// The worker's gate counts with the changes others recorded for them folded in
+/// (`judge_fold_worker`, the fold every lease makes too). The caller holds the worker's row.
 pub async fn fold_gate_counts(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
     user: UserId,
-    add: &GateCounts,
-    others: &[(UserId, KappaTable)],
 ) -> Result<GateCounts, AppError> {
-    let c = ChangeColumns::new(others);
     let row = sqlx::query!(
-        r#"with recorded as (
-               insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
-               select $1, * from unnest($10::uuid[], $11::int4[], $12::int4[], $13::int4[],
-                                        $14::int4[])),
-           pending as (
-               delete from judge_gate_change where campaign_id = $1 and app_user_id = $2
-               returning pp, pn, np, nn),
-           total as (
-               select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
-                      coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
-               from pending)
-           update judge_worker w
-           set judgments = judgments + $3, tests_answered = tests_answered + $4,
-               tests_correct = tests_correct + $5,
-               kappa_pp = kappa_pp + $6 + t.pp, kappa_pn = kappa_pn + $7 + t.pn,
-               kappa_np = kappa_np + $8 + t.np, kappa_nn = kappa_nn + $9 + t.nn
-           from total t
-           where w.campaign_id = $1 and w.app_user_id = $2
-           returning w.judgments, w.tests_answered, w.tests_correct,
-                     w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn"#,
+        r#"select judgments as "judgments!", tests_answered as "tests_answered!",
+                  tests_correct as "tests_correct!", kappa_pp as "kappa_pp!",
+                  kappa_pn as "kappa_pn!", kappa_np as "kappa_np!", kappa_nn as "kappa_nn!"
+           from judge_fold_worker($1, $2, 0, null, 0, 0, 0, 0, 0, 0, 0,
+                                  '{}', '{}', '{}', '{}', '{}')
+           where judgments is not null"#,
         campaign_id as CampaignId,
-        user as UserId,
-        add.judgments as i32,
-        add.tests_answered as i32,
-        add.tests_correct as i32,
-        add.table.pp as i32,
-        add.table.pn as i32,
-        add.table.np as i32,
-        add.table.nn as i32,
-        &c.users as &[UserId],
-        &c.pp,
-        &c.pn,
-        &c.np,
-        &c.nn
+        user as UserId
     )
     .fetch_optional(&mut *conn)
     .await?

@@ -1,88 +1,10 @@
-//! Judgments: storing one, the trusted ones for the statistics, and republishing.
-use crate::domain::judge::gate_table::Votes;
-use crate::domain::{AssignmentId, CampaignId, PairId, UserId};
+//! Judgments: the trusted ones for the statistics, and republishing (an answer stores its
+//! judgment in `judge_answer`).
+use crate::domain::{CampaignId, PairId, UserId};
 use crate::error::AppError;
 use sqlx::{PgConnection, PgExecutor};
 
-use super::{AssignmentRow, PairJudgment, TrustFlip};
-
-/// The answer stored for an assignment already judged.
-pub async fn find_judgment(
-    db: impl PgExecutor<'_>,
-    assignment_id: AssignmentId,
-) -> Result<Option<(bool, Option<bool>)>, AppError> {
-    Ok(sqlx::query!(
-        "select is_paraphrase, is_correct from judge_judgment where assignment_id = $1",
-        assignment_id as AssignmentId
-    )
-    .fetch_optional(db)
-    .await?
-    .map(|r| (r.is_paraphrase, r.is_correct)))
-}
-
-/// A judgment just stored: the pair's trusted votes after it, and every ordinary judgment on the
-/// pair (this one included; none for a test pair).
-#[derive(Debug, Clone)]
-pub struct StoredJudgment {
-    /// The pair's trusted votes after the judgment.
-    pub votes: Votes,
-    /// The ordinary judgments on the pair, this one included.
-    pub on_pair: Vec<PairJudgment>,
-}
-
-/// Stores a judgment, closes the assignment, counts the vote on the pair and reads the pair's
-/// other judgments, in one statement. The caller holds the pair's row lock
-/// ([`super::lock_for_answer`]) from before this statement began, so its snapshot holds every
-/// judgment that counts in the votes; the new one, invisible to the statement's own reads, is
-/// added from the insert's result.
-#[allow(clippy::too_many_arguments)]
-pub async fn insert_judgment(
-    conn: &mut PgConnection,
-    campaign_id: CampaignId,
-    user: UserId,
-    assignment_id: AssignmentId,
-    a: &AssignmentRow,
-    is_paraphrase: bool,
-    is_correct: Option<bool>,
-    seconds: f64,
-) -> Result<StoredJudgment, AppError> {
-    // The statement is the database function's (migration `judge_answer_in_one_call`), which
-    // `judge_answer` calls too.
-    let row = sqlx::query!(
-        r#"select n_judgments as "n_judgments!", n_paraphrase as "n_paraphrase!",
-                  users as "users!: Vec<UserId>", labels as "labels!", trusted as "trusted!"
-           from judge_record_judgment($1, $2, $3, $4, $5, $6, $7, $8)
-           where n_judgments is not null"#,
-        assignment_id as AssignmentId,
-        campaign_id as CampaignId,
-        a.pair_id as PairId,
-        user as UserId,
-        is_paraphrase,
-        a.is_test,
-        is_correct,
-        seconds
-    )
-    .fetch_optional(&mut *conn)
-    .await?
-    .ok_or(AppError::NotFound)?;
-    let votes = Votes {
-        paraphrase: i64::from(row.n_paraphrase),
-        not: i64::from(row.n_judgments - row.n_paraphrase),
-    };
-    let on_pair = row
-        .users
-        .into_iter()
-        .zip(row.labels)
-        .zip(row.trusted)
-        .map(|((app_user_id, is_paraphrase), trusted)| PairJudgment {
-            pair_id: a.pair_id,
-            app_user_id,
-            is_paraphrase,
-            trusted,
-        })
-        .collect();
-    Ok(StoredJudgment { votes, on_pair })
-}
+use super::TrustFlip;
 
 /// A trusted judgment of an ordinary pair, for the agreement statistics (in time order).
 #[derive(Debug, Clone)]

@@ -48,7 +48,7 @@ pub async fn insert_pairs(
 /// Has PostgreSQL sample `judge_pair` again (ANALYZE), after pairs came in bulk.
 ///
 /// Until it does, the planner knows nothing of the new rows, and the lease's scan for the first
-/// free pair (`judge_lease_ordinary`) sorts every open pair of the campaign at every call instead
+/// free pair (`judge_choose_ordinary`) sorts every open pair of the campaign at every call instead
 /// of reading its index in order: 17 ms an answer on a fresh campaign of 2,000 pairs, against 3
 /// ms once sampled (auto_explain, `HISTORY=2000 scripts/bench-load.sh 0 6 0`). Autovacuum would
 /// sample it too, but only a minute or more later, and not at all where it is off.

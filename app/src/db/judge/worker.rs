@@ -84,7 +84,7 @@ pub async fn lock_worker(
                           as "session_current!"
                from judge_worker w join campaign c using (campaign_id)
                     join app_user u on u.app_user_id = w.app_user_id
-               where w.campaign_id = $1 and w.app_user_id = $2 for update of w"#,
+               where w.campaign_id = $1 and w.app_user_id = $2 for no key update of w"#,
             campaign_id as CampaignId,
             user as UserId,
             session.id,
@@ -243,7 +243,7 @@ pub async fn lock_standing(
 ) -> Result<Option<(WorkerStatus, bool)>, AppError> {
     let row = sqlx::query!(
         r#"select status as "status: WorkerStatus", gate_overridden from judge_worker
-           where campaign_id = $1 and app_user_id = $2 for update"#,
+           where campaign_id = $1 and app_user_id = $2 for no key update"#,
         campaign_id as CampaignId,
         user as UserId
     )
@@ -259,7 +259,7 @@ pub async fn lock_existing_worker(
     user: UserId,
 ) -> Result<bool, AppError> {
     let found = sqlx::query_scalar!(
-        "select 1 from judge_worker where campaign_id = $1 and app_user_id = $2 for update",
+        "select 1 from judge_worker where campaign_id = $1 and app_user_id = $2 for no key update",
         campaign_id as CampaignId,
         user as UserId
     )

@@ -5,27 +5,6 @@ use sqlx::PgExecutor;
 use crate::domain::{CampaignId, PairId};
 use crate::error::AppError;
 
-/// Records that a judgment completed `pair` and its group's follow-up may be due: only for a
-/// mined pair (others have no group). A row already there is due again, its attempts counted
-/// afresh. Whether a row was written (the sweeper need not wake for a pair that is not mined).
-pub async fn enqueue_follow_up(
-    db: impl PgExecutor<'_>,
-    campaign: CampaignId,
-    pair: PairId,
-) -> Result<bool, AppError> {
-    let done = sqlx::query!(
-        "insert into follow_up_outbox (campaign_id, pair_id)
-         select $1, $2 where exists (select 1 from judge_pair p
-                                     where p.pair_id = $2 and p.mining_run_id is not null)
-         on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0",
-        campaign as CampaignId,
-        pair as PairId,
-    )
-    .execute(db)
-    .await?;
-    Ok(done.rows_affected() > 0)
-}
-
 /// The follow-up of `pair` is done (or was not due).
 pub async fn follow_up_done(
     db: impl PgExecutor<'_>,

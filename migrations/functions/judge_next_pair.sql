@@ -1,0 +1,101 @@
+-- A worker's next pair, and their gate counts brought up to date, in one call: what
+-- `judge/next` asks for, and what an answer ends with (`judge_answer`). The caller holds the
+-- worker's row (`for no key update`) and passes what it read there: p_served pairs served so
+-- far and p_position, the current block's test position.
+--
+-- With p_renew, the pair the worker holds (a live lease: another tab's, or the one they were
+-- shown) is the next one, its lease renewed. Else a new lease: the block's test pair in the
+-- block's test slot, else an ordinary pair (`judge_choose_test`, `judge_choose_ordinary`). A
+-- block's first pair takes p_new_position as the block's test position (the caller drew it).
+-- Expired leases give their slots back first when p_sweep says so, and always before the answer
+-- is that nothing is left, so no worker is told so while a slot could be freed.
+--
+-- Then the worker's counts, with p_judgments .. p_nn (an answer's own) and p_users .. p_cnn
+-- (its changes to other workers' tables), as `judge_fold_worker` brings them up to date.
+-- Returns their counts after it and the pair, if any.
+-- needs: judge_starts_block, judge_is_test_slot, judge_expire_leases, judge_choose_test,
+-- needs: judge_choose_ordinary, judge_fold_worker
+create or replace function judge_next_pair(
+    p_campaign uuid, p_user uuid, p_served int4, p_position int4, p_renew bool,
+    p_lease_seconds float8, p_key int8, p_test_every int4, p_per_pair int4,
+    p_new_position int4, p_ordinary_per_test int4, p_test_max int4, p_sweep bool,
+    p_judgments int4, p_tests_answered int4, p_tests_correct int4,
+    p_pp int4, p_pn int4, p_np int4, p_nn int4,
+    p_users uuid[], p_cpp int4[], p_cpn int4[], p_cnp int4[], p_cnn int4[])
+returns judge_leased
+language plpgsql as $$
+declare
+    r judge_leased;
+    counts judge_leased;
+    chosen uuid;
+    chosen_test bool := false;
+    held uuid;
+    pos int4 := p_position;
+    new_pos int4;
+    test_slot bool;
+    swept bool := p_sweep;
+begin
+    if p_renew then
+        update judge_assignment set lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+        where campaign_id = p_campaign and app_user_id = p_user and status = 'leased'
+        returning assignment_id, pair_id into held, chosen;
+    end if;
+    if held is null then
+        if judge_starts_block(p_served, p_test_every) then
+            pos := p_new_position;
+            new_pos := p_new_position;
+        end if;
+        test_slot := judge_is_test_slot(p_served, p_test_every, pos);
+        if p_sweep then
+            perform judge_expire_leases(p_campaign);
+        end if;
+        loop
+            if test_slot then
+                chosen := judge_choose_test(p_campaign, p_user, p_key, p_test_max, p_per_pair);
+                chosen_test := chosen is not null;
+            end if;
+            if chosen is null then
+                chosen := judge_choose_ordinary(p_campaign, p_user, p_key, p_ordinary_per_test,
+                                                p_test_max);
+            end if;
+            exit when chosen is not null or swept;
+            perform judge_expire_leases(p_campaign);
+            swept := true;
+        end loop;
+    end if;
+    if held is not null then
+        select sentence1, sentence2 into r.sentence1, r.sentence2
+        from judge_pair where pair_id = chosen;
+        r.assignment_id := held;
+    elsif chosen is not null then
+        -- A new lease takes a slot of an ordinary pair, or counts a test pair's serving.
+        with taken as (
+            update judge_pair p
+            set open_slots = p.open_slots - (not chosen_test)::int,
+                test_served = p.test_served + chosen_test::int
+            where p.pair_id = chosen
+            returning p.pair_id, p.sentence1, p.sentence2),
+        a as (
+            insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
+                lease_expires_at)
+            select p_campaign, pair_id, p_user, chosen_test,
+                   now() + make_interval(secs => p_lease_seconds)
+            from taken
+            returning assignment_id)
+        select a.assignment_id, t.sentence1, t.sentence2
+        into r.assignment_id, r.sentence1, r.sentence2
+        from a, taken t;
+    end if;
+    counts := judge_fold_worker(
+        p_campaign, p_user, (held is null and r.assignment_id is not null)::int4, new_pos,
+        p_judgments, p_tests_answered, p_tests_correct, p_pp, p_pn, p_np, p_nn,
+        p_users, p_cpp, p_cpn, p_cnp, p_cnn);
+    r.judgments := counts.judgments;
+    r.tests_answered := counts.tests_answered;
+    r.tests_correct := counts.tests_correct;
+    r.kappa_pp := counts.kappa_pp;
+    r.kappa_pn := counts.kappa_pn;
+    r.kappa_np := counts.kappa_np;
+    r.kappa_nn := counts.kappa_nn;
+    return r;
+end $$;

@@ -1,0 +1,40 @@
+-- Stores a judgment, closes the assignment, counts the vote on the pair and reads the pair's
+-- judgments, in one statement. The caller holds the pair's row lock from before this statement
+-- began, so its snapshot holds every judgment that counts in the votes; the new one, invisible to
+-- the statement's own reads, is added from the insert's result. Returns the pair's trusted votes
+-- after it and every ordinary judgment on the pair, this one included (none for a test pair), as
+-- parallel arrays; null when the pair is gone.
+create or replace function judge_record_judgment(
+    p_assignment uuid, p_campaign uuid, p_pair uuid, p_user uuid, p_label bool,
+    p_is_test bool, p_is_correct bool, p_seconds float8)
+returns judge_recorded
+language plpgsql as $$
+declare
+    r judge_recorded;
+begin
+    with judged as (
+        insert into judge_judgment (assignment_id, campaign_id, pair_id, app_user_id,
+            is_paraphrase, is_test, is_correct, seconds)
+        values (p_assignment, p_campaign, p_pair, p_user, p_label, p_is_test, p_is_correct,
+                p_seconds)
+        returning app_user_id, is_paraphrase, trusted),
+    closed as (
+        update judge_assignment set status = 'judged' where assignment_id = p_assignment),
+    counted as (
+        update judge_pair set n_judgments = n_judgments + 1,
+            n_paraphrase = n_paraphrase + p_label::int
+        where pair_id = p_pair
+        returning n_judgments, n_paraphrase),
+    on_pair as (
+        select app_user_id, is_paraphrase, trusted from judged where not p_is_test
+        union all
+        select app_user_id, is_paraphrase, trusted from judge_judgment
+        where pair_id = p_pair and not is_test and not p_is_test)
+    select c.n_judgments, c.n_paraphrase,
+           coalesce((select array_agg(app_user_id) from on_pair), '{}'),
+           coalesce((select array_agg(is_paraphrase) from on_pair), '{}'),
+           coalesce((select array_agg(trusted) from on_pair), '{}')
+    into r
+    from counted c;
+    return r;
+end $$;

@@ -1,0 +1,182 @@
+//! The rules that exist in SQL as well as in the domain, each a small named function in its own
+//! file of `migrations/functions/`, compared with its Rust twin on thousands of generated
+//! inputs, in one query each.
+use app::domain::judge::gate_table::{table_changes, Judged, KappaTable, Votes};
+use app::domain::judge::schedule::{self, ServingWindows};
+use app::domain::rng::SplitMix64;
+use sqlx::PgPool;
+
+const N: usize = 20_000;
+
+#[sqlx::test(migrations = "../migrations")]
+async fn the_serving_windows_are_the_domains(pool: PgPool) {
+    let mut rng = SplitMix64::new(1);
+    let (mut pools, mut per_test, mut maxes) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..N {
+        // Small pools and bounds often (the edges), and some large ones.
+        let pool_size = if i % 2 == 0 {
+            rng.below(12)
+        } else {
+            rng.below(100_000)
+        };
+        pools.push(pool_size as i64);
+        per_test.push(rng.below(100) as i32);
+        maxes.push(1 + rng.below(if i % 3 == 0 { 5 } else { 300 }) as i32);
+    }
+    let rows: Vec<(i32, i32)> = sqlx::query_as(
+        r#"select judge_test_window(n, m), judge_ordinary_window(n, k, m)
+           from unnest($1::int8[], $2::int4[], $3::int4[]) with ordinality as t(n, k, m, i)
+           order by i"#,
+    )
+    .bind(&pools)
+    .bind(&per_test)
+    .bind(&maxes)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), N);
+    for (i, (test, ordinary)) in rows.into_iter().enumerate() {
+        let w = ServingWindows {
+            test: maxes[i] as u32,
+            ordinary_per_test_pair: per_test[i] as u32,
+        };
+        let pool_size = pools[i] as u32;
+        let case = (pools[i], per_test[i], maxes[i]);
+        assert_eq!(
+            test as u32,
+            w.test_window(pool_size),
+            "test window of {case:?}"
+        );
+        assert_eq!(
+            ordinary as u32,
+            w.ordinary(pool_size),
+            "ordinary window of {case:?}"
+        );
+    }
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn the_blocks_and_test_slots_are_the_domains(pool: PgPool) {
+    let mut rng = SplitMix64::new(2);
+    let (mut served, mut every, mut position) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..N {
+        served.push(rng.below(2_000) as i32);
+        // 0 (no test pairs) and the settings' range, 2..=100.
+        every.push(if rng.below(10) == 0 {
+            0
+        } else {
+            2 + rng.below(99) as i32
+        });
+        position.push(rng.below(120) as i32);
+    }
+    let rows: Vec<(bool, bool)> = sqlx::query_as(
+        r#"select judge_starts_block(s, e), judge_is_test_slot(s, e, p)
+           from unnest($1::int4[], $2::int4[], $3::int4[]) with ordinality as t(s, e, p, i)
+           order by i"#,
+    )
+    .bind(&served)
+    .bind(&every)
+    .bind(&position)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), N);
+    let (mut starts, mut slots) = (0, 0);
+    for (i, (starts_block, is_test_slot)) in rows.into_iter().enumerate() {
+        let (s, e, p) = (served[i] as u32, every[i] as u32, position[i] as u32);
+        assert_eq!(
+            starts_block,
+            schedule::starts_block(s, e),
+            "starts_block({s}, {e})"
+        );
+        assert_eq!(
+            is_test_slot,
+            schedule::is_test_slot(s, e, p),
+            "is_test_slot({s}, {e}, {p})"
+        );
+        starts += usize::from(starts_block);
+        slots += usize::from(is_test_slot);
+    }
+    // Both answers were seen many times.
+    assert!(starts > 100 && slots > 100, "{starts} {slots}");
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_judgments_cell_change_is_the_domains(pool: PgPool) {
+    let mut rng = SplitMix64::new(3);
+    let mut cols: (Vec<bool>, Vec<Option<bool>>, Vec<bool>) = Default::default();
+    let mut votes: [Vec<i32>; 4] = Default::default();
+    let mut expected = Vec::new();
+    for _ in 0..N {
+        let label = rng.below(2) == 1;
+        let trusted_before = match rng.below(3) {
+            0 => None,
+            1 => Some(false),
+            _ => Some(true),
+        };
+        let trusted_after = rng.below(4) != 0;
+        // Pair votes around the thresholds, where majorities flip and tie.
+        let v: Vec<i64> = (0..4).map(|_| rng.below(6) as i64).collect();
+        let before = Votes {
+            paraphrase: v[0],
+            not: v[1],
+        };
+        let after = Votes {
+            paraphrase: v[2],
+            not: v[3],
+        };
+        let judged = [Judged {
+            worker: 0u8,
+            label,
+            trusted_before,
+            trusted_after,
+        }];
+        let change = table_changes(before, after, &judged)
+            .remove(&0)
+            .unwrap_or_default();
+        expected.push(change);
+        cols.0.push(label);
+        cols.1.push(trusted_before);
+        cols.2.push(trusted_after);
+        for (c, x) in votes.iter_mut().zip(&v) {
+            c.push(*x as i32);
+        }
+    }
+    let rows: Vec<(Vec<i32>,)> = sqlx::query_as(
+        r#"select judge_cell_change(l, tb, ta, b1, b0, a1, a0)
+           from unnest($1::bool[], $2::bool[], $3::bool[], $4::int4[], $5::int4[], $6::int4[],
+                       $7::int4[]) with ordinality as t(l, tb, ta, b1, b0, a1, a0, i)
+           order by i"#,
+    )
+    .bind(&cols.0)
+    .bind(&cols.1)
+    .bind(&cols.2)
+    .bind(&votes[0])
+    .bind(&votes[1])
+    .bind(&votes[2])
+    .bind(&votes[3])
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), N);
+    let mut changed = 0;
+    for (i, (cells,)) in rows.into_iter().enumerate() {
+        let got = KappaTable {
+            pp: cells[0].into(),
+            pn: cells[1].into(),
+            np: cells[2].into(),
+            nn: cells[3].into(),
+        };
+        assert_eq!(
+            got,
+            expected[i],
+            "label {}, trusted {:?} -> {}, votes {:?}",
+            cols.0[i],
+            cols.1[i],
+            cols.2[i],
+            votes.iter().map(|c| c[i]).collect::<Vec<_>>()
+        );
+        changed += usize::from(!got.is_zero());
+    }
+    assert!(changed > N / 4, "{changed}");
+}
