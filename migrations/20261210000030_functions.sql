@@ -61,29 +61,47 @@ begin
 end $$;
 -- end of definition: judge_record_judgment
 
+-- definition: judge_majority_sign
+-- The sign of the majority of the *other* trusted votes on a pair, from the pair's trusted votes
+-- (p_yes "paraphrase", p_no "not") and one judgment's label p_label, which is among them when
+-- p_counts_itself: 1 "paraphrase", -1 "not", 0 a tie (null when p_counts_itself is null). A
+-- part of `judge_cell_change`; the domain's twin: `domain::judge::gate_table::Votes::without`
+-- and its majority.
+create or replace function judge_majority_sign(
+    p_yes int4, p_no int4, p_counts_itself bool, p_label bool)
+returns int4
+language sql immutable parallel safe
+return sign((p_yes - (p_counts_itself and p_label)::int4)
+            - (p_no - (p_counts_itself and not p_label)::int4))::int4;
+-- end of definition: judge_majority_sign
+
 -- definition: judge_cell_change
 -- How one judgment's cell in its worker's gate table changes when its pair's trusted votes go
 -- from (p_before_yes, p_before_no) to (p_after_yes, p_after_no): its cell is its label
 -- p_label against the majority of the *other* trusted votes (none on a tie). p_trusted_before
 -- and p_trusted_after say whether it counted itself, before and after; p_trusted_before null:
 -- it was not there (a new judgment). Returns the change as {pp, pn, np, nn}. The domain's twin:
--- `domain::judge::gate_table::table_changes`, for one judgment.
+-- `domain::judge::gate_table::table_changes`, for one judgment. One expression, so that the
+-- planner inlines it into its callers.
+-- needs: judge_majority_sign
 create or replace function judge_cell_change(
     p_label bool, p_trusted_before bool, p_trusted_after bool,
     p_before_yes int4, p_before_no int4, p_after_yes int4, p_after_no int4)
 returns int4[]
 language sql immutable parallel safe
-begin atomic
-    select array[(p_label and now_ > 0)::int4 - (p_label and was > 0)::int4,
-                 (p_label and now_ < 0)::int4 - (p_label and was < 0)::int4,
-                 (not p_label and now_ > 0)::int4 - (not p_label and was > 0)::int4,
-                 (not p_label and now_ < 0)::int4 - (not p_label and was < 0)::int4]
-    from (select coalesce(sign(
-                     (p_before_yes - (p_trusted_before and p_label)::int4)
-                     - (p_before_no - (p_trusted_before and not p_label)::int4)), 0) as was,
-                 sign((p_after_yes - (p_trusted_after and p_label)::int4)
-                      - (p_after_no - (p_trusted_after and not p_label)::int4)) as now_) s;
-end;
+return array[
+    (p_label and judge_majority_sign(p_after_yes, p_after_no, p_trusted_after, p_label) > 0)::int4
+    - (p_label and coalesce(judge_majority_sign(p_before_yes, p_before_no, p_trusted_before,
+                                                p_label), 0) > 0)::int4,
+    (p_label and judge_majority_sign(p_after_yes, p_after_no, p_trusted_after, p_label) < 0)::int4
+    - (p_label and coalesce(judge_majority_sign(p_before_yes, p_before_no, p_trusted_before,
+                                                p_label), 0) < 0)::int4,
+    (not p_label and judge_majority_sign(p_after_yes, p_after_no, p_trusted_after, p_label) > 0)::int4
+    - (not p_label and coalesce(judge_majority_sign(p_before_yes, p_before_no, p_trusted_before,
+                                                    p_label), 0) > 0)::int4,
+    (not p_label and judge_majority_sign(p_after_yes, p_after_no, p_trusted_after, p_label) < 0)::int4
+    - (not p_label and coalesce(judge_majority_sign(p_before_yes, p_before_no, p_trusted_before,
+                                                    p_label), 0) < 0)::int4];
 -- end of definition: judge_cell_change
 
 -- definition: judge_starts_block
@@ -235,14 +253,18 @@ end $$;
 -- end of definition: judge_choose_ordinary
 
 -- definition: judge_fold_worker
--- Brings a worker's gate counts up to date, in one statement: p_judgments .. p_nn added to
--- their own counts (an answer's), the changes the answer makes to other workers' tables recorded
--- (p_users, p_cpp .. p_cnn, parallel arrays; `judge_gate_change`), and the changes others
--- recorded for this worker folded in. Also counts p_served new servings and, when not null, sets
--- p_new_position as the block's test position. The caller holds the worker's row. Returns their
--- counts after it (the pair columns null); every column null when the worker has no row.
+-- Brings a worker's row up to date, in one statement: p_judgments .. p_nn added to their own
+-- gate counts (an answer's), the changes the answer makes to other workers' tables recorded
+-- (p_users, p_cpp .. p_cnn, parallel arrays; `judge_gate_change`), the changes others recorded
+-- for this worker folded in, and, when p_new_position is not null, the block's test position
+-- set. With a pair p_pair (chosen and locked by the caller), the same statement leases it: its
+-- slot taken (an ordinary pair) or its serving counted (a test pair, p_pair_is_test), the
+-- assignment inserted for p_lease_seconds, and the serving counted on the worker. The caller
+-- holds the worker's row. Returns their counts after it and the pair leased (null columns when
+-- none); every column null when the worker has no row.
 create or replace function judge_fold_worker(
-    p_campaign uuid, p_user uuid, p_served int4, p_new_position int4,
+    p_campaign uuid, p_user uuid, p_pair uuid, p_pair_is_test bool, p_lease_seconds float8,
+    p_new_position int4,
     p_judgments int4, p_tests_answered int4, p_tests_correct int4,
     p_pp int4, p_pn int4, p_np int4, p_nn int4,
     p_users uuid[], p_cpp int4[], p_cpn int4[], p_cnp int4[], p_cnn int4[])
@@ -251,7 +273,22 @@ language plpgsql as $$
 declare
     r judge_leased;
 begin
-    with recorded as (
+    with taken as (
+        update judge_pair p
+        set open_slots = p.open_slots - (not p_pair_is_test)::int,
+            test_served = p.test_served + p_pair_is_test::int
+        where p.pair_id = p_pair
+        returning p.pair_id, p.sentence1, p.sentence2),
+    a as (
+        insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
+            lease_expires_at)
+        select p_campaign, pair_id, p_user, p_pair_is_test,
+               now() + make_interval(secs => p_lease_seconds)
+        from taken
+        returning assignment_id, pair_id),
+    leased as (
+        select a.assignment_id, t.sentence1, t.sentence2 from a join taken t using (pair_id)),
+    recorded as (
         insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
         select p_campaign, * from unnest(p_users, p_cpp, p_cpn, p_cnp, p_cnn)),
     pending as (
@@ -260,21 +297,25 @@ begin
     total as (
         select coalesce(sum(pp), 0)::int as pp, coalesce(sum(pn), 0)::int as pn,
                coalesce(sum(np), 0)::int as np, coalesce(sum(nn), 0)::int as nn
-        from pending)
-    update judge_worker w
-    set served_count = w.served_count + p_served,
-        test_position = coalesce(p_new_position, w.test_position),
-        judgments = w.judgments + p_judgments,
-        tests_answered = w.tests_answered + p_tests_answered,
-        tests_correct = w.tests_correct + p_tests_correct,
-        kappa_pp = w.kappa_pp + p_pp + g.pp, kappa_pn = w.kappa_pn + p_pn + g.pn,
-        kappa_np = w.kappa_np + p_np + g.np, kappa_nn = w.kappa_nn + p_nn + g.nn
-    from total g
-    where w.campaign_id = p_campaign and w.app_user_id = p_user
-    returning w.judgments, w.tests_answered, w.tests_correct,
-              w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn
-    into r.judgments, r.tests_answered, r.tests_correct,
-         r.kappa_pp, r.kappa_pn, r.kappa_np, r.kappa_nn;
+        from pending),
+    worker as (
+        update judge_worker w
+        set served_count = w.served_count + (select count(*) from a)::int,
+            test_position = coalesce(p_new_position, w.test_position),
+            judgments = w.judgments + p_judgments,
+            tests_answered = w.tests_answered + p_tests_answered,
+            tests_correct = w.tests_correct + p_tests_correct,
+            kappa_pp = w.kappa_pp + p_pp + g.pp, kappa_pn = w.kappa_pn + p_pn + g.pn,
+            kappa_np = w.kappa_np + p_np + g.np, kappa_nn = w.kappa_nn + p_nn + g.nn
+        from total g
+        where w.campaign_id = p_campaign and w.app_user_id = p_user
+        returning w.judgments, w.tests_answered, w.tests_correct,
+                  w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn)
+    select w.judgments, w.tests_answered, w.tests_correct,
+           w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
+           l.assignment_id, l.sentence1, l.sentence2
+    into r
+    from worker w left join leased l on true;
     return r;
 end $$;
 -- end of definition: judge_fold_worker
@@ -292,8 +333,9 @@ end $$;
 -- Expired leases give their slots back first when p_sweep says so, and always before the answer
 -- is that nothing is left, so no worker is told so while a slot could be freed.
 --
--- Then the worker's counts, with p_judgments .. p_nn (an answer's own) and p_users .. p_cnn
--- (its changes to other workers' tables), as `judge_fold_worker` brings them up to date.
+-- The new lease is taken in the statement that brings the worker's counts up to date
+-- (`judge_fold_worker`), with p_judgments .. p_nn (an answer's own) and p_users .. p_cnn (its
+-- changes to other workers' tables).
 -- Returns their counts after it and the pair, if any.
 -- needs: judge_starts_block, judge_is_test_slot, judge_expire_leases, judge_choose_test,
 -- needs: judge_choose_ordinary, judge_fold_worker
@@ -308,7 +350,6 @@ returns judge_leased
 language plpgsql as $$
 declare
     r judge_leased;
-    counts judge_leased;
     chosen uuid;
     chosen_test bool := false;
     held uuid;
@@ -345,40 +386,16 @@ begin
             swept := true;
         end loop;
     end if;
-    if held is not null then
-        select sentence1, sentence2 into r.sentence1, r.sentence2
-        from judge_pair where pair_id = chosen;
-        r.assignment_id := held;
-    elsif chosen is not null then
-        -- A new lease takes a slot of an ordinary pair, or counts a test pair's serving.
-        with taken as (
-            update judge_pair p
-            set open_slots = p.open_slots - (not chosen_test)::int,
-                test_served = p.test_served + chosen_test::int
-            where p.pair_id = chosen
-            returning p.pair_id, p.sentence1, p.sentence2),
-        a as (
-            insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
-                lease_expires_at)
-            select p_campaign, pair_id, p_user, chosen_test,
-                   now() + make_interval(secs => p_lease_seconds)
-            from taken
-            returning assignment_id)
-        select a.assignment_id, t.sentence1, t.sentence2
-        into r.assignment_id, r.sentence1, r.sentence2
-        from a, taken t;
-    end if;
-    counts := judge_fold_worker(
-        p_campaign, p_user, (held is null and r.assignment_id is not null)::int4, new_pos,
+    r := judge_fold_worker(
+        p_campaign, p_user, case when held is null then chosen end, chosen_test,
+        p_lease_seconds, new_pos,
         p_judgments, p_tests_answered, p_tests_correct, p_pp, p_pn, p_np, p_nn,
         p_users, p_cpp, p_cpn, p_cnp, p_cnn);
-    r.judgments := counts.judgments;
-    r.tests_answered := counts.tests_answered;
-    r.tests_correct := counts.tests_correct;
-    r.kappa_pp := counts.kappa_pp;
-    r.kappa_pn := counts.kappa_pn;
-    r.kappa_np := counts.kappa_np;
-    r.kappa_nn := counts.kappa_nn;
+    if held is not null then
+        r.assignment_id := held;
+        select sentence1, sentence2 into r.sentence1, r.sentence2
+        from judge_pair where pair_id = chosen;
+    end if;
     return r;
 end $$;
 -- end of definition: judge_next_pair

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Delivery benchmark (issue #22): bytes on the wire and time to interactive of the login and
+# Delivery benchmark: bytes on the wire and time to interactive of the login and
 # judging pages, first and repeat visit, in Chromium on Lighthouse's throttled 4G profile, with
 # the bundle compressed and cached as served, against the same pages sent uncompressed in the
 # same run (end2end/bench/delivery.mjs). Usage: scripts/bench-delivery.sh  (RUNS=3 by default)

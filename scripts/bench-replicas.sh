@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replica benchmark (issue #24): the release server behind HAProxy (Debian's package), first one
+# Replica benchmark: the release server behind HAProxy (Debian's package), first one
 # server, then two on the same PostgreSQL, each with the load tool pointed at HAProxy: JUDGES
 # judges and WRITERS writers for SECONDS, then pgbench on the same PostgreSQL (the tool's own
 # reference). On one machine two servers share its two cores: the second shows the overhead of

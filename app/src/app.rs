@@ -37,7 +37,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 />
                 <MetaTags />
                 // Without JavaScript the task controls would look live and do nothing: hide them
-                // (each such page says why in a <noscript> notice). Issue #22 item 13.
+                // (each such page says why in a <noscript> notice).
                 <noscript>
                     <style>".needs-js { display: none !important; }"</style>
                 </noscript>
@@ -49,12 +49,12 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// A page's Content-Security-Policy (issue #21 item 6): scripts only from this origin or inline
+/// A page's Content-Security-Policy: scripts only from this origin or inline
 /// with this response's nonce (leptos puts it on its hydration scripts), WebAssembly allowed
 /// (`'wasm-unsafe-eval'`), no plugins, no `<base>`, forms and fetches to this origin only, never
 /// framed. Styles may be inline (the server-drawn SVG charts carry style attributes).
 ///
-/// A page a crowd platform shows in its frame ([`framed_path`]; issue #23) may be framed by
+/// A page a crowd platform shows in its frame ([`framed_path`]) may be framed by
 /// `frame_ancestors` (MTurk's two hosts by default, `PARACROWD_FRAME_ANCESTORS`), and its forms
 /// may post to MTurk's `externalSubmit` (the completion page's form). Every other page is never
 /// framed.

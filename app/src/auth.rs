@@ -22,7 +22,7 @@ use argon2::{Algorithm, Argon2, Params, Version};
 use crate::error::AppError;
 
 /// The stored "hash" of an account that has no password: a worker recruited through a study
-/// link (issue #23), who signs in only by opening it. No password verifies against it.
+/// link, who signs in only by opening it. No password verifies against it.
 pub const NO_PASSWORD: &str = "!study-link";
 
 fn hasher() -> Argon2<'static> {

@@ -1,4 +1,4 @@
-//! The client's address, as the login throttle counts it (issue #21 item 4): the TCP peer,
+//! The client's address, as the login throttle counts it: the TCP peer,
 //! unless the peer is a configured trusted proxy (`PARACROWD_TRUSTED_PROXIES`), in which case
 //! `X-Forwarded-For` is read from the right, past every trusted hop, to the first address a
 //! trusted proxy vouches for. A header from anyone else is ignored: a client cannot pick the

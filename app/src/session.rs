@@ -10,7 +10,7 @@ use crate::error::AppError;
 use crate::state::pool;
 
 const USER_ID_KEY: &str = "user_id";
-/// Set when the session was started by a study link (issue #23): such a worker may work only on
+/// Set when the session was started by a study link: such a worker may work only on
 /// the campaigns in [`STUDIES_KEY`], those whose information they read (and consent they gave).
 const STUDY_WORKER_KEY: &str = "study_worker";
 const STUDIES_KEY: &str = "studies";

@@ -1,4 +1,4 @@
-// Accessibility (issue #22): axe-core (npm) checks every page, as each role sees it, at desktop and
+// Accessibility: axe-core (npm) checks every page, as each role sees it, at desktop and
 // phone width: zero serious or critical violations of WCAG 2.1 A/AA and axe's best practices. Each
 // page's first Tab reaches a "Skip to content" link that moves the focus to the page, and the
 // judging page reads right to a screen reader: the pair as a named group with its two sentences,

@@ -57,7 +57,7 @@ test('with JavaScript: register, see the home page, log out, log in again (hydra
   await page.getByText('No campaigns are open for you yet').waitFor();
   assert.equal(await page.evaluate(() => window.__marker), 'kept', 'the form was handled by the hydrated app');
 
-  // An annotator on an admin page sees the refusal and no form to fill in (issue #22 item 12).
+  // An annotator on an admin page sees the refusal and no form to fill in.
   await page.goto(`${server.url}/admin/campaigns`);
   await waitForHydration(page);
   await page.getByText('You do not have permission').first().waitFor();
@@ -128,8 +128,8 @@ test('the first admin logs in with the printed password and blocks a user', asyn
   await workerPage.getByRole('alert').getByText('Wrong username or password.').waitFor();
 
   // Changing a role from the same page. The table sorts by role, so the promoted worker's row
-  // moves up; every row's select must still show its own user's role afterwards (issue #22
-  // item 8: the row that took the old place showed the role just granted), and the page says
+  // moves up; every row's select must still show its own user's role afterwards (the row that
+  // took the old place once showed the role just granted), and the page says
   // what was saved.
   const others = [];
   for (let i = 0; i < 3; i += 1) {

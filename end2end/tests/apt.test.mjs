@@ -24,7 +24,7 @@ const SOURCE = 'The company said its profits rose sharply last year.';
 // The default stand-in models judge this rewrite mutually implicative with BLEURT ~0.32: 3 cents.
 const PAYING = 'According to the firm, last year brought a steep increase in earnings.';
 
-// The same walk on a desktop and on a 390x844 phone (issue #22: annotator pages' tests at both).
+// The same walk on a desktop and on a 390x844 phone (annotator pages' tests at both).
 for (const [device, options, title] of [
   ['desktop', {}, 'Rewrite study'],
   ['a 390 px phone', phone(390), 'Rewrite study on a phone'],
@@ -73,7 +73,7 @@ async function writeCheckSubmit(workerOptions, title) {
   const result = page.getByTestId('check-result');
   await result.waitFor();
   assert.match(await result.textContent(), /Too similar.*Reward: \$0\.00/);
-  // Submit says what it pays, and a $0.00 Submit asks first (issue #22 item 2).
+  // Submit says what it pays, and a $0.00 Submit asks first.
   assert.equal(await submit.textContent(), 'Submit — earns $0.00');
   await submit.click();
   const ask = page.getByRole('alertdialog', { name: 'Submit for nothing?' });

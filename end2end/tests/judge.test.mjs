@@ -41,7 +41,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await form.getByLabel('Ignore answers faster than (ms)').fill('1000');
   await form.getByRole('button', { name: 'Create judging campaign' }).click();
   await admin.getByRole('heading', { name: 'Tweet pairs' }).waitFor();
-  // The test-pairs checkbox sits beside its words, not stretched across the form (issue #22 item 12).
+  // The test-pairs checkbox sits beside its words, not stretched across the form.
   const box = await admin.getByLabel(/Labeled rows are hidden test pairs/).boundingBox();
   const label = await admin.locator('label.check').filter({ hasText: 'Labeled rows are hidden test pairs' }).boundingBox();
   assert.ok(box.width < 40 && Math.abs(box.x - label.x) < 8, `checkbox ${JSON.stringify(box)} in its label ${JSON.stringify(label)}`);
@@ -60,7 +60,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await page.getByRole('link', { name: 'Tweet pairs' }).click();
   await page.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
   await hydrated(page);
-  // The quality rule is said before the first pair (issue #22 item 4).
+  // The quality rule is said before the first pair.
   assert.match(await page.getByTestId('quality-rule').textContent(), /one pair in every 5 is a check question/);
   // The definition is one click away.
   await page.getByRole('button', { name: 'Show the definition' }).click();
@@ -91,7 +91,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
     }
   }
   assert.equal(missed, 2, 'one test pair in every five, each answered wrongly');
-  // Two missed checks of two: a gentle warning, long before the gate applies (issue #22 item 4).
+  // Two missed checks of two: a gentle warning, long before the gate applies.
   assert.match(await page.getByTestId('gate-warning').textContent(), /answered 0 of 2 check questions as expected/);
 
   // The admin sees the worker's ten judgments.
@@ -103,14 +103,14 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   const id = admin.url().split('/').pop();
   await admin.goto(`${server.url}/research/judge/${id}`);
   await admin.getByRole('table', { name: 'Agreement' }).waitFor();
-  // No pair has its six judgments yet: words, not a chart of zeros (issue #22 item 10).
+  // No pair has its six judgments yet: words, not a chart of zeros.
   await admin.getByTestId('no-complete-pairs').waitFor();
   assert.equal(await admin.locator('svg.chart.votes').count(), 0);
   await hydrated(admin);
   const workerRows = admin.getByRole('table', { name: 'Workers' }).locator('tbody tr');
   assert.equal(await workerRows.count(), 1);
   // Every judgment counted (ten, eight of them trusted ordinary ones the statistics use), and
-  // two missed checks of two flagged whatever the gate says (issue #22 item 10).
+  // two missed checks of two flagged whatever the gate says.
   assert.match(await workerRows.first().textContent(), /^W[0-9a-f]{8}active — low test accuracy10 \(8 counted\)/);
 
   // The export page: statistics for the chosen options, then the worker's judgments as a file.
@@ -119,7 +119,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await admin.getByRole('heading', { name: 'Export: Tweet pairs' }).waitFor();
   await hydrated(admin);
   assert.match(await admin.getByTestId('export-counts').textContent(), /^36 pairs, 10 judgments \(10 trusted\)$/);
-  // The rows a default export leaves out, and why (issue #22 item 10).
+  // The rows a default export leaves out, and why.
   assert.match(await admin.getByTestId('export-unlabelled').textContent(),
     /^6 of 36 pairs have a label by vote: 30 have fewer trusted judgments than each pair needs and 0 are unresolved .* Their rows are left out;/);
   await admin.getByLabel('Unresolved pairs').selectOption('keep');
@@ -146,7 +146,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   assert.equal(lines.filter((l) => l.includes(',1,0,,') || l.includes(',1,1,,')).length, 10, 'all trusted');
   assert.ok(!lines.join('\n').includes(name), 'workers appear under pseudonyms');
 
-  // A quick double press (issue #22 item 3): the second press, meant for the same pair, reaches
+  // A quick double press: the second press, meant for the same pair, reaches
   // the next one as it appears. It is ignored, the page says so, and the pair waits for a real
   // answer.
   // Right answers only (a check question answered right brings no dialog).
@@ -164,7 +164,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await page.keyboard.press(await rightKey());
   await page.getByTestId('judged').filter({ hasText: /^12$/ }).waitFor();
 
-  // Without JavaScript (issue #22 item 13): the judging page and the admin's upload form say
+  // Without JavaScript: the judging page and the admin's upload form say
   // they need it, and their dead controls are hidden rather than looking live.
   // A context with JavaScript off parses <noscript> as markup, as a browser with it turned off
   // does (Playwright's text selectors skip <noscript>, hence the CSS locators).

@@ -78,12 +78,12 @@ test('an admin mines a corpus with L12 and deploys ten candidates to a campaign'
   const sample = admin.getByRole('table', { name: 'Candidates' });
   await sample.waitFor();
   assert.match(await sample.locator('tbody tr').first().textContent(), /city council met on day/);
-  // An L12 run's table shows the numbers L12 gives, not F2's or the embedding miner's (issue #22 item 11).
+  // An L12 run's table shows the numbers L12 gives, not F2's or the embedding miner's.
   const headings = await sample.locator('thead th').allTextContents();
   assert.deepEqual(headings, ['Sentence 1', 'Sentence 2', 'Cluster', 'Edit distance', 'Length ratio']);
-  // The page with a finished run and its candidates passes axe-core (issue #22, accessibility).
+  // The page with a finished run and its candidates passes axe-core.
   assert.deepEqual(await accessibilityProblems(admin, 'the mining page with a run\'s candidates'), []);
-  // A sample is the default; "all" of a run has to be chosen (issue #22 item 9).
+  // A sample is the default; "all" of a run has to be chosen.
   assert.equal(await admin.getByLabel('Which').inputValue(), 'sample');
   await admin.getByLabel('How many').fill('10');
   await admin.getByRole('button', { name: 'Deploy' }).click();

@@ -1,4 +1,4 @@
-// Phones (issue #22 item 1): at 320, 390 and 430 CSS pixels, as Chromium emulates a touch phone,
+// Phones: at 320, 390 and 430 CSS pixels, as Chromium emulates a touch phone,
 // every annotator page fits the width with no sideways scroll, the answer and Check/Submit
 // buttons are whole, on screen and touch-sized (44 px, WCAG 2.5.5), the APT Check result is in
 // view after a Check, and the admin and researcher pages do not scroll sideways either (their
@@ -21,7 +21,7 @@ const LONG = 'The committee, after a long and often heated debate that ran well 
 const PAIRS = ['sentence1,sentence2']
   .concat(Array.from({ length: 12 }, (_, i) => `"${LONG} (${i})",Pair ${i}: see https://example.org/a-very-long-path-without-any-spaces-at-all-${i}`))
   .join('\n');
-// Test pairs with no explanation: a miss shows the definition instead (issue #22 item 5).
+// Test pairs with no explanation: a miss shows the definition instead.
 const GOLD = ['sentence1,sentence2,label']
   .concat(Array.from({ length: 4 }, (_, i) => `Test ${i} happened on Monday.,Test ${i} happened on Friday.,0`))
   .join('\n');

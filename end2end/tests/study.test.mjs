@@ -1,4 +1,4 @@
-// A study on Prolific (issue #23), in the browser: the admin writes the study information and
+// A study on Prolific, in the browser: the admin writes the study information and
 // consent text and makes a Prolific link for two workers; a participant opens it as Prolific
 // sends them (on a phone), reads the study, agrees and starts judging with no password; a second
 // declines, is signed out and gives the place back; a third takes it and a fourth finds the study
@@ -72,7 +72,7 @@ test('an admin sets up the study and its Prolific link', async () => {
 });
 
 test('a participant agrees and judges; another declines; the last place goes and then it is full', async () => {
-  // A visitor's first page says what the study involves (issue #22 item 6).
+  // A visitor's first page says what the study involves.
   const visitor = await newPage(browser, phone(390));
   await visitor.goto(`${server.url}/`);
   await visitor.getByRole('heading', { name: 'Open studies' }).waitFor();

@@ -1,4 +1,4 @@
-// A study inside Mechanical Turk's frame (issue #23): MTurk shows an external question in an
+// A study inside Mechanical Turk's frame: MTurk shows an external question in an
 // iframe on its own site, so the pages must allow that frame (and only that one), the session
 // cookie must be kept in a cross-site frame, and the finished worker's page must post MTurk's
 // externalSubmit form with the assignment id. Here a page on another site (localhost, while the

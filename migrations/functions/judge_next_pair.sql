@@ -10,8 +10,9 @@
 -- Expired leases give their slots back first when p_sweep says so, and always before the answer
 -- is that nothing is left, so no worker is told so while a slot could be freed.
 --
--- Then the worker's counts, with p_judgments .. p_nn (an answer's own) and p_users .. p_cnn
--- (its changes to other workers' tables), as `judge_fold_worker` brings them up to date.
+-- The new lease is taken in the statement that brings the worker's counts up to date
+-- (`judge_fold_worker`), with p_judgments .. p_nn (an answer's own) and p_users .. p_cnn (its
+-- changes to other workers' tables).
 -- Returns their counts after it and the pair, if any.
 -- needs: judge_starts_block, judge_is_test_slot, judge_expire_leases, judge_choose_test,
 -- needs: judge_choose_ordinary, judge_fold_worker
@@ -26,7 +27,6 @@ returns judge_leased
 language plpgsql as $$
 declare
     r judge_leased;
-    counts judge_leased;
     chosen uuid;
     chosen_test bool := false;
     held uuid;
@@ -63,39 +63,15 @@ begin
             swept := true;
         end loop;
     end if;
-    if held is not null then
-        select sentence1, sentence2 into r.sentence1, r.sentence2
-        from judge_pair where pair_id = chosen;
-        r.assignment_id := held;
-    elsif chosen is not null then
-        -- A new lease takes a slot of an ordinary pair, or counts a test pair's serving.
-        with taken as (
-            update judge_pair p
-            set open_slots = p.open_slots - (not chosen_test)::int,
-                test_served = p.test_served + chosen_test::int
-            where p.pair_id = chosen
-            returning p.pair_id, p.sentence1, p.sentence2),
-        a as (
-            insert into judge_assignment (campaign_id, pair_id, app_user_id, is_test,
-                lease_expires_at)
-            select p_campaign, pair_id, p_user, chosen_test,
-                   now() + make_interval(secs => p_lease_seconds)
-            from taken
-            returning assignment_id)
-        select a.assignment_id, t.sentence1, t.sentence2
-        into r.assignment_id, r.sentence1, r.sentence2
-        from a, taken t;
-    end if;
-    counts := judge_fold_worker(
-        p_campaign, p_user, (held is null and r.assignment_id is not null)::int4, new_pos,
+    r := judge_fold_worker(
+        p_campaign, p_user, case when held is null then chosen end, chosen_test,
+        p_lease_seconds, new_pos,
         p_judgments, p_tests_answered, p_tests_correct, p_pp, p_pn, p_np, p_nn,
         p_users, p_cpp, p_cpn, p_cnp, p_cnn);
-    r.judgments := counts.judgments;
-    r.tests_answered := counts.tests_answered;
-    r.tests_correct := counts.tests_correct;
-    r.kappa_pp := counts.kappa_pp;
-    r.kappa_pn := counts.kappa_pn;
-    r.kappa_np := counts.kappa_np;
-    r.kappa_nn := counts.kappa_nn;
+    if held is not null then
+        r.assignment_id := held;
+        select sentence1, sentence2 into r.sentence1, r.sentence2
+        from judge_pair where pair_id = chosen;
+    end if;
     return r;
 end $$;

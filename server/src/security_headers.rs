@@ -1,4 +1,4 @@
-//! Security headers on every response (issue #21 item 6): no MIME sniffing, no referrer to
+//! Security headers on every response: no MIME sniffing, no referrer to
 //! other sites, no framing by any page (`frame-ancestors 'none'`, and `X-Frame-Options` for old
 //! browsers), and HSTS when the app runs behind HTTPS (`PARACROWD_SECURE_COOKIES`). A route that
 //! sets one of them itself keeps its own: every HTML page sets its own Content-Security-Policy

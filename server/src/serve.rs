@@ -1,4 +1,4 @@
-//! The HTTP server loop (issue #21 item 7): hyper's HTTP/1 connection per client, with the
+//! The HTTP server loop: hyper's HTTP/1 connection per client, with the
 //! limits `axum::serve` does not set, so a client cannot hold the server's connections forever:
 //! - **Request heads** must arrive within `header_timeout`, counted from when the server starts
 //!   waiting for one. That closes a slow-header (slowloris) client, a connection that never

@@ -1,4 +1,4 @@
-//! The built site's script, WebAssembly and stylesheet (issue #22, delivery): content-hashed
+//! The built site's script, WebAssembly and stylesheet: content-hashed
 //! names, served precompressed (brotli or gzip, written at build time by `paracrowd precompress`)
 //! and cached for a year by browsers, since a new build has new names.
 //!

@@ -114,7 +114,7 @@ async fn campaigns_are_listed_only_for_logged_in_users(pool: PgPool) {
     app.stop().await;
 }
 
-/// Issue #21 item 3: a state-changing request with the admin's cookie is refused when it comes
+/// A state-changing request with the admin's cookie is refused when it comes
 /// from another origin (another port of the same host, a sibling subdomain, `null`, a foreign
 /// `Referer`) or is not a form (`text/plain`, no `Content-Type`); nothing changes. The app's own
 /// origin and a program that sends neither header pass.

@@ -127,7 +127,7 @@ async fn invalid_registrations_say_why_and_create_nothing(pool: PgPool) {
             "{name:?}"
         );
     }
-    // Passwords a guesser tries first (issue #21 item 8) are refused with a reason and advice.
+    // Passwords a guesser tries first are refused with a reason and advice.
     for weak in ["12345678", "password", "        ", "valid_name2024"] {
         let resp = app
             .call(
@@ -328,7 +328,7 @@ async fn retry_after(resp: reqwest::Response) -> u64 {
     header
 }
 
-/// Issue #21 item 4: a guesser waits longer and longer, but nobody is locked out — not the
+/// A guesser waits longer and longer, but nobody is locked out — not the
 /// account's owner on another address, not a user behind the guesser's proxy.
 #[sqlx::test(migrations = "../migrations")]
 async fn a_guesser_waits_ever_longer_while_the_owner_and_neighbours_still_log_in(pool: PgPool) {
@@ -411,7 +411,7 @@ async fn a_forwarded_for_header_from_an_untrusted_peer_buys_no_fresh_tries(pool:
     app.stop().await;
 }
 
-/// Failed logins live in the database (issue #24 item 5): two servers count the same ones.
+/// Failed logins live in the database: two servers count the same ones.
 #[sqlx::test(migrations = "../migrations")]
 async fn servers_on_one_database_count_the_same_failed_logins(pool: PgPool) {
     let one = spawn_app(pool.clone()).await;
@@ -428,7 +428,7 @@ async fn servers_on_one_database_count_the_same_failed_logins(pool: PgPool) {
     two.stop().await;
 }
 
-/// Issue #21 item 5: a username is compared by its NFKC case-folded form everywhere — at login,
+/// A username is compared by its NFKC case-folded form everywhere — at login,
 /// in the throttle's counts and in the unique index — and look-alike names cannot be registered.
 #[sqlx::test(migrations = "../migrations")]
 async fn usernames_compare_by_canonical_form_and_look_alikes_are_refused(pool: PgPool) {

@@ -231,7 +231,7 @@ async fn import_commands_load_sentences_and_pairs_all_or_nothing(pool: PgPool) {
     assert_eq!(n, 2, "the bad file added nothing");
 }
 
-/// Issue #24: a server told it is one of several replicas will not start a PostgreSQL of its own.
+/// A server told it is one of several replicas will not start a PostgreSQL of its own.
 #[test]
 fn a_replica_without_database_url_refuses_to_start_an_embedded_postgresql() {
     let dir = tempfile::tempdir().unwrap();

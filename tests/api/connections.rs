@@ -1,4 +1,4 @@
-//! Issue #21 item 7: slow and idle clients cannot hold the server's connections — over real
+//! Slow and idle clients cannot hold the server's connections — over real
 //! sockets to the real server. (A client that stops reading a response is tested in
 //! `server/src/serve.rs`, where the socket's buffer can be made small.)
 use std::time::{Duration, Instant};

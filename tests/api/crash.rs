@@ -165,7 +165,7 @@ async fn a_server_killed_under_load_loses_nothing_and_workers_carry_on(pool: PgP
     server = start_server(&url, port);
     healthy(&base).await;
     // The run the dead process was doing was never finished by it: once its heartbeat is 2 s
-    // old, the new process takes it over and mines it again from the start (issue #24).
+    // old, the new process takes it over and mines it again from the start.
     let claim = || async {
         sqlx::query_as::<_, (String, String, i32)>(
             "select status, claimed_by, attempts from mining_run where run_id = $1::uuid",

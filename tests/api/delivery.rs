@@ -1,4 +1,4 @@
-//! Delivery of the site bundle (issue #22): content-hashed names that pages point at, the
+//! Delivery of the site bundle: content-hashed names that pages point at, the
 //! build's brotli or gzip twin sent to a browser that accepts it (and the plain file to one that
 //! does not), a year's immutable caching for hashed names only, and pages that are not cached.
 use std::io::Read;

@@ -307,7 +307,7 @@ async fn the_statistics_page_counts_each_split(pool: PgPool) {
     };
     assert_eq!(sum("pairs"), 60);
     assert_eq!(sum("groups"), 20, "no group in two parts");
-    // Dawid-Skene labels every judged pair (issue #22 item 10: the page says what is left out).
+    // Dawid-Skene labels every judged pair (the page says what is left out).
     assert_eq!(
         v["unlabelled"],
         serde_json::json!({"short_of_judgments": 0, "unresolved": 0})
@@ -534,7 +534,7 @@ fn assert_spreadsheet_safe(cells: &[&str], context: &str) {
     }
 }
 
-/// Issue #21 item 2: an annotator's Check text or a pair's sentence that starts like a formula
+/// An annotator's Check text or a pair's sentence that starts like a formula
 /// reaches CSV and TSV downloads (and the CLI) with a leading `'`, unless
 /// `spreadsheet_safe=false`; JSON lines carry the exact text.
 #[sqlx::test(migrations = "../migrations")]

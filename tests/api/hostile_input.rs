@@ -589,7 +589,7 @@ async fn c_post_stream(
         .await
 }
 
-/// Issue #21 item 9: a body that is not UTF-8 at all (raw bytes, not percent-escapes) is
+/// A body that is not UTF-8 at all (raw bytes, not percent-escapes) is
 /// refused with words about the request, and nothing is stored.
 #[sqlx::test(migrations = "../migrations")]
 async fn bodies_that_are_not_text_are_refused_with_words_about_the_request(pool: PgPool) {

@@ -137,7 +137,7 @@ pub(crate) fn truth(task: &Value) -> bool {
 }
 
 /// Every worker's gate counts as kept on their row (plus the changes not yet folded in) equal
-/// the same counts taken from their whole history, the way the gate read them before issue #20:
+/// the same counts taken from their whole history, the way the gate read them before it kept running counts:
 /// judgments, test answers, and the (label, majority of the others' trusted votes) table.
 pub(crate) async fn assert_gate_counts_match_history(pool: &PgPool, campaign: &str) {
     type Counts = (String, i64, i64, i64, i64, i64, i64, i64);
@@ -591,7 +591,7 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     .unwrap();
     assert_eq!(drift, 0);
     // The researcher's dashboard counts a stopped worker's judgments as the history does, not
-    // as the trusted ones (none), and flags low test accuracy (issue #22 item 10).
+    // as the trusted ones (none), and flags low test accuracy.
     let (researcher, _) = app.user_with_role("researcher").await;
     let report = judge_report(&app, &researcher, &id).await;
     let rows = report["workers"].as_array().unwrap();
@@ -709,7 +709,7 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     app.stop().await;
 }
 
-/// Issue #22 item 4: the gate is said before the first pair, a worker missing check questions
+/// The gate is said before the first pair, a worker missing check questions
 /// is warned before the gate applies, and a stopped worker's home page no longer lists the
 /// campaign (other workers' still does).
 #[sqlx::test(migrations = "../migrations")]
@@ -984,8 +984,7 @@ async fn the_dashboard_caches_its_statistics_and_catches_up_with_new_judgments(p
     let cold = report().await;
     assert_eq!(cold["agreement"]["judgments"], 4);
     assert_eq!(cold["stale"], false);
-    // No pair is complete and none judged twice: no chart of zeros, but words (issue #22
-    // item 10).
+    // No pair is complete and none judged twice: no chart of zeros, but words.
     assert_eq!(cold["votes_svg"], serde_json::Value::Null, "{cold}");
     assert_eq!(cold["over_time_svg"], serde_json::Value::Null, "{cold}");
     let warm = report().await;
@@ -1027,7 +1026,7 @@ async fn the_dashboard_caches_its_statistics_and_catches_up_with_new_judgments(p
     app.stop().await;
 }
 
-/// Issue #22 item 5: test pairs uploaded without explanations get them in bulk by uploading
+/// Test pairs uploaded without explanations get them in bulk by uploading
 /// the same file again with an `explanation` column; a row whose gold label disagrees with the
 /// stored one changes nothing, and the same upload twice changes nothing the second time.
 #[sqlx::test(migrations = "../migrations")]
@@ -1914,8 +1913,7 @@ async fn the_evidence_gate_keeps_a_worker_with_one_missed_test(pool: PgPool) {
     assert!(missed);
     assert_eq!(seen.len(), 12);
     assert!(last.get("Judge").is_some(), "{last}");
-    // Kept, and the dashboard still flags the accuracy under the campaign's bar (issue #22
-    // item 10): the rule that kept the worker is not the researcher's only view.
+    // Kept, and the dashboard still flags the accuracy under the campaign's bar: the rule that kept the worker is not the researcher's only view.
     let (researcher, _) = app.user_with_role("researcher").await;
     let report = judge_report(&app, &researcher, &id).await;
     let row = &report["workers"][0];

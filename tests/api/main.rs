@@ -9,6 +9,7 @@ mod connections;
 mod crash;
 mod database_down;
 mod delivery;
+mod docs_links;
 mod embedded_postgres;
 mod export;
 mod flood;

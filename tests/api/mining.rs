@@ -771,7 +771,7 @@ async fn the_embedding_miner_pairs_sections_of_a_paper_that_say_the_same(pool: P
     app.stop().await;
 }
 
-/// Issue #22 item 9: a deploy of more than 1,000 candidates adds nothing until confirmed with
+/// A deploy of more than 1,000 candidates adds nothing until confirmed with
 /// the count it was shown (a limit above the count included); a smaller sample goes in at once.
 #[sqlx::test(migrations = "../migrations")]
 async fn deploying_all_of_a_large_run_is_confirmed_first(pool: PgPool) {
@@ -838,7 +838,7 @@ async fn deploying_all_of_a_large_run_is_confirmed_first(pool: PgPool) {
     assert_eq!(pairs().await, 1225);
 }
 
-/// Issue #22 item 11: once the miner's pass is over, a run that is writing its candidates says
+/// Once the miner's pass is over, a run that is writing its candidates says
 /// so ("saving", written of to write) instead of sitting at "running 100%"; here the writing is
 /// held up by a lock on the candidate table until the test has seen that.
 #[sqlx::test(migrations = "../migrations")]

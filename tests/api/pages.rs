@@ -328,7 +328,7 @@ async fn metrics_count_judgments_and_time_requests_by_route_template(pool: PgPoo
     app.stop().await;
 }
 
-/// Issue #21 item 6 (in part): every response (a page, a static file, a server function, a
+/// Every response (a page, a static file, a server function, a
 /// refusal) says no sniffing, no referrer to other sites and no framing; no HSTS over plain HTTP.
 #[sqlx::test(migrations = "../migrations")]
 async fn every_response_carries_the_security_headers(pool: PgPool) {

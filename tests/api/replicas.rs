@@ -1,4 +1,4 @@
-//! Several app servers on one PostgreSQL (issue #24): mining runs are jobs the database owns
+//! Several app servers on one PostgreSQL: mining runs are jobs the database owns
 //! (claimed by one server, cancelled through any, taken over when their server stops beating,
 //! never touched while it beats), follow-ups go through an outbox any job server drains, and a
 //! server runs web only, jobs only, or both. Each test starts two real servers on one database.

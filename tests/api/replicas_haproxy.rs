@@ -1,4 +1,4 @@
-//! The real topology of issue #24 on this machine: PostgreSQL, two release servers on two ports
+//! Several servers as deployed, on this machine: PostgreSQL, two release servers on two ports
 //! (`PARACROWD_REPLICA=true`), HAProxy in front checking `/health`, and the load tool pointed at
 //! HAProxy. Before the load: wrong passwords spread over both servers count once; a judgment
 //! through A makes B's dashboard stale, then current; a cancel sent to the server that is not

@@ -1,4 +1,4 @@
-//! Studies through crowd platforms (issue #23): a study link signs a worker in with an account
+//! Studies through crowd platforms: a study link signs a worker in with an account
 //! keyed by (platform, their id), brings them back to it on a reload or another device, shows
 //! the study information and consent first, and turns away malformed, paused, expired and full
 //! arrivals without creating anything; the limit holds under 50 concurrent arrivals.

@@ -1,4 +1,4 @@
-//! Completing a study and paying its workers (issue #23): the completion rule (the items asked
+//! Completing a study and paying its workers: the completion rule (the items asked
 //! for, the gate, the end of the items), written once however many tabs ask, each platform's
 //! way back (Prolific's redirect, MTurk's externalSubmit form, a code); the payments page's
 //! time worked, bonus, hourly rate and top-up on fixed timestamps; bonus batches made once per

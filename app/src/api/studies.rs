@@ -1,4 +1,4 @@
-//! Studies through crowd platforms (issue #23): opening a study link, agreeing to (or
+//! Studies through crowd platforms: opening a study link, agreeing to (or
 //! declining) its consent text, and the researcher's study information and links (admins).
 //! The use cases are in [`crate::service::studies`].
 use leptos::prelude::*;

@@ -1,4 +1,4 @@
-//! What the task pages say about the study around the items (issues #22 item 6, #23): the pay
+//! What the task pages say about the study around the items: the pay
 //! per item and the time, and the way to finish for a worker who came through a study link.
 use leptos::prelude::*;
 

@@ -1,4 +1,4 @@
-//! What study workers earned, and the bonus batches the researcher pays (issue #23).
+//! What study workers earned, and the bonus batches the researcher pays.
 use sqlx::PgExecutor;
 
 use crate::domain::{CampaignId, UserId};

@@ -1,4 +1,4 @@
-//! Study links, platform accounts, arrivals, study information and consent (issue #23).
+//! Study links, platform accounts, arrivals, study information and consent.
 use sqlx::PgExecutor;
 
 use crate::domain::study::platform::Platform;

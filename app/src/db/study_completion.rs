@@ -1,4 +1,4 @@
-//! Where a study worker stands, and their completion (issue #23).
+//! Where a study worker stands, and their completion.
 use sqlx::PgExecutor;
 
 use crate::domain::study::completion::Standing;

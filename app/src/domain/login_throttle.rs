@@ -1,4 +1,4 @@
-//! Login throttling without lock-outs (issue #21 item 4). Failed logins are counted per
+//! Login throttling without lock-outs. Failed logins are counted per
 //! (account, address) pair, per account and per address over a window; the caller keeps them
 //! (in PostgreSQL, so every server sees the same counts) and passes them in, so this rule is
 //! tested without a clock or a database.

@@ -32,7 +32,7 @@ pub fn reward_cents(is_mutual_implication: bool, bleurt: f64, threshold: f64) ->
 }
 
 /// What a mutually implicative rewrite earns at a few BLEURT scores up to `threshold`, for
-/// the writing page's table (issue #22 item 7: "up to $1" is reached only near BLEURT -1).
+/// the writing page's table ("up to $1" is reached only near BLEURT -1).
 /// Each row is (BLEURT, cents); above the threshold a rewrite earns nothing.
 pub fn reward_table(threshold: f64) -> Vec<(f64, i64)> {
     [-1.0, -0.5, -0.25, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5]

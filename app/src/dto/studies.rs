@@ -1,4 +1,4 @@
-//! Studies through crowd platforms (issue #23): what a worker sees on opening a study link, and
+//! Studies through crowd platforms: what a worker sees on opening a study link, and
 //! the links and study information as the researcher manages them.
 use serde::{Deserialize, Serialize};
 

@@ -47,7 +47,7 @@ fn Welcome() -> impl IntoView {
     }
 }
 
-/// What each open study involves, before anyone signs up (issue #22 item 6).
+/// What each open study involves, before anyone signs up.
 #[component]
 fn OpenStudies() -> impl IntoView {
     let studies = Resource::new(|| (), |_| list_open_studies());

@@ -118,7 +118,7 @@ pub fn JudgePage() -> impl IntoView {
     }
 }
 
-/// What a stopped worker's judgments earned, and that they count (issue #22 item 4).
+/// What a stopped worker's judgments earned, and that they count.
 fn stopped_pay(judged: i64, study: &StudyProgress) -> String {
     let counts = "Your judgments so far are kept and count as work done; the researcher decides on any pay beyond the study's terms.";
     // The study's terms are a study-link worker's; an in-house annotator's pay is agreed apart.
@@ -361,7 +361,7 @@ fn Judge(
                             </p>
                             {if f.explanation.is_empty() {
                                 // No explanation was given for this pair: the definition it was
-                                // judged by stands in (issue #22 item 5).
+                                // judged by stands in.
                                 view! {
                                     <p data-testid="explanation-fallback">
                                         "The definition: " {definition.text()}

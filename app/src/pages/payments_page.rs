@@ -1,4 +1,4 @@
-//! `/research/payments/:id` (researchers and admins; issue #23): each study worker with their
+//! `/research/payments/:id` (researchers and admins): each study worker with their
 //! platform id, items, time worked, base pay, bonus, the hourly rate against the study's minimum
 //! and what is batched and paid; making a bonus batch of what is owed, its files for Prolific,
 //! MTurk's SendBonus or anything else, and marking it paid.

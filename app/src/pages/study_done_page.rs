@@ -1,4 +1,4 @@
-//! `/study/:id/done`: where a study worker finishes (issue #23). When the study's rule is met
+//! `/study/:id/done`: where a study worker finishes. When the study's rule is met
 //! the completion is recorded once and the page sends the worker back to their platform:
 //! Prolific's completion address with the study's code, Mechanical Turk's `externalSubmit`
 //! form with the assignment id, or the code on screen for a plain link. A reload or a second

@@ -1,5 +1,5 @@
 //! `/s/SLUG?…`: where a study link from Prolific, Mechanical Turk or a plain link lands
-//! (issue #23). Opening it signs the worker in with their platform account (no password) and
+//!. Opening it signs the worker in with their platform account (no password) and
 //! shows the study information: what the task is, how long it takes, what it pays and the
 //! quality rule, then the consent text to agree to or decline, then a Start link to the task.
 //! MTurk's preview shows the information read-only. A link that cannot be used says why.

@@ -115,7 +115,7 @@ pub async fn authenticate(
     };
     if user.status == UserStatus::Blocked {
         // The same answer as a wrong password: the login form is no oracle for which accounts
-        // exist and which are blocked (issue #21 item 9).
+        // exist and which are blocked.
         tracing::info!(username = %account, "login to a blocked account");
         return Err(AppError::BadCredentials);
     }

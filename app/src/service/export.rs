@@ -1,4 +1,4 @@
-//! Dataset exports put together (issue #8): a checked [`ExportSpec`] becomes a stream of file
+//! Dataset exports put together: a checked [`ExportSpec`] becomes a stream of file
 //! chunks read from a database cursor (constant memory, no time limit), shared by the download
 //! route and `paracrowd export`; and a campaign's statistics per split for the export page.
 //!

@@ -65,7 +65,7 @@ pub async fn judge_pairs(
         settings.judgments_per_pair,
     )
     .await?;
-    // Test pairs uploaded again with an explanation get it (issue #22 item 5).
+    // Test pairs uploaded again with an explanation get it.
     let explanations_updated =
         crate::db::judge::update_explanations(&mut tx, campaign_id, &parsed.rows).await?;
     tx.commit().await?;

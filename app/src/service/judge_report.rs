@@ -3,7 +3,7 @@
 //! Dawid-Skene, and each worker's numbers under a pseudonym.
 //!
 //! The statistics over all judgments (2 s for 750,000 judgments, mostly reading them) are kept
-//! in PostgreSQL (`judge_dashboard`, issue #24), one row per campaign, shared by every server: a
+//! in PostgreSQL (`judge_dashboard`), one row per campaign, shared by every server: a
 //! load serves the stored ones when nothing they count has changed; when judgments came in
 //! (through any server) it serves them marked stale, and the one server that takes the refresh
 //! recomputes in the background; it computes inline only when the campaign has none stored.

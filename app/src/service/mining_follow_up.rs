@@ -4,7 +4,7 @@
 //! judgment is committed, off the annotator's request; the decision is recorded once per
 //! (campaign, run, group), so two judgments finishing a group at once deploy it once.
 //!
-//! The judgment's transaction writes an outbox row for it (`follow_up_outbox`, issue #24), and
+//! The judgment's transaction writes an outbox row for it (`follow_up_outbox`), and
 //! the servers running jobs do the checks from there ([`start_sweeper`]): the server that took
 //! the judgment wakes its own sweeper if it has one, and a row left by a server that died, or by
 //! a web-only server, is done by whichever job server claims it first. The check is safe to

@@ -1,4 +1,4 @@
-//! Mining runs as jobs the database owns (issue #24). A run is queued as a row; any server that
+//! Mining runs as jobs the database owns. A run is queued as a row; any server that
 //! runs jobs (`PARACROWD_ROLE` `jobs` or `both`) claims it with `FOR UPDATE SKIP LOCKED`
 //! (`db::mining::claim`), mines it on blocking threads (the miners use every core), and every
 //! half second writes its progress with a heartbeat, reading back whether a cancel was asked
@@ -227,7 +227,7 @@ async fn run(
         Ok(Ok((candidates, stats))) => {
             let (done, _) = progress.get();
             // Writing a large run's candidates takes seconds: the run says so, with its own
-            // progress, read from outside the writing transaction (issue #22 item 11).
+            // progress, read from outside the writing transaction.
             if !db::start_saving(pool, run_id, instance, candidates.len()).await? {
                 tracing::warn!(%run_id, "this server no longer holds the mining run; wrote nothing");
                 return Ok(());

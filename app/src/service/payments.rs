@@ -1,4 +1,4 @@
-//! Paying study workers (issue #23): what each worker earned and is owed, from the server's
+//! Paying study workers: what each worker earned and is owed, from the server's
 //! timestamps and the study's terms (`domain::study::pay`), bonus batches made once per batch id
 //! and marked paid once, and the platforms' bonus files (`domain::study::bonus_files`).
 //!

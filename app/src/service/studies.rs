@@ -1,4 +1,4 @@
-//! Studies through crowd platforms (issue #23): opening a study link (an account keyed by the
+//! Studies through crowd platforms: opening a study link (an account keyed by the
 //! platform's worker id, a place under the link's limit, decided in the database), the study
 //! information and consent before the first item, and the researcher's links and information.
 use sqlx::PgPool;

@@ -1,4 +1,4 @@
-//! A study worker's progress and completion (issue #23): the rule (`domain::study::completion`)
+//! A study worker's progress and completion: the rule (`domain::study::completion`)
 //! read against the database, the completion written once, and the way back to the platform.
 use sqlx::PgPool;
 

@@ -1,4 +1,4 @@
-//! An answer's cost against the worker's history (issue #20, item 1): a few judges work side by
+//! An answer's cost against the worker's history: a few judges work side by
 //! side until each has made `judgments` judgments, so every pair is judged by all of them and
 //! every answer has the others' votes for the quality gate to compare with. The answer's
 //! latency is kept by judgment number; [`render`] compares the worker's 10th with their last.

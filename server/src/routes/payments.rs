@@ -1,4 +1,4 @@
-//! A bonus batch's files, for researchers and admins (issue #23):
+//! A bonus batch's files, for researchers and admins:
 //! `GET /payments/{batch}/prolific.txt` (Prolific's bulk bonus lines), `…/mturk.csv` (MTurk's
 //! `SendBonus` parameters) and `…/generic.csv`. The same batch gives the same file every time.
 use axum::extract::{Path, State};

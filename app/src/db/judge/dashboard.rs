@@ -1,5 +1,5 @@
 //! `judge_dashboard`: the dashboard statistics of each judging campaign, shared by every server
-//! (issue #24): computed by one, read by all.
+//!: computed by one, read by all.
 use sqlx::PgExecutor;
 
 use crate::domain::CampaignId;

@@ -116,7 +116,7 @@ pub async fn fold_gate_counts(
         r#"select judgments as "judgments!", tests_answered as "tests_answered!",
                   tests_correct as "tests_correct!", kappa_pp as "kappa_pp!",
                   kappa_pn as "kappa_pn!", kappa_np as "kappa_np!", kappa_nn as "kappa_nn!"
-           from judge_fold_worker($1, $2, 0, null, 0, 0, 0, 0, 0, 0, 0,
+           from judge_fold_worker($1, $2, null, false, 0, null, 0, 0, 0, 0, 0, 0, 0,
                                   '{}', '{}', '{}', '{}', '{}')
            where judgments is not null"#,
         campaign_id as CampaignId,

@@ -1,5 +1,5 @@
 //! `follow_up_outbox`: group follow-ups a judgment made due, written in the judgment's own
-//! transaction so that none is lost to a server that dies after the commit (issue #24).
+//! transaction so that none is lost to a server that dies after the commit.
 use sqlx::PgExecutor;
 
 use crate::domain::{CampaignId, PairId};

@@ -1,5 +1,5 @@
 //! The quality gate's inputs as running counts, so an answer costs the same at a worker's
-//! 2,000th judgment as at their 10th (issue #20).
+//! 2,000th judgment as at their 10th.
 //!
 //! [`super::gate::numbers`] reads a worker's whole history: every test answer, and for every
 //! ordinary pair they judged, their label against the majority of the *other* workers' trusted

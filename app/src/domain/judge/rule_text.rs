@@ -1,4 +1,4 @@
-//! The quality gate in the words a worker reads (issue #22 item 4): the rule before the first
+//! The quality gate in the words a worker reads: the rule before the first
 //! pair, and a gentle warning while a worker is heading for the bar, so that being stopped is
 //! never a surprise. Pure: the numbers come from `gate::numbers` / `GateCounts::numbers`.
 use super::gate::{GateNumbers, EVIDENCE_MAX_SHARE, MIN_EVIDENCE};

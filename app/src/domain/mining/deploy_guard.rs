@@ -1,6 +1,6 @@
 //! Deploying mined candidates to a judging campaign is not undone lightly (workers start on the
-//! pairs at once), so a large deploy is confirmed first with the number it will add (issue #22
-//! item 9: "All" of 229,352 candidates went in with one click). The confirmation carries the
+//! pairs at once), so a large deploy is confirmed first with the number it will add ("All"
+//! of 229,352 candidates once went in with one click). The confirmation carries the
 //! count the admin was shown: a selection that has changed since asks again.
 
 /// Deploying more than this many candidates at once needs a confirmation.

@@ -1,4 +1,4 @@
-//! The bonus files each platform accepts as they are (issue #23):
+//! The bonus files each platform accepts as they are:
 //! * Prolific's bulk bonus box: `participant_id,amount` lines, no header, amounts in the
 //!   study's currency with two decimals;
 //! * a CSV for Mechanical Turk's `SendBonus` (its parameters as columns: `WorkerId`,

@@ -1,4 +1,4 @@
-//! When a study worker is done (issue #23): after the study's number of items, at the writing
+//! When a study worker is done: after the study's number of items, at the writing
 //! task's cap, when the quality gate stops them, when the researcher closes the study, or when no
 //! item is left for them. A worker the gate stopped, or whose study was closed under them,
 //! completes too: crowd platforms require that they can be paid for their time.

@@ -1,4 +1,4 @@
-//! Studies run through crowd platforms (issue #23): the platforms' link parameters, and why a
+//! Studies run through crowd platforms: the platforms' link parameters, and why a
 //! study link may turn a worker away.
 pub mod bonus_files;
 pub mod completion;

@@ -1,4 +1,4 @@
-//! What a study worker is owed (issue #23): the time they worked, read from the server's
+//! What a study worker is owed: the time they worked, read from the server's
 //! timestamps, their bonus, their effective hourly rate and the top-up that brings it to the
 //! study's minimum.
 

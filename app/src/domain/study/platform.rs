@@ -1,4 +1,4 @@
-//! Crowd platforms and what their study links carry (issue #23): which parameters each platform
+//! Crowd platforms and what their study links carry: which parameters each platform
 //! appends to a study URL, how they are checked, and where a finished worker is sent back to.
 //!
 //! - **Prolific** appends `PROLIFIC_PID`, `STUDY_ID` and `SESSION_ID`; a finished participant is

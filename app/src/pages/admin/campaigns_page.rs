@@ -39,7 +39,7 @@ pub fn AdminCampaignsPage() -> impl IntoView {
             </Transition>
         </section>
         // The creation forms only for those the list was shown to (admins): anyone else sees
-        // the refusal above and nothing to fill in (issue #22 item 12).
+        // the refusal above and nothing to fill in.
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
                 campaigns

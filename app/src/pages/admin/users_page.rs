@@ -6,7 +6,7 @@ use crate::error::ErrorMessage;
 
 /// Admins: every account, with role change and block/unblock. Each row is keyed by its user
 /// (and what the server says of them), so a row's controls stay with their user when the table
-/// re-sorts after a Save (issue #22 item 8: a select left showing the role just granted to
+/// re-sorts after a Save (a select left showing the role just granted to
 /// another user would promote the wrong account at its next Save).
 #[component]
 pub fn AdminUsersPage() -> impl IntoView {

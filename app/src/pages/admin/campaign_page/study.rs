@@ -1,4 +1,4 @@
-//! The campaign's study on crowd platforms (issue #23): the information and consent text workers
+//! The campaign's study on crowd platforms: the information and consent text workers
 //! read first (each save a new version), and the recruitment links to paste into Prolific,
 //! Mechanical Turk or anywhere else, each with its limit, deadline and a pause switch.
 use super::*;

@@ -3,7 +3,7 @@ use super::*;
 /// Which of a candidate's numbers a mining method fills: every method gives the edit distance
 /// and the length ratio; only F2 counts shared long words, and only the embedding miner
 /// (cosine similarity) and group selection (the seed's rank) give a score. The others are 0 for
-/// it and would only mislead (issue #22 item 11).
+/// it and would only mislead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Columns {
     pub shared_long_words: bool,

@@ -11,7 +11,7 @@ pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> imp
         |id| mining_candidates(id, None, None, Some(20), true, None, None),
     );
     let deploy = ServerAction::<DeployCandidates>::new();
-    // A sample by default: "all" of a large run is asked for, and confirmed (issue #22 item 9).
+    // A sample by default: "all" of a large run is asked for, and confirmed.
     let how = RwSignal::new(String::from("sample"));
     // The count a large deploy asked to confirm, sent back with the next Deploy.
     let confirm: RwSignal<Option<u64>> = RwSignal::new(None);
