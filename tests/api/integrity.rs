@@ -149,9 +149,9 @@ async fn an_account_and_a_campaign_deleted_while_20_workers_answer_leave_nothing
         assert_eq!(there, told, "{name}'s judgments");
         assert!(!told.is_empty());
     }
-    // The kept campaign's gate tables add up: the counts folded and pending equal the
-    // judgments' cells (the invariant `domain::judge::gate_table` states), checked by the
-    // sum of the counts against the judgments stored.
+    // The kept campaign's workers' judgment counts add up to the judgments stored. (Their
+    // pairs' vote counts and gate cells still include the deleted account's votes: a delete
+    // takes rows, it does not recount what others' rows say about them.)
     let (judgments, counted): (i64, i64) = sqlx::query_as(
         r#"select (select count(*) from judge_judgment where campaign_id = $1),
                   (select coalesce(sum(judgments), 0) from judge_worker where campaign_id = $1)"#,

@@ -1,5 +1,5 @@
-//! An answer's statements run inside the database, in one call (migration
-//! `judge_answer_in_one_call`), and two pieces of domain arithmetic are written there a second
+//! An answer's statements run inside the database, in one call (`judge_answer`,
+//! `migrations/functions/`), and two pieces of domain arithmetic are written there a second
 //! time: how a new vote changes the gate tables of everyone who judged the pair
 //! (`domain::judge::gate_table::table_changes`) and where a block's test pair goes
 //! (`domain::judge::schedule`). These tests hold the database's copy to the domain's, answer by
@@ -219,9 +219,8 @@ async fn every_block_of_served_pairs_holds_one_test_pair_where_its_position_says
     assert!(distinct.len() > 1, "positions {positions:?}");
 }
 
-/// The rows an answer writes keep no foreign keys (migration
-/// `judging_rows_without_key_checks`): deleting an account or a campaign in SQL still takes its
-/// assignments, judgments and gate changes with it, as the keys' cascades did.
+/// Deleting an account or a campaign in SQL takes its assignments, judgments and gate changes
+/// with it (the judging rows' keys cascade; `integrity.rs` deletes while workers answer).
 #[sqlx::test(migrations = "../migrations")]
 async fn a_deleted_account_or_campaign_takes_its_judging_rows_with_it(pool: PgPool) {
     let app = spawn_app(pool.clone()).await;

@@ -116,9 +116,8 @@ pub async fn answer(db: impl PgExecutor<'_>, call: &AnswerCall<'_>) -> Result<An
     .fetch_one(db)
     .await;
     let r = match r {
-        Err(sqlx::Error::Database(e))
-            if matches!(e.code().as_deref(), Some(FOREIGN_KEY_VIOLATION | DEADLOCK)) =>
-        {
+        Err(sqlx::Error::Database(e)) if raced(e.code().as_deref(), e.constraint()) => {
+            tracing::warn!(error = %e, "an answer met a delete beside it; made again");
             return Ok(Answered::Raced);
         }
         r => r?,
@@ -176,6 +175,24 @@ pub async fn answer(db: impl PgExecutor<'_>, call: &AnswerCall<'_>) -> Result<An
 const FOREIGN_KEY_VIOLATION: &str = "23503";
 const DEADLOCK: &str = "40P01";
 
+/// The keys of the rows an answer writes (migration `judging_rows_reference_their_rows`).
+const ANSWER_KEYS: [&str; 4] = [
+    "judge_gate_change_worker_fkey",
+    "judge_assignment_worker_fkey",
+    "judge_assignment_pair_id_fkey",
+    "judge_judgment_assignment_id_fkey",
+];
+
+/// Whether an error of the call is a delete beside it (made again), not a fault: a deadlock, or
+/// one of the answer's own keys finding its row gone. Any other key violation is a bug and fails.
+fn raced(code: Option<&str>, constraint: Option<&str>) -> bool {
+    match code {
+        Some(DEADLOCK) => true,
+        Some(FOREIGN_KEY_VIOLATION) => constraint.is_some_and(|c| ANSWER_KEYS.contains(&c)),
+        _ => false,
+    }
+}
+
 /// The `outcome` column of `judge_answer`'s result, as the function's comment lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -215,7 +232,7 @@ impl Outcome {
 mod tests {
     use super::Outcome;
 
-    /// Every outcome the function's source names parses, and nothing else does.
+    /// The outcomes the function's source returns are exactly the ones parsed here.
     #[test]
     fn the_outcomes_are_the_ones_the_function_returns() {
         let source = include_str!("../../../../migrations/functions/judge_answer.sql");
@@ -226,6 +243,43 @@ mod tests {
             );
             assert_eq!(Outcome::parse(name), Some(outcome));
         }
+        // Every string the function gives as an outcome: `then '...'`, `else '...'`,
+        // `outcome := '...'` and the judged row's `row('...'`.
+        let mut returned = Vec::new();
+        for marker in ["then '", "else '", "outcome := '", "row('"] {
+            for (i, _) in source.match_indices(marker) {
+                let rest = &source[i + marker.len()..];
+                returned.push(&rest[..rest.find('\'').unwrap()]);
+            }
+        }
+        assert!(returned.len() >= 10, "{returned:?}");
+        for name in returned {
+            assert!(
+                Outcome::parse(name).is_some(),
+                "judge_answer returns '{name}'"
+            );
+        }
         assert_eq!(Outcome::parse("expired"), None);
+    }
+
+    /// The keys the retry names are the ones the migration adds.
+    #[test]
+    fn only_the_answers_own_keys_and_deadlocks_are_made_again() {
+        let migration = include_str!(
+            "../../../../migrations/20261209000029_judging_rows_reference_their_rows.sql"
+        );
+        for key in super::ANSWER_KEYS {
+            assert!(migration.contains(&format!("constraint {key} ")), "{key}");
+            assert!(super::raced(Some("23503"), Some(key)));
+        }
+        assert!(super::raced(Some("40P01"), None));
+        assert!(!super::raced(
+            Some("23503"),
+            Some("judge_worker_app_user_id_fkey")
+        ));
+        assert!(!super::raced(
+            Some("23505"),
+            Some("judge_assignment_pair_id_fkey")
+        ));
     }
 }
