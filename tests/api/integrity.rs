@@ -273,3 +273,63 @@ async fn a_pair_deleted_on_its_own_takes_its_assignments_and_judgments_and_nothi
     .unwrap_err();
     assert!(refused.to_string().contains("foreign key"), "{refused}");
 }
+
+#[sqlx::test(migrations = "../migrations")]
+async fn an_answer_that_meets_a_delete_beside_it_is_made_again_and_stored(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    // One pair, so both workers judge it, and the second answer changes the first worker's
+    // gate table (their only other vote is the second's).
+    let pairs = pairs_csv(1);
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 3,
+            ..Setup::pairs(&pairs)
+        },
+    )
+    .await;
+    let (first, first_name) = app.annotator().await;
+    let task = next(&app, &first, &id).await;
+    let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+    assert_eq!(answer(&app, &first, &id, &a, true).await.status(), 200);
+    let (second, _) = app.annotator().await;
+    let task = next(&app, &second, &id).await;
+    let b = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+
+    // The first worker's account is deleted in a transaction that stays open while the
+    // second answers: the answer's record of a change for them waits for it, then finds them
+    // gone, and the answer is made again without them.
+    let first_id: Uuid = app.user_id(&first_name).await.parse().unwrap();
+    let mut tx = pool.begin().await.unwrap();
+    sqlx::query("delete from app_user where app_user_id = $1")
+        .bind(first_id)
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let held = Duration::from_millis(700);
+    let answered = {
+        let app = &app;
+        let commit_later = async {
+            tokio::time::sleep(held).await;
+            tx.commit().await.unwrap();
+        };
+        let (resp, ()) = tokio::join!(answer(app, &second, &id, &b, false), commit_later);
+        resp
+    };
+    assert_eq!(answered.status(), 200);
+    assert!(
+        started.elapsed() >= held,
+        "the answer did not wait for the delete"
+    );
+    let stored: i64 =
+        sqlx::query_scalar("select count(*) from judge_judgment where assignment_id = $1")
+            .bind(b.parse::<Uuid>().unwrap())
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(stored, 1);
+    assert_no_orphans(&orphans(&pool).await);
+}
