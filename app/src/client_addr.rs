@@ -80,6 +80,17 @@ impl TrustedProxies {
     }
 }
 
+/// The address a client is counted under by the per-address limits (failed logins, account
+/// creation, the connection share): an IPv4 address itself, an IPv6 address's /64 network. One
+/// host is usually given a whole /64, so counting each of its 2^64 addresses apart would let it
+/// pass every per-address limit by changing address.
+pub fn counted_as(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & (u128::MAX << 64)).into()),
+        v4 => v4,
+    }
+}
+
 /// One `X-Forwarded-For` entry: an address, IPv6 possibly bracketed, possibly with a port.
 fn parse_hop(hop: &str) -> Option<IpAddr> {
     if let Ok(ip) = hop.parse::<IpAddr>() {
@@ -149,6 +160,21 @@ mod tests {
             t.client(ip("127.0.0.1"), &["203.0.113.7, junk"]),
             ip("127.0.0.1")
         );
+    }
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64_bit_network() {
+        assert_eq!(counted_as(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
+        assert_eq!(
+            counted_as(ip("2001:db8:1:2:ffff:ffff:ffff:ffff")),
+            counted_as(ip("2001:db8:1:2::7"))
+        );
+        assert_ne!(
+            counted_as(ip("2001:db8:1:3::1")),
+            counted_as(ip("2001:db8:1:2::1"))
+        );
+        assert_eq!(counted_as(ip("203.0.113.7")), ip("203.0.113.7"));
+        assert_eq!(counted_as(ip("::ffff:203.0.113.7")), ip("203.0.113.7"));
     }
 
     #[test]

@@ -7,7 +7,6 @@ use tower_sessions::Session;
 use crate::db::users::{self, UserRow};
 use crate::domain::{CampaignId, Role, UserId, UserStatus};
 use crate::error::AppError;
-use crate::state::pool;
 
 const USER_ID_KEY: &str = "user_id";
 /// Set when the session was started by a study link: such a worker may work only on
@@ -236,16 +235,22 @@ pub async fn log_out(session: &Session) -> Result<(), AppError> {
     session.flush().await.map_err(session_error)
 }
 
-/// The logged-in, active user of this request, or `None`.
+/// The logged-in, active user of this request, or `None`. The call counts against the account's
+/// limit on calls (`service::call_limits`), and is refused past it.
 pub async fn current_user() -> Result<Option<UserRow>, AppError> {
-    let pool = pool()?;
+    let state = crate::state::app_state()?;
     let session = session().await?;
     let Some(user_id) = session_user_id(&session).await? else {
+        let address = crate::api::client_address(&state).await;
+        state.calls.take_anonymous(&state.pool, address).await?;
         return Ok(None);
     };
-    let user = users::find_by_id(&pool, user_id).await?;
+    let user = users::find_by_id(&state.pool, user_id).await?;
     match user {
-        Some(user) if user.status == UserStatus::Active => Ok(Some(user)),
+        Some(user) if user.status == UserStatus::Active => {
+            state.calls.take(&state.pool, user.app_user_id).await?;
+            Ok(Some(user))
+        }
         // Deleted or blocked since login: the session no longer stands for anyone.
         _ => {
             log_out(&session).await?;

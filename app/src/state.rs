@@ -23,6 +23,8 @@ pub struct AppState {
     pub login_policy: LoginPolicy,
     /// Registrations and new study-link accounts per address (counted in the database).
     pub rate_limits: RateLimits,
+    /// Server-function calls per account (counted in the database in batches).
+    pub calls: Arc<crate::service::call_limits::CallLimits>,
     /// Proxies whose `X-Forwarded-For` names the client (`PARACROWD_TRUSTED_PROXIES`).
     pub trusted_proxies: Arc<TrustedProxies>,
     /// The MI + BLEURT scoring engine (a deterministic fake in tests).

@@ -188,3 +188,41 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await page.context().close();
   await admin.context().close();
 });
+
+test('a worker whose last pair someone else holds is asked to wait, then told nothing is left', async () => {
+  const admin = await newPage(browser);
+  await loginAdmin(admin, server);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await hydrated(admin);
+  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
+  await form.getByLabel('Title').fill('One pair');
+  await form.getByLabel('Judgments per pair').fill('1');
+  await form.getByLabel('One test pair in every').fill('0');
+  await form.getByRole('button', { name: 'Create judging campaign' }).click();
+  await admin.getByRole('heading', { name: 'One pair' }).waitFor();
+  assert.match(await uploadFile(admin, 'one.csv', 'sentence1,sentence2\nOnly one.,Just one.\n'), /imported 1 pairs/);
+  await admin.getByRole('button', { name: 'Open to workers' }).click();
+  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+
+  // The first worker holds the only pair.
+  const first = await newPage(browser);
+  await registerWorker(first, server, 'holder');
+  await first.getByRole('link', { name: 'One pair' }).click();
+  await first.getByLabel('Sentence 1').filter({ hasText: 'Only one.' }).waitFor();
+  await hydrated(first);
+  // The second is asked to wait for it, not told the study is over.
+  const second = await newPage(browser);
+  await registerWorker(second, server, 'waiter');
+  await second.getByRole('link', { name: 'One pair' }).click();
+  await second.getByRole('heading', { name: 'Please wait a moment' }).waitFor();
+  await hydrated(second);
+  await second.getByTestId('look-again').click();
+  await second.getByRole('heading', { name: 'Please wait a moment' }).waitFor();
+  // The pair is judged: now nothing is left for the second worker.
+  await first.waitForTimeout(400);
+  await first.keyboard.press('1');
+  await first.getByRole('heading', { name: 'Nothing to judge right now' }).waitFor();
+  await second.getByTestId('look-again').click();
+  await second.getByRole('heading', { name: 'Nothing to judge right now' }).waitFor();
+  assert.deepEqual(unexpectedErrors(first).concat(unexpectedErrors(second)), []);
+});

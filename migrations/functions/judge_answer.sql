@@ -15,9 +15,13 @@
 -- one). Everything else wrote nothing: 'session_changed' (the session is not stored as
 -- presented), 'unauthenticated' (the account is blocked or gone), 'not_open', 'stale' (the
 -- campaign's version is not p_version), 'answered' (judged before: the label stored then),
--- 'stopped' (the gate stopped the worker), 'gone' (the lease ran out and the pair's slots went
--- to others), 'missing' (no such assignment of this worker's). In that order.
--- needs: judge_record_judgment, judge_cell_change, judge_next_pair
+-- 'stopped' (the gate stopped the worker), 'done' (a study worker who made the items the study
+-- asks for, or completed it: `study_item_limit`, read under the worker's lock so that answers
+-- made in parallel cannot pass it), 'gone' (the lease ran out and the pair's slots went to
+-- others), 'missing' (no such assignment of this worker's). In that order. The answer that makes
+-- a study worker's last item leases no next pair.
+-- needs: judge_record_judgment, judge_cell_change, judge_next_pair, judge_fold_worker,
+-- needs: study_item_limit
 create or replace function judge_answer(
     p_campaign uuid, p_user uuid, p_assignment uuid, p_session_id text, p_session_data bytea,
     p_label bool, p_version int8, p_lease_seconds float8, p_test_every int4, p_per_pair int4,
@@ -42,6 +46,8 @@ declare
     cnp int4[] := '{}'::int4[];
     cnn int4[] := '{}'::int4[];
     queued int8;
+    item_limit int4;
+    last_item bool;
 begin
     -- The worker, the assignment and its pair, locked in this order (as every judging
     -- statement locks them), with the campaign, the account and the session as they are now.
@@ -75,6 +81,7 @@ begin
             else 'missing' end;
         return res;
     end if;
+    item_limit := study_item_limit(p_campaign, p_user);
     res.judgments := r.judgments;
     res.is_test := r.is_test;
     res.gold_label := r.gold_label;
@@ -85,7 +92,8 @@ begin
         when r.campaign_status <> 'open' then 'not_open'
         when r.version <> p_version then 'stale'
         when r.assignment_status = 'judged' then 'answered'
-        when r.worker_status = 'stopped' then 'stopped' end;
+        when r.worker_status = 'stopped' then 'stopped'
+        when r.judgments >= item_limit then 'done' end;
     if res.outcome = 'answered' then
         select j.is_paraphrase into res.stored_label
         from judge_judgment j where j.assignment_id = p_assignment;
@@ -147,12 +155,21 @@ begin
     -- The next pair, with the worker's counts: this judgment, its own cell and the others'
     -- changes. An answer to a lease that ran out first looks for a live lease another tab may
     -- have taken since (a worker holds at most one); the common answer's lease was their only one.
-    lease := judge_next_pair(
-        p_campaign, p_user, r.served_count, r.test_position, r.assignment_status = 'expired',
-        p_lease_seconds, p_key, p_test_every, p_per_pair, p_new_position, p_ordinary_per_test,
-        p_test_max, p_sweep,
-        1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
-        users, cpp, cpn, cnp, cnn);
+    -- A study worker's last item only brings the counts up to date: no pair is held for them.
+    last_item := r.judgments + 1 >= item_limit;
+    if last_item then
+        lease := judge_fold_worker(
+            p_campaign, p_user, null, false, p_lease_seconds, null,
+            1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
+            users, cpp, cpn, cnp, cnn);
+    else
+        lease := judge_next_pair(
+            p_campaign, p_user, r.served_count, r.test_position,
+            r.assignment_status = 'expired', p_lease_seconds, p_key, p_test_every, p_per_pair,
+            p_new_position, p_ordinary_per_test, p_test_max, p_sweep,
+            1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
+            users, cpp, cpn, cnp, cnn);
+    end if;
     return row('judged', null, lease.judgments, lease.tests_answered, lease.tests_correct,
                lease.kappa_pp, lease.kappa_pn, lease.kappa_np, lease.kappa_nn,
                r.gate_overridden, r.is_test, r.gold_label, r.gold_explanation,

@@ -57,9 +57,10 @@ pub struct Config {
     /// per-address share besides the trusted proxies (default none; the load benchmarks name
     /// loopback, where every simulated annotator comes from).
     pub connection_share_exempt: app::client_addr::TrustedProxies,
-    /// `PARACROWD_RATE_REGISTRATIONS` and `PARACROWD_RATE_STUDY_ACCOUNTS` (`N/SECONDS`): the
-    /// most registrations, and new study-link accounts, from one address per window (default
-    /// 20/600 and 30/600; `domain::rate_limit`).
+    /// `PARACROWD_RATE_REGISTRATIONS`, `PARACROWD_RATE_STUDY_ACCOUNTS` and
+    /// `PARACROWD_RATE_CALLS` (`N/SECONDS`): the most registrations, and new study-link
+    /// accounts, from one address per window, and server-function calls of one account (default
+    /// 20/600, 30/600 and 600/60; `domain::rate_limit`).
     pub rate_limits: app::domain::rate_limit::RateLimits,
 }
 
@@ -240,6 +241,8 @@ impl Config {
                 app::domain::rate_limit::RateLimits {
                     registrations: many,
                     study_accounts: many,
+                    calls: many,
+                    anonymous_calls: many,
                 }
             },
         }
@@ -291,6 +294,8 @@ fn rate_limits(
     Ok(app::domain::rate_limit::RateLimits {
         registrations: limit("PARACROWD_RATE_REGISTRATIONS", defaults.registrations)?,
         study_accounts: limit("PARACROWD_RATE_STUDY_ACCOUNTS", defaults.study_accounts)?,
+        calls: limit("PARACROWD_RATE_CALLS", defaults.calls)?,
+        anonymous_calls: limit("PARACROWD_RATE_ANONYMOUS_CALLS", defaults.anonymous_calls)?,
     })
 }
 
@@ -328,6 +333,11 @@ Environment:
   PARACROWD_RATE_REGISTRATIONS registrations from one address at most, N/SECONDS (default 20/600)
   PARACROWD_RATE_STUDY_ACCOUNTS
                                new study-link accounts from one address at most (default 30/600)
+  PARACROWD_RATE_CALLS         server-function calls of one signed-in account at most, N/SECONDS
+                               (default 600/60)
+  PARACROWD_RATE_ANONYMOUS_CALLS
+                               server-function calls without an account from one address at most
+                               (default 1200/60)
   PARACROWD_CONNECTION_SHARE_EXEMPT
                                addresses or CIDR blocks with no per-address share besides
                                the trusted proxies (default none)

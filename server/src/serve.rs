@@ -99,7 +99,7 @@ impl PerAddress {
 
     /// A share for one more connection from `ip`, or `None` when it has `most` open.
     fn take(self: &Arc<Self>, ip: IpAddr) -> Option<AddressShare> {
-        let ip = ip.to_canonical();
+        let ip = app::client_addr::counted_as(ip);
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let n = open.entry(ip).or_insert(0);
         if *n >= self.most {
@@ -115,7 +115,9 @@ impl PerAddress {
     #[cfg(test)]
     fn open_from(&self, ip: IpAddr) -> usize {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.get(&ip.to_canonical()).copied().unwrap_or(0)
+        open.get(&app::client_addr::counted_as(ip))
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -384,6 +386,16 @@ mod tests {
         assert!(shares.take(b).is_some(), "another address is not held back");
         // The same address written as IPv4-mapped IPv6 is the same address.
         assert!(shares.take("::ffff:10.0.0.1".parse().unwrap()).is_none());
+        // An IPv6 host's /64 is one address: changing the last 64 bits gets no more.
+        let v6 = |s: &str| -> IpAddr { s.parse().unwrap() };
+        {
+            let _held = (
+                shares.take(v6("2001:db8::1")).unwrap(),
+                shares.take(v6("2001:db8::2")).unwrap(),
+            );
+            assert!(shares.take(v6("2001:db8::ffff:3")).is_none());
+            assert!(shares.take(v6("2001:db8:0:1::1")).is_some(), "the next /64");
+        }
         drop(first);
         assert_eq!(shares.open_from(a), 1);
         let third = shares.take(a).unwrap();

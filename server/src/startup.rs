@@ -187,6 +187,9 @@ pub async fn build_router(
         pool,
         login_policy: app::domain::LoginPolicy::default(),
         rate_limits: config.rate_limits,
+        calls: Arc::new(app::service::call_limits::CallLimits::new(
+            &config.rate_limits,
+        )),
         trusted_proxies: Arc::new(config.trusted_proxies.clone()),
         scorer,
         embedder,

@@ -586,3 +586,102 @@ async fn registrations_from_one_address_are_limited_across_servers(pool: PgPool)
     one.stop().await;
     two.stop().await;
 }
+
+/// Server-function calls per account are limited, counted by both servers together (a batch of
+/// calls at a time), with `Retry-After`; the judging calls count too; another account is not
+/// held back.
+#[sqlx::test(migrations = "../migrations")]
+async fn calls_from_one_account_are_limited_across_servers(pool: PgPool) {
+    let config = || Config {
+        rate_limits: app::domain::rate_limit::RateLimits {
+            // A batch of 2; one-day windows, so no window ends inside the test but at midnight.
+            calls: app::domain::rate_limit::RateLimit::parse("40/86400").unwrap(),
+            ..Config::for_tests(String::new()).rate_limits
+        },
+        ..Config::for_tests(String::new())
+    };
+    let one = spawn_app_with_config(pool.clone(), config()).await;
+    let two = spawn_app_with_config(pool.clone(), config()).await;
+    let (script, _) = one.annotator().await;
+    let mut statuses = Vec::new();
+    for i in 0..60 {
+        let app = if i % 2 == 0 { &one } else { &two };
+        statuses.push(app.call(&script, "list_my_campaigns", &[]).await.status());
+    }
+    let ok = statuses.iter().filter(|s| **s == StatusCode::OK).count();
+    let limited = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert_eq!(ok + limited, 60, "{statuses:?}");
+    // At most one batch each past the limit: the servers' counts not yet added.
+    assert!(
+        (38..=44).contains(&ok),
+        "{ok} of 60 went ahead: {statuses:?}"
+    );
+    for app in [&one, &two] {
+        let wait = retry_after(app.call(&script, "list_my_campaigns", &[]).await).await;
+        assert!((1..=86_400).contains(&wait), "{wait}");
+        let judging = app
+            .call(
+                &script,
+                "judge/next",
+                &[("campaign_id", "00000000-0000-0000-0000-000000000001")],
+            )
+            .await;
+        assert_eq!(judging.status(), StatusCode::TOO_MANY_REQUESTS);
+    }
+    // The count is in PostgreSQL, for every server to read.
+    let stored: i64 =
+        sqlx::query_scalar("select sum(count)::int8 from rate_count where action = 'call'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert!(stored >= 40, "{stored}");
+    let (neighbour, _) = two.annotator().await;
+    let resp = one.call(&neighbour, "list_my_campaigns", &[]).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    one.stop().await;
+    two.stop().await;
+}
+
+/// Calls made without an account are limited per address (counted in PostgreSQL); another
+/// address is not held back, nor is a signed-in account behind the same address.
+#[sqlx::test(migrations = "../migrations")]
+async fn calls_without_an_account_are_limited_per_address(pool: PgPool) {
+    let config = Config {
+        trusted_proxies: TrustedProxies::parse("127.0.0.1, ::1").unwrap(),
+        rate_limits: app::domain::rate_limit::RateLimits {
+            anonymous_calls: app::domain::rate_limit::RateLimit::parse("10/86400").unwrap(),
+            ..Config::for_tests(String::new()).rate_limits
+        },
+        ..Config::for_tests(String::new())
+    };
+    let app = spawn_app_with_config(pool.clone(), config).await;
+    let visitor = client();
+    let from = |address: &str| {
+        visitor
+            .post(app.url("/api/current_user"))
+            .header(reqwest::header::ACCEPT, "application/json")
+            .header("x-forwarded-for", address.to_owned())
+            .send()
+    };
+    for i in 0..10 {
+        let resp = from("198.51.100.77").await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK, "call {i}");
+    }
+    let wait = retry_after(from("198.51.100.77").await.unwrap()).await;
+    assert!((1..=86_400).contains(&wait), "{wait}");
+    // Another address of the same IPv6 /64 is the same client; another /64 is not.
+    for i in 0..10 {
+        let resp = from("2001:db8:5:6::1").await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK, "v6 call {i}");
+    }
+    retry_after(from("2001:db8:5:6:ffff::2").await.unwrap()).await;
+    assert_eq!(
+        from("2001:db8:5:7::1").await.unwrap().status(),
+        StatusCode::OK
+    );
+    assert_eq!(from("203.0.113.9").await.unwrap().status(), StatusCode::OK);
+    app.stop().await;
+}

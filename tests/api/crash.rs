@@ -24,6 +24,9 @@ fn start_server(database_url: &str, port: u16) -> Process {
             // Every simulated annotator (and a burst of 500) comes from loopback.
             .env("PARACROWD_CONNECTION_SHARE_EXEMPT", "127.0.0.0/8")
             .env("PARACROWD_RATE_REGISTRATIONS", "100000/60")
+            // The simulated annotators answer as fast as the server lets them.
+            .env("PARACROWD_RATE_CALLS", "100000000/60")
+            .env("PARACROWD_RATE_ANONYMOUS_CALLS", "100000000/60")
             .stdout(Stdio::null())
             .spawn()
             .unwrap(),

@@ -30,6 +30,9 @@ fn replica(database_url: &str, port: u16) -> Process {
             .env("PARACROWD_CONNECTION_SHARE_EXEMPT", "127.0.0.1")
             // Every simulated annotator registers from loopback.
             .env("PARACROWD_RATE_REGISTRATIONS", "100000/60")
+            // The simulated annotators answer as fast as the server lets them.
+            .env("PARACROWD_RATE_CALLS", "100000000/60")
+            .env("PARACROWD_RATE_ANONYMOUS_CALLS", "100000000/60")
             .env("RUST_LOG", "error")
             .stdout(Stdio::null())
             .spawn()

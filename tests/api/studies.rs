@@ -592,6 +592,15 @@ async fn new_accounts_from_one_address_are_limited_and_returning_workers_are_not
         let c = if n == 1 { first.clone() } else { client() };
         let entry = json(open(&app, &c, &slug, &pid(n)).await).await;
         assert!(entry.get("Worker").is_some(), "{entry}");
+        if n == 1 {
+            // A link with another id in the first worker's browser is refused before it is
+            // counted: the second newcomer still has the second place.
+            let crafted = json(open(&app, &first, &slug, &pid(9)).await).await;
+            assert_eq!(
+                crafted["Refused"]["reason"], "OtherParticipant",
+                "{crafted}"
+            );
+        }
     }
     let third = open(&app, &client(), &slug, &pid(3)).await;
     assert_eq!(third.status(), StatusCode::TOO_MANY_REQUESTS);

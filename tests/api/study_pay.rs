@@ -944,3 +944,160 @@ async fn a_study_closed_under_its_workers_completes_those_who_worked_and_pays_a_
     assert_eq!(prolific_file, "decliner,0.02\nworked,0.03\n");
     app.stop().await;
 }
+
+/// Expires `assignment`'s lease and sweeps it, as the server does once a lease has run out.
+async fn run_out(pool: &PgPool, id: &str, assignment: &str) {
+    sqlx::query(
+        "update judge_assignment set lease_expires_at = now() - interval '1 second'
+         where assignment_id = $1::uuid",
+    )
+    .bind(assignment)
+    .execute(pool)
+    .await
+    .unwrap();
+    sqlx::query("select judge_expire_leases($1::uuid)")
+        .bind(id)
+        .execute(pool)
+        .await
+        .unwrap();
+}
+
+/// The number of items a study asks for holds under answers made in parallel, and the answer
+/// that makes the last one leases no further pair.
+#[sqlx::test(migrations = "../migrations")]
+async fn answers_in_parallel_cannot_pass_the_items_a_study_asks_for(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = crate::judge::campaign(
+        &app,
+        &admin,
+        crate::judge::Setup {
+            judgments_per_pair: 1,
+            ..crate::judge::Setup::pairs(&crate::judge::pairs_csv(12))
+        },
+    )
+    .await;
+    terms(&app, &admin, &id, "3", "C1234ABC", "", "").await;
+    let slug = link(&app, &admin, &id, "prolific").await;
+
+    // One item to go, and three leases that ran out (each answer would take its slot again).
+    let worker = arrive(&app, &slug, PROLIFIC).await;
+    judge_n(&app, &worker, &id, 2, true).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let task = next(&app, &worker, &id).await;
+        let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+        run_out(&pool, &id, &a).await;
+        held.push(a);
+    }
+    let answers = held.iter().map(|a| answer(&app, &worker, &id, a, true));
+    let statuses: Vec<StatusCode> = futures::future::join_all(answers)
+        .await
+        .iter()
+        .map(|r| r.status())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| s.is_success()).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| **s == StatusCode::CONFLICT)
+            .count(),
+        2,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        count(&pool, "select count(*) from judge_judgment").await,
+        3,
+        "the items asked for, no more"
+    );
+    assert_eq!(
+        count(&pool, "select judgments::int8 from judge_worker").await,
+        3
+    );
+    assert_eq!(
+        count(
+            &pool,
+            "select count(*) from judge_assignment where status = 'leased'"
+        )
+        .await,
+        0,
+        "no pair held for a worker who is done"
+    );
+    let done = complete(&app, &worker, &id).await;
+    assert_eq!(done["Done"]["items"], 3, "{done}");
+
+    // In turn: the last answer brings no pair and leaves no lease behind.
+    let other = arrive(
+        &app,
+        &slug,
+        "PROLIFIC_PID=5f3a9c0d1e2b4a0087654321&STUDY_ID=st1&SESSION_ID=se2",
+    )
+    .await;
+    judge_n(&app, &other, &id, 2, true).await;
+    let task = next(&app, &other, &id).await;
+    let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+    let last = json(answer(&app, &other, &id, &a, false).await).await;
+    assert!(last["next"].get("Judge").is_none(), "{last}");
+    assert_eq!(
+        count(
+            &pool,
+            "select count(*) from judge_assignment where status = 'leased'"
+        )
+        .await,
+        0
+    );
+    app.stop().await;
+}
+
+/// Pairs held by other workers' leases are not "nothing left": a worker is asked to wait for
+/// them, does not complete the study for that reason, and gets them when the leases run out.
+#[sqlx::test(migrations = "../migrations")]
+async fn pairs_others_hold_are_waited_for_not_counted_as_nothing_left(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = crate::judge::campaign(
+        &app,
+        &admin,
+        crate::judge::Setup {
+            judgments_per_pair: 1,
+            ..crate::judge::Setup::pairs(&crate::judge::pairs_csv(5))
+        },
+    )
+    .await;
+    terms(&app, &admin, &id, "5", "C1234ABC", "", "").await;
+    let slug = link(&app, &admin, &id, "prolific").await;
+    let worker = arrive(&app, &slug, PROLIFIC).await;
+    judge_n(&app, &worker, &id, 1, true).await;
+    // Four other ids on the same link hold the four pairs left.
+    let mut holders = Vec::new();
+    for i in 0..4 {
+        let query =
+            format!("PROLIFIC_PID=5f3a9c0d1e2b4a00000000{i:02}&STUDY_ID=st1&SESSION_ID=x{i}");
+        let c = arrive(&app, &slug, &query).await;
+        let task = next(&app, &c, &id).await;
+        holders.push(task["Judge"]["assignment_id"].as_str().unwrap().to_owned());
+    }
+    let task = next(&app, &worker, &id).await;
+    assert_eq!(task["Waiting"]["judged"], 1, "{task}");
+    let early = complete(&app, &worker, &id).await;
+    assert!(
+        early["NotYet"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 of the 5"),
+        "{early}"
+    );
+    assert_eq!(
+        count(&pool, "select count(*) from study_completion").await,
+        0
+    );
+    // One holder leaves: its pair comes to the worker.
+    run_out(&pool, &id, &holders[0]).await;
+    let task = next(&app, &worker, &id).await;
+    assert!(task.get("Judge").is_some(), "{task}");
+    app.stop().await;
+}

@@ -145,7 +145,10 @@ where
             },
         };
         let result = match session_caller(state, &copy.view, campaign).await {
-            Ok(user) => call(copy.clone(), user, campaign).await,
+            Ok(user) => match state.calls.take(&state.pool, user).await {
+                Ok(()) => call(copy.clone(), user, campaign).await,
+                Err(refused) => return Err(refused),
+            },
             Err(refused) => Err(refused),
         };
         match result {

@@ -298,9 +298,12 @@ mod ssr {
         let session = crate::session::session().await?;
         let signed_in = crate::session::signed_in(&session).await?;
         let state = crate::state::app_state()?;
+        let address = crate::api::client_address(&state).await;
+        // Counted by address: a link's visitor has no account yet, or is taken to theirs here.
+        state.calls.take_anonymous(&pool, address).await?;
         let newcomer = service::Newcomers {
             limit: state.rate_limits.study_accounts,
-            address: crate::api::client_address(&state).await,
+            address,
         };
         let opened = service::open(&pool, &slug, &pairs, signed_in, newcomer).await?;
         if let StudyEntry::Refused { reason, .. } = &opened.entry {

@@ -1,4 +1,4 @@
-//! `rate_count`: requests that create accounts, counted per address in fixed windows for
+//! `rate_count`: requests counted per address or account in fixed windows for
 //! `domain::rate_limit`. In the database, so every app server counts the same requests.
 use std::time::Duration;
 
@@ -42,4 +42,46 @@ pub async fn count_one(
         .await?;
     }
     Ok((row.count, row.left))
+}
+
+/// Adds `n` of `action` by `subject` to the window of `window` with index `index` (as the
+/// server's clock sees it: `RateLimit::window_at`). Returns the count in that window, these
+/// included.
+pub async fn add(
+    db: impl PgExecutor<'_> + Copy,
+    action: Counted,
+    subject: &str,
+    window: Duration,
+    index: i64,
+    n: u32,
+) -> Result<i64, AppError> {
+    let seconds = window.as_secs_f64();
+    let count = sqlx::query_scalar!(
+        r#"insert into rate_count (action, subject, window_start, count)
+           values ($1, $2, to_timestamp($3::int8 * $4::float8), $5)
+           on conflict (action, subject, window_start)
+           do update set count = rate_count.count + excluded.count
+           returning count::int8 as "count!""#,
+        action.as_str(),
+        subject,
+        index,
+        seconds,
+        n as i32,
+    )
+    .fetch_one(db)
+    .await?;
+    if count == i64::from(n) {
+        // The subject's first in this window: its windows long past go.
+        sqlx::query!(
+            "delete from rate_count where action = $1 and subject = $2
+               and window_start < to_timestamp(($3::int8 - 1) * $4::float8)",
+            action.as_str(),
+            subject,
+            index,
+            seconds,
+        )
+        .execute(db)
+        .await?;
+    }
+    Ok(count)
 }

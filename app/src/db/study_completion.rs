@@ -37,9 +37,9 @@ pub async fn arrival(
     .await?)
 }
 
-/// A judging worker's standing: judgments made, stopped by the gate, and whether any ordinary
-/// pair with a free slot is one they have not seen: the condition under which `judge/next`
-/// answers "nothing left" (a pair whose open slots other workers hold is not left for them now).
+/// A judging worker's standing: judgments made, stopped by the gate, and whether no pair is left
+/// for them (`judge_pairs_left`: a pair whose last slots other workers hold on a lease is still
+/// left, so nobody completes for that reason while it may come back to them).
 pub async fn judging_standing(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
@@ -48,12 +48,7 @@ pub async fn judging_standing(
     let r = sqlx::query!(
         r#"select coalesce(w.judgments, 0)::int8 as "items!",
                   coalesce(w.status = 'stopped' and not w.gate_overridden, false) as "stopped!",
-                  not exists (select 1 from judge_pair p
-                              where p.campaign_id = $1 and not p.is_test and not p.slots_full
-                                and p.open_slots > 0
-                                and not exists (select 1 from judge_assignment a
-                                                where a.app_user_id = $2 and a.pair_id = p.pair_id))
-                    as "nothing_left!"
+                  not judge_pairs_left($1, $2) as "nothing_left!"
            from (select 1) one
            left join judge_worker w on w.campaign_id = $1 and w.app_user_id = $2"#,
         campaign as CampaignId,
@@ -195,8 +190,9 @@ pub async fn items(
     .await?)
 }
 
-/// Whether the worker completed `campaign`, and whether they made the number of items its
-/// latest study information asks for (false when it sets none).
+/// Whether the worker completed `campaign`, and whether they may make no more items in it
+/// (`study_item_limit`: the number its latest study information asks for, none once completed;
+/// false for a worker who did not come through its link, or when it sets no number).
 pub async fn work_state(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
@@ -205,10 +201,8 @@ pub async fn work_state(
     let r = sqlx::query!(
         r#"select exists(select 1 from study_completion c
                          where c.campaign_id = $1 and c.app_user_id = $2) as "completed!",
-                  coalesce((select i.complete_after from study_info i where i.campaign_id = $1
-                            order by i.version desc limit 1)
-                           <= study_items($1, $2),
-                           false) as "reached!""#,
+                  coalesce(study_item_limit($1, $2) <= study_items($1, $2), false)
+                    as "reached!""#,
         campaign as CampaignId,
         user as UserId,
     )

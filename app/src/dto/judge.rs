@@ -15,8 +15,11 @@ pub enum JudgeTask {
         judged: i64,
         guide: JudgeGuide,
     },
-    /// Nothing to judge for this worker now (every pair has its judgments, or they saw it).
+    /// Nothing to judge for this worker (every pair has its judgments, or they saw it).
     NothingLeft { judged: i64 },
+    /// Nothing to judge for this worker this moment: the pairs left for them are held by other
+    /// workers' leases, and come back if those run out unanswered.
+    Waiting { judged: i64 },
     /// The gate stopped this worker; the message says why.
     Stopped { judged: i64, message: String },
 }

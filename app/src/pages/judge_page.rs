@@ -51,8 +51,11 @@ pub fn JudgePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     let study: StudyProgress = study.await.unwrap_or_default();
                     match task.await {
-                        Ok(JudgeTask::Judge { judged, .. })
-                            if study.done_href.is_some()
+                        Ok(
+                            JudgeTask::Judge { judged, .. }
+                            | JudgeTask::NothingLeft { judged }
+                            | JudgeTask::Waiting { judged },
+                        ) if study.done_href.is_some()
                                 && study.complete_after.is_some_and(|n| judged >= i64::from(n)) =>
                         {
                             view! {
@@ -95,6 +98,23 @@ pub fn JudgePage() -> impl IntoView {
                             }
                                 .into_any()
                         }
+                        Ok(JudgeTask::Waiting { judged }) => {
+                            view! {
+                                <h1>"Please wait a moment"</h1>
+                                <p role="status">
+                                    "You have judged " <strong data-testid="judged-total">{judged}</strong>
+                                    " pairs. The pairs left for you are being judged by other people right now; any they leave unfinished come back within a few minutes."
+                                </p>
+                                <button
+                                    type="button"
+                                    data-testid="look-again"
+                                    on:click=move |_| next.run(None)
+                                >
+                                    "Look again"
+                                </button>
+                            }
+                                .into_any()
+                        }
                         Ok(JudgeTask::Stopped { judged, message }) => {
                             view! {
                                 <h1>"Thank you"</h1>
@@ -126,9 +146,9 @@ fn stopped_pay(judged: i64, study: &StudyProgress) -> String {
         let cents =
             crate::domain::study::pay::judgment_bonus_cents(judged, study.judgment_pay_mills);
         format!(
-            "At {} you earned ${} for them. {counts}",
+            "At {} you earned {} for them. {counts}",
             study.pay_per_item,
-            crate::domain::study::pay::dollars(cents)
+            crate::domain::money::usd(cents)
         )
     } else {
         counts.to_owned()

@@ -92,7 +92,9 @@ pub async fn authenticate(
         return Err(AppError::BadCredentials);
     }
     let (account, name) = Username::login_key(username);
-    let address = addr.map(|a| a.to_string()).unwrap_or_default();
+    let address = addr
+        .map(|a| crate::client_addr::counted_as(a).to_string())
+        .unwrap_or_default();
     let counts = login_failures::counts(pool, &account, &address, policy.window).await?;
     if let Some(wait) = policy.wait(&counts) {
         return Err(AppError::RateLimited {

@@ -114,8 +114,9 @@ pub async fn next(
         let how = serving(cache, draws, cid, settings);
         served = db::next_pair(&mut tx, cid, user, &worker, &how).await?.pair;
     }
+    let waiting = served.is_none() && db::pairs_left(&mut *tx, cid, user).await?;
     tx.commit().await?;
-    Ok(task(served, judged, &campaign))
+    Ok(task(served, waiting, judged, &campaign))
 }
 
 /// How the next pair is served: the campaign's settings and this call's draws. Every call that
@@ -140,7 +141,14 @@ fn serving(
     }
 }
 
-fn task(served: Option<db::ServedPair>, judged: i64, campaign: &JudgeCampaign) -> JudgeTask {
+/// What the worker is shown: the pair served; else, when `waiting` (pairs are left for them, held
+/// by other workers' leases), to look again soon; else that nothing is left.
+fn task(
+    served: Option<db::ServedPair>,
+    waiting: bool,
+    judged: i64,
+    campaign: &JudgeCampaign,
+) -> JudgeTask {
     match served {
         Some(p) => JudgeTask::Judge {
             assignment_id: p.assignment_id,
@@ -149,6 +157,7 @@ fn task(served: Option<db::ServedPair>, judged: i64, campaign: &JudgeCampaign) -
             judged,
             guide: guide(campaign),
         },
+        None if waiting => JudgeTask::Waiting { judged },
         None => JudgeTask::NothingLeft { judged },
     }
 }
@@ -235,7 +244,11 @@ pub async fn answer(
                         judged,
                         message: message.clone(),
                     },
-                    None => task(next, judged, &campaign),
+                    None => {
+                        // Rare (the last pairs, or a study's last item): told apart here.
+                        let waiting = next.is_none() && db::pairs_left(pool, cid, user).await?;
+                        task(next, waiting, judged, &campaign)
+                    }
                 };
                 Ok(AnswerOutcome {
                     judged,
@@ -262,6 +275,7 @@ pub async fn answer(
             db::Answered::Unauthenticated => Err(AppError::Unauthenticated),
             db::Answered::NotOpen => Err(campaigns::not_open()),
             db::Answered::Stopped => Err(AppError::Forbidden),
+            db::Answered::Done => Err(crate::service::study_completion::items_done()),
             db::Answered::Gone => Err(AppError::Conflict(
                 "This pair waited too long and went to another worker. Here is the next one."
                     .into(),

@@ -8,6 +8,7 @@
 pub mod accounts;
 pub mod apt;
 pub mod apt_report;
+pub mod call_limits;
 pub mod campaigns;
 pub mod export;
 pub mod gate_table;

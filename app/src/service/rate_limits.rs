@@ -22,7 +22,7 @@ pub async fn take(
     let (count, left) = rate_counts::count_one(
         pool,
         action,
-        &address.to_canonical().to_string(),
+        &crate::client_addr::counted_as(address).to_string(),
         limit.window,
     )
     .await?;

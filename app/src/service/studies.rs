@@ -77,12 +77,16 @@ pub async fn open(
         return Ok(refused(Refusal::OtherAccount, None));
     }
 
+    let existing = db::find_account(pool, arrival.platform, arrival.external_id.as_str()).await?;
+    // A browser signed in as another worker is refused before anything is counted (checked
+    // again below, where the account is made).
+    if let SignedIn::StudyWorker(current) = signed_in {
+        if existing.map(|(user, _)| user) != Some(current) {
+            return Ok(refused(Refusal::OtherParticipant, None));
+        }
+    }
     // A platform id new to the server makes an account: at most so many per address.
-    if open
-        && db::find_account(pool, arrival.platform, arrival.external_id.as_str())
-            .await?
-            .is_none()
-    {
+    if open && existing.is_none() {
         super::rate_limits::take(
             pool,
             newcomers.limit,
@@ -372,13 +376,7 @@ pub async fn setup(
         judgment_pay: info
             .as_ref()
             .filter(|i| i.judgment_pay_mills > 0)
-            .map(|i| {
-                format!(
-                    "{}.{:03}",
-                    i.judgment_pay_mills / 1000,
-                    i.judgment_pay_mills % 1000
-                )
-            })
+            .map(|i| crate::domain::money::dollars_mills(i64::from(i.judgment_pay_mills)))
             .unwrap_or_default(),
         min_hourly: info
             .as_ref()

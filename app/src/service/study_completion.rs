@@ -6,7 +6,7 @@ use crate::db::campaigns::{self as campaigns_db, CampaignSettings};
 use crate::db::studies as studies_db;
 use crate::db::study_completion::{self as db, ArrivalRow, CompletionRow};
 use crate::domain::study::completion::{self, Reason, Standing};
-use crate::domain::study::pay::{self, dollars};
+use crate::domain::study::pay;
 use crate::domain::study::platform::{self, ArrivalDetail, Platform};
 use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId};
 use crate::dto::studies::{CompletionView, ReturnTo, StudyProgress};
@@ -23,11 +23,16 @@ pub async fn check_may_work(
         (true, _) => Err(AppError::Conflict(
             "You have completed this study: its completion page has your code and the way back to your platform.".into(),
         )),
-        (false, true) => Err(AppError::Conflict(
-            "You have done the items this study asks for: finish on its completion page to get your code.".into(),
-        )),
+        (false, true) => Err(items_done()),
         (false, false) => Ok(()),
     }
+}
+
+/// The refusal of an item past the number the study asks for.
+pub fn items_done() -> AppError {
+    AppError::Conflict(
+        "You have done the items this study asks for: finish on its completion page to get your code.".into(),
+    )
 }
 
 /// Where the worker finishes `campaign`.
@@ -49,7 +54,10 @@ pub async fn progress(
     let arrived = studies_db::arrived(pool, campaign, user).await?;
     let pay_per_item = match (&info, c.kind) {
         (Some(i), CampaignKind::Judge) if i.judgment_pay_mills > 0 => {
-            format!("{} a pair", mills_text(i.judgment_pay_mills))
+            format!(
+                "{} a pair",
+                crate::domain::money::usd_mills(i64::from(i.judgment_pay_mills))
+            )
         }
         _ => String::new(),
     };
@@ -64,16 +72,6 @@ pub async fn progress(
         minutes: info.as_ref().and_then(|i| i.minutes),
         done_href: arrived.then(|| done_href(campaign)),
     })
-}
-
-/// Dollars from thousandths, with two decimals or three when the third is not 0 (`15` →
-/// `$0.015`, `20` → `$0.02`).
-fn mills_text(mills: i32) -> String {
-    if mills % 10 == 0 {
-        format!("${}", dollars(i64::from(mills / 10)))
-    } else {
-        format!("${}.{:03}", mills / 1000, mills % 1000)
-    }
 }
 
 async fn standing(
@@ -174,8 +172,8 @@ async fn earned_text(
     };
     Ok(if bonus > 0 {
         format!(
-            "Your bonus so far: ${} for {} {}. The researcher pays it through your platform; the study's base pay comes when they approve your submission.",
-            dollars(bonus),
+            "Your bonus so far: {} for {} {}. The researcher pays it through your platform; the study's base pay comes when they approve your submission.",
+            crate::domain::money::usd(bonus),
             record.items,
             item_word(c.kind, record.items)
         )
@@ -258,14 +256,6 @@ fn done_view(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pay_per_pair_reads_as_dollars() {
-        assert_eq!(mills_text(15), "$0.015");
-        assert_eq!(mills_text(20), "$0.02");
-        assert_eq!(mills_text(1250), "$1.25");
-        assert_eq!(mills_text(1005), "$1.005");
-    }
 
     #[test]
     fn own_codes_are_ten_unambiguous_characters() {

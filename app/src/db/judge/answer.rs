@@ -79,6 +79,8 @@ pub enum Answered {
     Stale,
     /// The gate stopped the worker.
     Stopped,
+    /// A study worker who made the items the study asks for, or completed it.
+    Done,
     /// The lease ran out and the pair's slots went to other workers meanwhile.
     Gone,
     /// No such assignment of this worker's.
@@ -165,6 +167,7 @@ pub async fn answer(db: impl PgExecutor<'_>, call: &AnswerCall<'_>) -> Result<An
         Outcome::NotOpen => Answered::NotOpen,
         Outcome::Stale => Answered::Stale,
         Outcome::Stopped => Answered::Stopped,
+        Outcome::Done => Answered::Done,
         Outcome::Gone => Answered::Gone,
         Outcome::Missing => Answered::Missing,
     })
@@ -203,12 +206,13 @@ enum Outcome {
     NotOpen,
     Stale,
     Stopped,
+    Done,
     Gone,
     Missing,
 }
 
 impl Outcome {
-    const ALL: [(Outcome, &'static str); 9] = [
+    const ALL: [(Outcome, &'static str); 10] = [
         (Outcome::Judged, "judged"),
         (Outcome::Answered, "answered"),
         (Outcome::SessionChanged, "session_changed"),
@@ -216,6 +220,7 @@ impl Outcome {
         (Outcome::NotOpen, "not_open"),
         (Outcome::Stale, "stale"),
         (Outcome::Stopped, "stopped"),
+        (Outcome::Done, "done"),
         (Outcome::Gone, "gone"),
         (Outcome::Missing, "missing"),
     ];

@@ -171,3 +171,19 @@ pub async fn wait_for_held_free_pair(
     .await?;
     Ok(found.is_some())
 }
+
+/// Whether a pair is left for `user` (`judge_pairs_left`): one with a free slot they have not
+/// been served, or one whose last slots other workers hold on a lease.
+pub async fn pairs_left(
+    db: impl sqlx::PgExecutor<'_>,
+    campaign_id: CampaignId,
+    user: UserId,
+) -> Result<bool, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"select judge_pairs_left($1, $2) as "left!""#,
+        campaign_id as CampaignId,
+        user as UserId
+    )
+    .fetch_one(db)
+    .await?)
+}
