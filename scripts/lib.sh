@@ -58,6 +58,8 @@ wasm_bindgen_version() {
 
 # ONNX Runtime's library (from PyPI), shared by every checkout on this machine.
 ORT_VERSION=1.31.1
+# mdBook, for the documentation (crates.io).
+MDBOOK_VERSION=0.5.4
 ORT_DIR="${PARACROWD_CACHE:-$HOME/.cache/paracrowd}/onnxruntime-$ORT_VERSION"
 export ORT_DYLIB_PATH="${ORT_DYLIB_PATH:-$ORT_DIR/libonnxruntime.so}"
 # The ParaSCI miner's sentence embedding model (from PyPI), shared likewise.

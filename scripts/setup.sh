@@ -3,7 +3,7 @@
 # Everything comes from crates.io, Debian's packages, PyPI and the npm registry.
 #
 #   scripts/setup.sh                  what scripts/run.sh needs
-#   scripts/setup.sh --test           what scripts/test.sh needs as well (rustfmt and clippy,
+#   scripts/setup.sh --test           what scripts/test.sh needs as well (rustfmt, clippy and mdBook,
 #                                     Chromium, HAProxy, plpgsql_check, and Python environments with the model
 #                                     export tools, Triton and Hugging Face datasets)
 #   scripts/setup.sh [--test] --only PART
@@ -111,6 +111,12 @@ setup_build() {
     echo "Installing wasm-bindgen-cli $need_wb (a few minutes, once)"
     # Not --locked: its lock file pins a crate version the registry no longer serves.
     cargo install wasm-bindgen-cli --version "$need_wb" --force
+  fi
+  # mdBook builds the documentation in docs/ (the test command builds it).
+  if [ "$want_test" = 1 ] && [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
+    echo "Installing mdBook $MDBOOK_VERSION (a few minutes, once)"
+    cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features \
+      --features search --force
   fi
   if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.installed ]; then
     echo "Installing Node packages (binaryen, playwright-core, axe-core)"

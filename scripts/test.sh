@@ -134,6 +134,9 @@ fi
 stage_end
 
 step "lint and checked SQL (cargo fmt --check; cargo clippy -D warnings, whose compile checks .sqlx/ against migrations/)" lint
+# The book: mdBook fails on a page SUMMARY.md names that is missing; tests/api/docs_links.rs
+# checks every relative link and that every page is in SUMMARY.md.
+step "documentation (mdbook build docs)" mdbook build docs -d "$LOGS/book"
 step "build (wasm bundle; the tests and the server binary in one release build)" \
   env PARACROWD_BUILD_WITH_TESTS=1 "$ROOT/scripts/build.sh"
 

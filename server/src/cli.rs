@@ -81,10 +81,29 @@ pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
         ["score", input, rest @ ..] if rest.len() <= 1 => {
             let ml = crate::ml::MlConfig::from_env()?;
             let (input, output) = (PathBuf::from(input), rest.first().map(PathBuf::from));
-            tokio::task::spawn_blocking(move || {
-                crate::score_cmd::run(&ml, &input, output.as_deref())
-            })
-            .await?
+            match crate::ml::remote::ScorerBackend::from_env()? {
+                crate::ml::remote::ScorerBackend::Local => {
+                    tokio::task::spawn_blocking(move || {
+                        crate::score_cmd::run(&ml, &input, output.as_deref())
+                    })
+                    .await?
+                }
+                // Where `serve` would score Checks, checked as `serve` checks it.
+                crate::ml::remote::ScorerBackend::Remote(remote) => {
+                    let max_batch = ml.max_batch;
+                    let engine =
+                        tokio::task::spawn_blocking(move || crate::ml::ScoringEngine::start(&ml))
+                            .await?
+                            .context("the scoring models could not be loaded")?;
+                    for line in engine.resolution().lines() {
+                        eprintln!("{line}");
+                    }
+                    let say = |line: &str| eprintln!("{line}");
+                    let scorer =
+                        crate::ml::remote::startup::scorer_saying(&remote, engine, &say).await?;
+                    crate::score_cmd::run_with(scorer, max_batch, &input, output.as_deref()).await
+                }
+            }
         }
         ["models"] | ["models", "status"] => {
             let ml = crate::ml::MlConfig::from_env()?;

@@ -1,5 +1,6 @@
-//! `paracrowd score INPUT [OUTPUT]`: re-scores a file of sentence pairs with the scorer the model
-//! resolver picks and writes, per pair, the MI judge's probabilities both ways, MI, BLEURT both
+//! `paracrowd score INPUT [OUTPUT]`: re-scores a file of sentence pairs where `serve` would score
+//! Checks (in process with the scorer the model resolver picks, or on the inference server
+//! `PARACROWD_SCORER=remote` names, failing where `serve` would fail to start) and writes, per pair, the MI judge's probabilities both ways, MI, BLEURT both
 //! ways and their mean, the reward in cents, the model versions and the scorer in words. The tool a researcher uses on an AP_H-style
 //! file, and the one the benchmark uses.
 use std::fs::File;
@@ -8,6 +9,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use app::domain::reward::{attempt_contains_source, reward_cents, DEFAULT_BLEURT_THRESHOLD};
+
+use app::ml::{PairScorer, PairScores};
 
 use crate::ml::{MlConfig, Scorer};
 
@@ -81,18 +84,55 @@ pub fn read_pairs(path: &Path) -> anyhow::Result<Vec<(String, String)>> {
     Ok(pairs)
 }
 
-/// Scores `input` and writes a TSV to `output` (stdout when `None`). Prints progress to stderr.
+/// Scores `input` in process with the scorer the model resolver picks, and writes a TSV to
+/// `output` (stdout when `None`). Prints progress to stderr.
 pub fn run(config: &MlConfig, input: &Path, output: Option<&Path>) -> anyhow::Result<()> {
     let pairs = read_pairs(input)?;
     let (mut scorer, resolution) = Scorer::resolve(config)?;
     for line in resolution.lines() {
         eprintln!("{line}");
     }
-    let versions = scorer.versions();
-    let labels: Vec<String> = {
-        let probe = scorer.score_pairs(&[("a", "b")])?;
-        probe[0].labels.clone()
-    };
+    write_scores(&pairs, config.max_batch, output, |chunk| {
+        scorer.score_pairs(chunk)
+    })
+}
+
+/// Scores `input` with `scorer` (an inference server's, as `serve` would score Checks with the
+/// same settings), `max_batch` pairs in flight at a time, and writes the TSV as [`run`] does.
+pub async fn run_with(
+    scorer: std::sync::Arc<dyn PairScorer>,
+    max_batch: usize,
+    input: &Path,
+    output: Option<&Path>,
+) -> anyhow::Result<()> {
+    let pairs = read_pairs(input)?;
+    let output = output.map(Path::to_path_buf);
+    let handle = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        write_scores(&pairs, max_batch, output.as_deref(), |chunk| {
+            let calls = chunk
+                .iter()
+                .map(|(a, b)| scorer.score((*a).to_owned(), (*b).to_owned()));
+            handle
+                .block_on(futures::future::join_all(calls))
+                .into_iter()
+                .map(|r| r.map_err(|e| anyhow::anyhow!("{e}")))
+                .collect()
+        })
+    })
+    .await?
+}
+
+/// Writes the TSV of `pairs` scored `max_batch` at a time by `score`: per pair the MI judge's
+/// probabilities both ways, MI, BLEURT both ways and their mean, the reward in cents, the model
+/// versions and the scorer in words.
+fn write_scores(
+    pairs: &[(String, String)],
+    max_batch: usize,
+    output: Option<&Path>,
+    mut score: impl FnMut(&[(&str, &str)]) -> anyhow::Result<Vec<PairScores>>,
+) -> anyhow::Result<()> {
+    let labels: Vec<String> = score(&[("a", "b")])?[0].labels.clone();
     let sink: Box<dyn Write> = match output {
         Some(p) => {
             Box::new(File::create(p).with_context(|| format!("cannot write {}", p.display()))?)
@@ -121,12 +161,12 @@ pub fn run(config: &MlConfig, input: &Path, output: Option<&Path>) -> anyhow::Re
     );
     out.write_record(&header)?;
     let started = std::time::Instant::now();
-    for (n, chunk) in pairs.chunks(config.max_batch).enumerate() {
+    for (n, chunk) in pairs.chunks(max_batch.max(1)).enumerate() {
         let refs: Vec<(&str, &str)> = chunk
             .iter()
             .map(|(a, b)| (a.as_str(), b.as_str()))
             .collect();
-        let scores = scorer.score_pairs(&refs)?;
+        let scores = score(&refs)?;
         for ((source, attempt), s) in chunk.iter().zip(scores) {
             let mi = s.is_mutual_implication && !attempt_contains_source(source, attempt);
             let mut row = vec![clean(source), clean(attempt)];
@@ -137,12 +177,12 @@ pub fn run(config: &MlConfig, input: &Path, output: Option<&Path>) -> anyhow::Re
             row.push(format!("{:.6}", s.bleurt_backward));
             row.push(format!("{:.6}", s.bleurt));
             row.push(reward_cents(mi, f64::from(s.bleurt), DEFAULT_BLEURT_THRESHOLD).to_string());
-            row.push(versions.mi.clone());
-            row.push(versions.bleurt.clone());
-            row.push(versions.description.clone());
+            row.push(s.versions.mi.clone());
+            row.push(s.versions.bleurt.clone());
+            row.push(s.versions.description.clone());
             out.write_record(&row)?;
         }
-        let done = ((n + 1) * config.max_batch).min(pairs.len());
+        let done = ((n + 1) * max_batch.max(1)).min(pairs.len());
         if n % 20 == 19 || done == pairs.len() {
             let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-9);
             eprintln!("scored {done}/{} pairs ({rate:.1} pairs/s)", pairs.len());

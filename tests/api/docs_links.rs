@@ -64,3 +64,28 @@ fn the_link_reader_finds_links() {
         ["docs/a.md", "https://x.org/b"]
     );
 }
+
+/// The book (`docs/`, built by mdBook in the test command) lists every page of `docs/` in its
+/// table of contents, so no page is left out of it.
+#[test]
+fn every_page_of_the_docs_is_in_the_book() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let docs = root.join("docs");
+    let summary = std::fs::read_to_string(docs.join("SUMMARY.md")).unwrap();
+    let listed = link_targets(&summary);
+    let mut missing = Vec::new();
+    for file in markdown_files(&root) {
+        let Ok(page) = file.strip_prefix(&docs) else {
+            continue;
+        };
+        let page = page.to_string_lossy().replace('\\', "/");
+        if page != "SUMMARY.md" && !listed.contains(&page) {
+            missing.push(page);
+        }
+    }
+    assert!(listed.len() > 15, "{listed:?}");
+    assert!(
+        missing.is_empty(),
+        "pages not in docs/SUMMARY.md: {missing:?}"
+    );
+}

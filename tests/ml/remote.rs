@@ -567,3 +567,99 @@ async fn a_server_that_comes_up_later_is_checked_then_takes_the_checks() {
     let load = scorer.load().unwrap().remote.unwrap();
     assert!(load.up && load.fallbacks >= 1, "{load:?}");
 }
+
+/// `paracrowd score` with `PARACROWD_SCORER=remote`, as a researcher runs it.
+fn score_command(
+    models: &PairModels,
+    url: &str,
+    fallback: &str,
+    input: &std::path::Path,
+) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_paracrowd"))
+        .arg("score")
+        .arg(input)
+        .env("PARACROWD_MI_MODEL", &models.mi)
+        .env("PARACROWD_BLEURT_MODEL", &models.bleurt)
+        .env("PARACROWD_SCORER", "remote")
+        .env("PARACROWD_SCORER_URL", url)
+        .env("PARACROWD_SCORER_FALLBACK", fallback)
+        .env("RUST_LOG", "error")
+        .output()
+        .unwrap()
+}
+
+/// The `score` command scores where `serve` would score Checks: on the inference server, with
+/// the scores the engine gives, and the scorer column saying so; with the server unreachable it
+/// fails as `serve` does without a fallback, and scores in process (saying so) with one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_score_command_scores_where_serve_would_and_fails_where_it_would() {
+    let Some(fx) =
+        setup("ml::remote::the_score_command_scores_where_serve_would_and_fails_where_it_would")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("pairs.tsv");
+    let pairs = fixture_pairs();
+    let mut text = "sentence1\tsentence2\n".to_owned();
+    for (s, a) in &pairs {
+        text.push_str(&format!("{s}\t{a}\n"));
+    }
+    std::fs::write(&input, text).unwrap();
+    let rows = |out: &std::process::Output| -> Vec<Vec<String>> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').map(str::to_owned).collect())
+            .collect()
+    };
+
+    // Nothing listening, no fallback: refused, with what to do (serve's own refusal).
+    let closed = format!("http://127.0.0.1:{}", free_port());
+    let out = score_command(&fx.models, &closed, "none", &input);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("PARACROWD_SCORER_FALLBACK=local"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no scores written");
+
+    // With the fallback: scored in process, and said so.
+    let out = score_command(&fx.models, &closed, "local", &input);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("not answering"), "{stderr}");
+    assert_eq!(rows(&out).len(), pairs.len());
+
+    // On the inference server: its scores, the engine's to the tolerance, named in each row.
+    let triton = Triton::start(&fx.python, Serve::checks(&fx.mi, &fx.bleurt)).await;
+    let url = triton.url();
+    let models = fx.models.clone();
+    let input2 = input.clone();
+    let out = tokio::task::spawn_blocking(move || score_command(&models, &url, "none", &input2))
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("scored on the inference server"),
+        "{stderr}"
+    );
+    let local = engine(&fx.models).await;
+    let got = rows(&out);
+    assert_eq!(got.len(), pairs.len());
+    for ((s, a), row) in pairs.iter().zip(&got) {
+        let want = local.score(s.clone(), a.clone()).await.unwrap();
+        assert!(
+            row.last().unwrap().contains("on the inference server"),
+            "{row:?}"
+        );
+        let bleurt: f32 = row[row.len() - 5].parse().unwrap();
+        assert!(
+            (bleurt - want.bleurt).abs() < 1e-4,
+            "{s} / {a}: {bleurt} vs {}",
+            want.bleurt
+        );
+    }
+}

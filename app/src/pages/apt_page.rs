@@ -15,9 +15,7 @@ use crate::domain::apt::budget::payout;
 use crate::domain::reward::reward_table;
 use crate::error::{AppError, ErrorMessage};
 
-fn dollars(cents: i64) -> String {
-    format!("${}.{:02}", cents / 100, cents % 100)
-}
+use crate::domain::money::usd as dollars;
 
 /// What Submit will do, on its button: "Submit — earns $0.12" once the text is checked.
 fn submit_label(reward_cents: Option<i64>) -> String {

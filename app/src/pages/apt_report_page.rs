@@ -34,7 +34,7 @@ pub fn AptReportPage() -> impl IntoView {
 #[component]
 fn Report(r: AptReportView) -> impl IntoView {
     let t = r.table2;
-    let dollars = |c: i64| format!("${}.{:02}", c / 100, c % 100);
+    let dollars = crate::domain::money::usd;
     view! {
         <h1>{r.title} " — APT report"</h1>
         <p class="muted">"Status: " {r.status.as_str()} " · BLEURT threshold " {r.bleurt_threshold}</p>

@@ -9,15 +9,12 @@ use crate::api::studies::{
     load_payments, BatchView, DiscardPaymentBatch, MakePaymentBatch, MarkBatchPaid, PaymentsView,
     WorkerPayView,
 };
-use crate::domain::study::pay::dollars;
 use crate::error::ErrorMessage;
 
-fn money(cents: i64) -> String {
-    format!("${}", dollars(cents))
-}
+use crate::domain::money::usd as money;
 
 fn hourly(c: Option<f64>) -> String {
-    c.map_or_else(|| "—".to_owned(), |c| format!("${:.2}/h", c / 100.0))
+    c.map_or_else(|| "—".to_owned(), crate::domain::money::usd_per_hour)
 }
 
 #[component]

@@ -13,6 +13,7 @@ use sqlx::PgPool;
 use crate::db::campaigns as campaigns_db;
 use crate::db::payments::{self as db, BatchRow, WorkerPayRow};
 use crate::db::studies as studies_db;
+use crate::domain::percentile::median;
 use crate::domain::study::bonus_files::{self, BonusFile, BonusLine};
 use crate::domain::study::completion::Reason;
 use crate::domain::study::pay::{self, Terms};
@@ -84,19 +85,6 @@ async fn study(db: &mut sqlx::PgConnection, campaign: CampaignId) -> Result<Stud
         terms,
         judgment_pay_mills: mills,
         owed,
-    })
-}
-
-fn median(mut xs: Vec<f64>) -> Option<f64> {
-    if xs.is_empty() {
-        return None;
-    }
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    Some(if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
     })
 }
 
@@ -305,16 +293,4 @@ pub async fn bonus_file(
         "csv"
     };
     Ok((format!("bonus-{}-{id}.{ext}", kind.as_str()), body))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::median;
-
-    #[test]
-    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
-        assert_eq!(median(vec![]), None);
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), Some(2.5));
-    }
 }

@@ -4,14 +4,7 @@ use std::fmt::Write;
 
 use super::{Outcome, Verification};
 
-/// The `q`-quantile (0..=1) of `sorted` by nearest rank; `None` when empty.
-pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, sorted.len()) - 1])
-}
+pub use app::domain::percentile::percentile;
 
 /// pgbench's result for the same PostgreSQL: single-row inserts per second.
 #[derive(Debug, Clone)]
@@ -153,21 +146,4 @@ pub fn render_burst(n: usize, b: &super::BurstOutcome) -> String {
         b.health_server_within_50ms
             .map_or("? (no /metrics)".to_owned(), |(w, n)| format!("{w} of {n}"))
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentiles_by_nearest_rank() {
-        let v: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(percentile(&v, 0.5), Some(50.0));
-        assert_eq!(percentile(&v, 0.95), Some(95.0));
-        assert_eq!(percentile(&v, 0.99), Some(99.0));
-        assert_eq!(percentile(&v, 1.0), Some(100.0));
-        assert_eq!(percentile(&v, 0.0), Some(1.0));
-        assert_eq!(percentile(&[7.0], 0.99), Some(7.0));
-        assert_eq!(percentile(&[], 0.5), None);
-    }
 }

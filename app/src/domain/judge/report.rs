@@ -8,6 +8,7 @@ use crate::domain::agreement::{
     cohen_kappa, fleiss_kappa, gwet_ac1, krippendorff_alpha_nominal, majority,
 };
 use crate::domain::dawid_skene::{dawid_skene, Answer};
+use crate::domain::percentile::median;
 
 /// One trusted judgment of an ordinary pair.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,19 +64,6 @@ pub struct Agreement {
     pub ds_prior_paraphrase: Option<f64>,
     /// Each worker's agreement numbers, by worker index.
     pub workers: Vec<WorkerAgreement>,
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let m = v.len() / 2;
-    Some(if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    })
 }
 
 /// Each worker's Cohen's kappa against the leave-one-out majority of the others on the pairs

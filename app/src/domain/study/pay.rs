@@ -97,12 +97,7 @@ pub fn pay(terms: Terms, bonus_cents: i64, seconds: f64, completed: bool) -> Pay
     }
 }
 
-/// Dollars with two decimals, as the platforms' bonus files want them (`1234` → `12.34`).
-pub fn dollars(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let c = cents.unsigned_abs();
-    format!("{sign}{}.{:02}", c / 100, c % 100)
-}
+pub use crate::domain::money::dollars;
 
 /// Reads an amount of dollars typed by a researcher (`1.50`, `$0.015`, `2`) as units of
 /// `10^-places` dollars (`places` 2: cents, 3: thousandths); `None` when it is not a
@@ -204,13 +199,5 @@ mod tests {
         assert_eq!(parse_dollars("", 2), None);
         assert_eq!(parse_dollars(".", 2), None);
         assert_eq!(parse_dollars("9999999999", 2), None);
-    }
-
-    #[test]
-    fn dollars_have_two_decimals() {
-        assert_eq!(dollars(1234), "12.34");
-        assert_eq!(dollars(5), "0.05");
-        assert_eq!(dollars(0), "0.00");
-        assert_eq!(dollars(-150), "-1.50");
     }
 }

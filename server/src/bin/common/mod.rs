@@ -5,13 +5,9 @@ use std::time::{Duration, Instant};
 
 use app::ml::PairScorer;
 
-/// The value at quantile `p` of sorted values (NaN when empty).
+/// The value at quantile `p` of sorted values (NaN when empty; `domain::percentile`).
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
+    app::domain::percentile::percentile(sorted, p).unwrap_or(f64::NAN)
 }
 
 /// The CPU model and core count, for the tables.

@@ -18,6 +18,16 @@ pub async fn scorer(
     config: &RemoteConfig,
     engine: ScoringEngine,
 ) -> anyhow::Result<Arc<dyn PairScorer>> {
+    scorer_saying(config, engine, &|line| println!("{line}")).await
+}
+
+/// [`scorer`], saying what it found with `say` (the `score` command writes its scores to
+/// standard output, so it says this on standard error).
+pub async fn scorer_saying(
+    config: &RemoteConfig,
+    engine: ScoringEngine,
+    say: &(dyn Fn(&str) + Sync),
+) -> anyhow::Result<Arc<dyn PairScorer>> {
     let encoders = engine.encoders().cloned().context(
         "PARACROWD_SCORER=remote needs sequence-pair models (the paper's, the stand-ins or ones \
          named by PARACROWD_MI_MODEL and PARACROWD_BLEURT_MODEL); the lite scorer runs only in process",
@@ -38,7 +48,7 @@ pub async fn scorer(
     let remote = RemoteScorer::new(config, encoders, reference)?;
     match remote.connect().await {
         Ok(()) => {
-            println!(
+            say(&format!(
                 "Checks are scored on the inference server at {} (deadline {} ms; fallback: {})",
                 config.url,
                 config.deadline.as_millis(),
@@ -46,17 +56,17 @@ pub async fn scorer(
                     Fallback::None => "none, Checks answer busy while it is down",
                     Fallback::Local => "in process",
                 }
-            );
+            ));
         }
         Err(ServerProblem::Mismatch(e)) => {
             bail!("{e}. Serve the same model directories there (deploy/triton/)")
         }
         Err(ServerProblem::Down(e)) if config.fallback == Fallback::Local => {
             tracing::warn!(error = %e, "the inference server is not there yet; scoring in process until it is");
-            println!(
+            say(&format!(
                 "The inference server at {} is not answering ({e}); Checks are scored in process until it is.",
                 config.url
-            );
+            ));
             remote.start_probing();
         }
         Err(ServerProblem::Down(e)) => bail!(
