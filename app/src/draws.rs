@@ -19,19 +19,17 @@ impl Draws {
 
     /// Uniform in `[0, 1)`.
     pub fn unit(&self) -> f64 {
-        // The top 53 bits give every representable multiple of 2^-53 in [0, 1).
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        self.generator().unit()
     }
 
     /// A key that orders rows at random in SQL (`order by hashfloat8extended(sort_key, key)`).
     pub fn key(&self) -> i64 {
-        self.next_u64() as i64
+        self.generator().next_u64() as i64
     }
 
-    fn next_u64(&self) -> u64 {
+    fn generator(&self) -> std::sync::MutexGuard<'_, SplitMix64> {
         // A panic while the lock is held cannot leave a SplitMix64 half-updated.
-        let mut rng = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        rng.next_u64()
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -223,23 +223,20 @@ mod tests {
         assert_eq!(majority([]), None);
     }
 
-    /// A small deterministic generator for the property tests (xorshift64).
-    struct Rng(u64);
+    /// The property tests' seeded draws (`domain::rng`).
+    struct Rng(crate::domain::rng::SplitMix64);
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+        fn new(seed: u64) -> Self {
+            Self(crate::domain::rng::SplitMix64::new(seed))
         }
         fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
+            self.0.below(n)
         }
     }
 
     #[test]
     fn kappa_properties_hold_on_random_raters() {
-        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut rng = Rng::new(0x1234_5678_9abc_def1);
         for _ in 0..2000 {
             let n = 1 + rng.below(40) as usize;
             let bias = rng.below(100);
@@ -272,7 +269,7 @@ mod tests {
 
     #[test]
     fn multi_rater_statistics_ignore_label_names() {
-        let mut rng = Rng(0xdead_beef_cafe_f00d);
+        let mut rng = Rng::new(0xdead_beef_cafe_f00d);
         for _ in 0..500 {
             let items = 2 + rng.below(30) as usize;
             let table: Vec<Vec<u32>> = (0..items)

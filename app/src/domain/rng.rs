@@ -1,23 +1,23 @@
-//! SplitMix64 (Steele, Lea & Flood 2014): a small, well-mixed, seeded generator, so splits and
-//! samples need no dependency and give the same result on every platform.
+//! The one seeded generator for everything that must come out the same from the same seed: the
+//! server's draws (`draws`), the export's train/test split, mining's group samples, the load
+//! tool's simulated workers, the simulations and property tests. SplitMix64 (Steele, Lea & Flood
+//! 2014) from the maintained `rand_xoshiro` crate: small, well mixed, and the same sequence on
+//! every platform, so a split made from a seed is made again from it after an upgrade.
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 
-/// The generator; `new(seed)` then `next_u64` or `below(n)`.
+/// The generator; `new(seed)` then `next_u64`, `below(n)` or `unit()`.
 #[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
+pub struct SplitMix64(rand_xoshiro::SplitMix64);
 
 impl SplitMix64 {
     /// A generator started from `seed`; the same seed gives the same sequence.
     pub fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(rand_xoshiro::SplitMix64::seed_from_u64(seed))
     }
 
     /// The next pseudo-random 64-bit value.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (n > 0), by rejection to avoid modulo bias.
@@ -29,6 +29,11 @@ impl SplitMix64 {
                 return x % n;
             }
         }
+    }
+
+    /// Uniform in `[0, 1)`: the top 53 bits, every representable multiple of 2^-53.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -42,5 +47,15 @@ mod tests {
         let mut r = SplitMix64::new(1234567);
         assert_eq!(r.next_u64(), 6457827717110365317);
         assert_eq!(r.next_u64(), 3203168211198807973);
+    }
+
+    #[test]
+    fn draws_stay_in_their_ranges() {
+        let mut r = SplitMix64::new(9);
+        for _ in 0..10_000 {
+            assert!(r.below(7) < 7);
+            let u = r.unit();
+            assert!((0.0..1.0).contains(&u));
+        }
     }
 }

@@ -26,7 +26,7 @@ async fn judge(
     seed: u64,
 ) -> anyhow::Result<Vec<f64>> {
     let mut out = Vec::with_capacity(judgments);
-    let mut rng = seed;
+    let mut rng = crate::Rng::new(seed);
     let mut ahead: Option<Value> = None;
     while out.len() < judgments {
         let task = match ahead.take() {
@@ -39,7 +39,7 @@ async fn judge(
                 out.len()
             );
         };
-        let answer = crate::next_u64(&mut rng).is_multiple_of(2);
+        let answer = rng.next_u64().is_multiple_of(2);
         let started = Instant::now();
         let outcome = call(
             c,

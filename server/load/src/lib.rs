@@ -190,11 +190,11 @@ pub async fn run(prepared: &Prepared, config: &LoadConfig) -> anyhow::Result<Out
         let think = config.think;
         let total = total.clone();
         tasks.push(tokio::spawn(async move {
-            let mut rng = (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x5DEE_CE66;
+            let mut rng = Rng::new(i as u64 ^ 0x5DEE_CE66);
             tokio::time::sleep(pacing::start_offset(&mut rng, spread)).await;
             match role {
-                Role::Judge => judge_loop(&mut w, &campaign, think, rng).await,
-                Role::Writer => write_loop(&mut w, &campaign, think, rng).await,
+                Role::Judge => judge_loop(&mut w, &campaign, think, &mut rng).await,
+                Role::Writer => write_loop(&mut w, &campaign, think, &mut rng).await,
             }
             total.lock().await.merge(w.out);
         }));
@@ -204,7 +204,7 @@ pub async fn run(prepared: &Prepared, config: &LoadConfig) -> anyhow::Result<Out
             .judges
             .iter()
             .enumerate()
-            .map(|(i, c)| (worker(c), i as u64))
+            .map(|(i, c)| (worker(c), Rng::new(i as u64)))
             .collect();
         let campaign: Arc<str> = prepared.judge_campaign.as_str().into();
         let start = tokio::time::Instant::from_std(started);
@@ -262,19 +262,13 @@ impl LoadConfig {
     }
 }
 
-/// A small deterministic generator per worker (answers and rewrites need no quality here).
-pub(crate) fn next_u64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+/// Each simulated worker's seeded draws (`domain::rng`; answers and rewrites need no quality here).
+pub(crate) type Rng = app::domain::rng::SplitMix64;
 
 /// One judgment: an answer to the task the last answer brought (or, without one, to the task
 /// `judge/next` gives). `None` when there is nothing left, the worker was stopped, or the
 /// deadline came first.
-async fn judge_once(w: &mut Worker, campaign: &str, rng: &mut u64) -> Option<()> {
+async fn judge_once(w: &mut Worker, campaign: &str, rng: &mut Rng) -> Option<()> {
     // The task the last answer brought (one round trip per judgment), else asked for.
     let task = match w.ahead.take() {
         Some(task) => task,
@@ -285,7 +279,7 @@ async fn judge_once(w: &mut Worker, campaign: &str, rng: &mut u64) -> Option<()>
     };
     // No assignment: nothing left, or stopped.
     let assignment = task["Judge"]["assignment_id"].as_str()?;
-    let answer = next_u64(rng).is_multiple_of(2);
+    let answer = rng.next_u64().is_multiple_of(2);
     let form = [
         ("campaign_id", campaign),
         ("assignment_id", assignment),
@@ -306,11 +300,10 @@ async fn judge_once(w: &mut Worker, campaign: &str, rng: &mut u64) -> Option<()>
 /// A closed-loop judge: judgments back to back, with an exponential pause of mean `think`
 /// between them. Each judgment's time (the answer, plus `judge/next` when it was needed) is kept
 /// as `judgment`.
-async fn judge_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) {
-    let mut rng = seed;
+async fn judge_loop(w: &mut Worker, campaign: &str, think: Duration, rng: &mut Rng) {
     loop {
         let started = Instant::now();
-        if judge_once(w, campaign, &mut rng).await.is_none() {
+        if judge_once(w, campaign, rng).await.is_none() {
             return;
         }
         let seconds = started.elapsed().as_secs_f64();
@@ -319,26 +312,25 @@ async fn judge_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) 
             .entry("judgment".into())
             .or_default()
             .push(seconds);
-        tokio::time::sleep(pacing::think_time(&mut rng, think)).await;
+        tokio::time::sleep(pacing::think_time(rng, think)).await;
     }
 }
 
 /// A rewrite of `source`: its words shuffled, one dropped (real models score it; any verdict).
-fn rewrite(source: &str, rng: &mut u64) -> String {
+fn rewrite(source: &str, rng: &mut Rng) -> String {
     let mut words: Vec<&str> = source.split_whitespace().collect();
     for i in (1..words.len()).rev() {
-        let j = (next_u64(rng) % (i as u64 + 1)) as usize;
+        let j = rng.below(i as u64 + 1) as usize;
         words.swap(i, j);
     }
     if words.len() > 3 {
-        let k = (next_u64(rng) % words.len() as u64) as usize;
+        let k = rng.below(words.len() as u64) as usize;
         words.remove(k);
     }
     words.join(" ")
 }
 
-async fn write_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) {
-    let mut rng = seed.wrapping_mul(7919).wrapping_add(17);
+async fn write_loop(w: &mut Worker, campaign: &str, think: Duration, rng: &mut Rng) {
     loop {
         let Some((200, task)) = w.call("apt/next", &[("campaign_id", campaign)]).await else {
             return;
@@ -349,10 +341,10 @@ async fn write_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) 
         ) else {
             return; // exhausted or complete
         };
-        let checks = 1 + next_u64(&mut rng) % 2;
+        let checks = 1 + rng.below(2);
         let mut last = None;
         for _ in 0..checks {
-            let text = rewrite(&source, &mut rng);
+            let text = rewrite(&source, rng);
             let form = [
                 ("campaign_id", campaign),
                 ("source_id", source_id.as_str()),
@@ -389,7 +381,7 @@ async fn write_loop(w: &mut Worker, campaign: &str, think: Duration, seed: u64) 
                 }
             }
         }
-        tokio::time::sleep(pacing::think_time(&mut rng, think)).await;
+        tokio::time::sleep(pacing::think_time(rng, think)).await;
     }
 }
 
@@ -518,7 +510,7 @@ mod tests {
 
     #[test]
     fn a_rewrite_keeps_the_words_but_one() {
-        let mut rng = 3;
+        let mut rng = Rng::new(3);
         let source = "the committee approved the new budget on tuesday";
         let r = rewrite(source, &mut rng);
         assert_eq!(r.split_whitespace().count(), 7);
@@ -683,7 +675,7 @@ pub async fn burst(prepared: &Prepared, base: &str, n: usize) -> anyhow::Result<
         let gate = gate.clone();
         let url = format!("{base}/api/apt/check");
         let campaign = campaign.to_owned();
-        let mut rng = i as u64 + 1;
+        let mut rng = Rng::new(i as u64 + 1);
         calls.push(tokio::spawn(async move {
             let text = rewrite(&source, &mut rng);
             gate.wait().await;

@@ -15,23 +15,18 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-/// A uniform draw in [0, 1) from the worker's generator.
-pub fn unit(state: &mut u64) -> f64 {
-    (crate::next_u64(state) >> 11) as f64 / (1u64 << 53) as f64
-}
-
 /// An exponentially distributed think time with this mean (zero for a zero mean).
-pub fn think_time(state: &mut u64, mean: Duration) -> Duration {
+pub fn think_time(rng: &mut crate::Rng, mean: Duration) -> Duration {
     if mean.is_zero() {
         return Duration::ZERO;
     }
     // Inverse transform: -ln(1 - U) is Exp(1); 1 - U is in (0, 1], so the log is finite.
-    mean.mul_f64(-(1.0 - unit(state)).ln())
+    mean.mul_f64(-(1.0 - rng.unit()).ln())
 }
 
 /// A worker's start offset: uniform in [0, spread).
-pub fn start_offset(state: &mut u64, spread: Duration) -> Duration {
-    spread.mul_f64(unit(state))
+pub fn start_offset(rng: &mut crate::Rng, spread: Duration) -> Duration {
+    spread.mul_f64(rng.unit())
 }
 
 /// What one turn of an open-loop worker came to.
@@ -134,7 +129,7 @@ mod tests {
 
     #[test]
     fn think_times_are_exponential_with_the_mean_asked_for() {
-        let mut rng = 42;
+        let mut rng = crate::Rng::new(42);
         let mean = Duration::from_millis(3000);
         let n = 200_000;
         let draws: Vec<f64> = (0..n)
@@ -159,7 +154,7 @@ mod tests {
 
     #[test]
     fn start_offsets_spread_evenly_over_the_window() {
-        let mut rng = 7;
+        let mut rng = crate::Rng::new(7);
         let spread = Duration::from_secs(3);
         let offsets: Vec<f64> = (0..10_000)
             .map(|_| start_offset(&mut rng, spread).as_secs_f64())

@@ -13,23 +13,11 @@ use app::domain::judge::settings::GateRule;
 use app::domain::judge::settings::JudgeSettings;
 use app::domain::judge::simulation::stop_rates;
 
-/// A small deterministic generator (xorshift64*), so both sides see the same data.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+// Seeded (`domain::rng`), so every run sees the same data.
+use app::domain::rng::SplitMix64 as Rng;
 
 fn synthetic(pairs: usize, workers: usize) -> Vec<Judgment> {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let quality: Vec<f64> = (0..workers)
         .map(|w| match w % 10 {
             0 => -1.0, // always "paraphrase"
@@ -42,7 +30,7 @@ fn synthetic(pairs: usize, workers: usize) -> Vec<Judgment> {
         let truth = rng.unit() < 0.4;
         let mut chosen: Vec<usize> = Vec::with_capacity(6);
         while chosen.len() < 6 {
-            let w = (rng.next() % workers as u64) as usize;
+            let w = (rng.next_u64() % workers as u64) as usize;
             if !chosen.contains(&w) {
                 chosen.push(w);
             }
@@ -68,7 +56,7 @@ fn synthetic(pairs: usize, workers: usize) -> Vec<Judgment> {
 }
 
 fn gate_simulation() {
-    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut rng = Rng::new(0x5eed_1234_abcd_0001);
     let runs = 2000;
     for rule in [GateRule::Paper, GateRule::Evidence] {
         let s = JudgeSettings {

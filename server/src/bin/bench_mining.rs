@@ -15,25 +15,13 @@ use app::domain::mining::l12::L12Params;
 use app::domain::mining::progress::Progress;
 use app::domain::mining::{threads, Cluster, Method, Sentence};
 
-/// xorshift64*, so every run mines the same synthetic corpus.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+// Seeded (`domain::rng`), so every run sees the same data.
+use app::domain::rng::SplitMix64 as Rng;
 
 /// Three clusters of 10,000 sentences, 15-35 words (MSRP's sentences average 18.6) from a Zipf-like vocabulary of 5,000 words;
 /// one sentence in ten is a copy of an earlier one with 1-6 words changed (an L12 candidate).
 fn synthetic() -> Vec<Cluster> {
-    let mut rng = Rng(0x0ddb_a11c_afe0_1234);
+    let mut rng = Rng::new(0x0ddb_a11c_afe0_1234);
     let mut id = 0;
     (0..3)
         .map(|c| {

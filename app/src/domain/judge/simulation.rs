@@ -90,14 +90,10 @@ mod tests {
     use super::*;
     use crate::domain::judge::settings::GateRule;
 
-    /// xorshift64*, seeded: the simulation is the same on every run.
-    fn generator(mut state: u64) -> impl FnMut() -> f64 {
-        move || {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-        }
+    /// Seeded (`domain::rng`): the simulation is the same on every run.
+    fn generator(seed: u64) -> impl FnMut() -> f64 {
+        let mut rng = crate::domain::rng::SplitMix64::new(seed);
+        move || rng.unit()
     }
 
     #[test]
