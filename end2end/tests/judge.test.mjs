@@ -29,13 +29,19 @@ const GOLD = ['sentence1,sentence2,label,explanation']
   .concat(Array.from({ length: 6 }, (_, i) => `Test ${i} says one thing.,Test ${i} says it again [${i % 2 ? 'P' : 'N'}].,${i % 2},Because check ${i} is ${i % 2 ? 'a paraphrase' : 'not a paraphrase'}.`))
   .join('\n');
 
-test('an admin sets up a judging campaign and a worker judges ten pairs with the keyboard', async () => {
-  const admin = await newPage(browser);
+/** The admin's form for a new judging campaign, its title filled in. */
+async function judgingForm(admin, title) {
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
   await hydrated(admin);
   const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await form.getByLabel('Title').fill('Tweet pairs');
+  await form.getByLabel('Title').fill(title);
+  return form;
+}
+
+test('an admin sets up a judging campaign and a worker judges ten pairs with the keyboard', async () => {
+  const admin = await newPage(browser);
+  const form = await judgingForm(admin, 'Tweet pairs');
   await form.getByLabel('Paraphrase definition').selectOption('strict');
   // A second's minimum display, so the double press below is well inside it on a busy machine.
   await form.getByLabel('Ignore answers faster than (ms)').fill('1000');
@@ -191,11 +197,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
 
 test('a worker whose last pair someone else holds is asked to wait, then told nothing is left', async () => {
   const admin = await newPage(browser);
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await form.getByLabel('Title').fill('One pair');
+  const form = await judgingForm(admin, 'One pair');
   await form.getByLabel('Judgments per pair').fill('1');
   await form.getByLabel('One test pair in every').fill('0');
   await form.getByRole('button', { name: 'Create judging campaign' }).click();

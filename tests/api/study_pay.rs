@@ -962,23 +962,30 @@ async fn run_out(pool: &PgPool, id: &str, assignment: &str) {
         .unwrap();
 }
 
-/// The number of items a study asks for holds under answers made in parallel, and the answer
-/// that makes the last one leases no further pair.
-#[sqlx::test(migrations = "../migrations")]
-async fn answers_in_parallel_cannot_pass_the_items_a_study_asks_for(pool: PgPool) {
-    let app = spawn_app(pool.clone()).await;
+/// An open judging study of `pairs` pairs, one judgment a pair, complete after `items`, with a
+/// Prolific link: the app, the campaign id and the link's slug.
+async fn one_judgment_a_pair(pool: PgPool, pairs: usize, items: &str) -> (TestApp, String, String) {
+    let app = spawn_app(pool).await;
     let (admin, _) = app.user_with_role("admin").await;
     let id = crate::judge::campaign(
         &app,
         &admin,
         crate::judge::Setup {
             judgments_per_pair: 1,
-            ..crate::judge::Setup::pairs(&crate::judge::pairs_csv(12))
+            ..crate::judge::Setup::pairs(&crate::judge::pairs_csv(pairs))
         },
     )
     .await;
-    terms(&app, &admin, &id, "3", "C1234ABC", "", "").await;
+    terms(&app, &admin, &id, items, "C1234ABC", "", "").await;
     let slug = link(&app, &admin, &id, "prolific").await;
+    (app, id, slug)
+}
+
+/// The number of items a study asks for holds under answers made in parallel, and the answer
+/// that makes the last one leases no further pair.
+#[sqlx::test(migrations = "../migrations")]
+async fn answers_in_parallel_cannot_pass_the_items_a_study_asks_for(pool: PgPool) {
+    let (app, id, slug) = one_judgment_a_pair(pool.clone(), 12, "3").await;
 
     // One item to go, and three leases that ran out (each answer would take its slot again).
     let worker = arrive(&app, &slug, PROLIFIC).await;
@@ -1057,19 +1064,7 @@ async fn answers_in_parallel_cannot_pass_the_items_a_study_asks_for(pool: PgPool
 /// them, does not complete the study for that reason, and gets them when the leases run out.
 #[sqlx::test(migrations = "../migrations")]
 async fn pairs_others_hold_are_waited_for_not_counted_as_nothing_left(pool: PgPool) {
-    let app = spawn_app(pool.clone()).await;
-    let (admin, _) = app.user_with_role("admin").await;
-    let id = crate::judge::campaign(
-        &app,
-        &admin,
-        crate::judge::Setup {
-            judgments_per_pair: 1,
-            ..crate::judge::Setup::pairs(&crate::judge::pairs_csv(5))
-        },
-    )
-    .await;
-    terms(&app, &admin, &id, "5", "C1234ABC", "", "").await;
-    let slug = link(&app, &admin, &id, "prolific").await;
+    let (app, id, slug) = one_judgment_a_pair(pool.clone(), 5, "5").await;
     let worker = arrive(&app, &slug, PROLIFIC).await;
     judge_n(&app, &worker, &id, 1, true).await;
     // Four other ids on the same link hold the four pairs left.

@@ -1,6 +1,7 @@
 //! What study workers earned, and the bonus batches the researcher pays.
 use sqlx::PgExecutor;
 
+use crate::domain::study::platform::Platform;
 use crate::domain::{CampaignId, UserId};
 use crate::error::AppError;
 
@@ -10,7 +11,7 @@ pub struct WorkerPayRow {
     /// Their account.
     pub app_user_id: UserId,
     /// The platform of the link they came through.
-    pub platform: String,
+    pub platform: Platform,
     /// Their id there.
     pub external_id: String,
     /// When they first arrived (seconds since the epoch).
@@ -36,7 +37,7 @@ pub async fn workers(
 ) -> Result<Vec<WorkerPayRow>, AppError> {
     Ok(sqlx::query_as!(
         WorkerPayRow,
-        r#"select a.app_user_id as "app_user_id: UserId", l.platform, p.external_id,
+        r#"select a.app_user_id as "app_user_id: UserId", l.platform as "platform: Platform", p.external_id,
                   extract(epoch from a.arrived_at)::float8 as "arrived_at!",
                   extract(epoch from c.completed_at)::float8 as completed_at,
                   c.reason as "completion_reason?",
@@ -198,7 +199,7 @@ pub struct BatchItemRow {
     /// The amount, in cents.
     pub amount_cents: i32,
     /// Their platform.
-    pub platform: String,
+    pub platform: Platform,
     /// Their id there.
     pub external_id: String,
     /// The platform ids to pay against: those the completion went back with, else the latest
@@ -213,7 +214,7 @@ pub async fn batch_items(
 ) -> Result<Vec<BatchItemRow>, AppError> {
     Ok(sqlx::query_as!(
         BatchItemRow,
-        r#"select i.app_user_id as "app_user_id: UserId", i.amount_cents, p.platform,
+        r#"select i.app_user_id as "app_user_id: UserId", i.amount_cents, p.platform as "platform: Platform",
                   p.external_id, coalesce(c.detail, a.latest_detail, a.detail) as "detail?"
            from payment_item i
            join payment_batch b using (batch_id)

@@ -12,8 +12,8 @@ pub struct LinkRow {
     pub study_link_id: uuid::Uuid,
     /// The campaign it recruits for.
     pub campaign_id: CampaignId,
-    /// `prolific`, `mturk` or `generic`.
-    pub platform: String,
+    /// Which platform's parameters it reads.
+    pub platform: Platform,
     /// The link's address part (`/s/SLUG`).
     pub slug: String,
     /// The researcher's name for it.
@@ -89,7 +89,8 @@ pub async fn list_links(
 ) -> Result<Vec<LinkRow>, AppError> {
     Ok(sqlx::query_as!(
         LinkRow,
-        r#"select study_link_id, campaign_id as "campaign_id: _", platform, slug, label, max_workers,
+        r#"select study_link_id, campaign_id as "campaign_id: _", platform as "platform: _", slug,
+                  label, max_workers,
                   expires_at, paused, workers, created_at
            from study_link where campaign_id = $1 order by created_at, slug"#,
         campaign as CampaignId,
@@ -122,7 +123,8 @@ pub async fn find_target(
     slug: &str,
 ) -> Result<Option<LinkTarget>, AppError> {
     let row = sqlx::query!(
-        r#"select l.study_link_id, l.campaign_id as "campaign_id: CampaignId", l.platform, l.slug,
+        r#"select l.study_link_id, l.campaign_id as "campaign_id: CampaignId",
+                  l.platform as "platform: Platform", l.slug,
                   l.label, l.max_workers, l.expires_at, l.paused, l.workers, l.created_at,
                   c.kind as "kind: CampaignKind", c.title, c.status as "status: CampaignStatus",
                   coalesce(l.expires_at <= now(), false) as "expired!"

@@ -2,14 +2,15 @@
 use sqlx::PgExecutor;
 
 use crate::domain::study::completion::Standing;
+use crate::domain::study::platform::Platform;
 use crate::domain::{CampaignId, UserId};
 use crate::error::AppError;
 
 /// A worker's arrival in a campaign through a link.
 #[derive(Debug, Clone)]
 pub struct ArrivalRow {
-    /// The link's platform (`prolific`, `mturk`, `generic`).
-    pub platform: String,
+    /// The link's platform.
+    pub platform: Platform,
     /// Their id there.
     pub external_id: String,
     /// The platform's ids of the latest visit (`ArrivalDetail` as JSON): an MTurk worker who
@@ -25,7 +26,7 @@ pub async fn arrival(
 ) -> Result<Option<ArrivalRow>, AppError> {
     Ok(sqlx::query_as!(
         ArrivalRow,
-        r#"select l.platform, p.external_id, coalesce(a.latest_detail, a.detail) as "detail!"
+        r#"select l.platform as "platform: Platform", p.external_id, coalesce(a.latest_detail, a.detail) as "detail!"
            from study_arrival a
            join study_link l using (study_link_id)
            join platform_account p on p.app_user_id = a.app_user_id

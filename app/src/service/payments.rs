@@ -17,7 +17,7 @@ use crate::domain::percentile::median;
 use crate::domain::study::bonus_files::{self, BonusFile, BonusLine};
 use crate::domain::study::completion::Reason;
 use crate::domain::study::pay::{self, Terms};
-use crate::domain::study::platform::{ArrivalDetail, Platform};
+use crate::domain::study::platform::ArrivalDetail;
 use crate::domain::{CampaignId, CampaignKind, UserId};
 use crate::dto::studies::{BatchView, PaymentsView, WorkerPayView};
 use crate::error::AppError;
@@ -125,22 +125,20 @@ pub async fn payments(pool: &PgPool, campaign: CampaignId) -> Result<PaymentsVie
     let workers = s
         .owed
         .iter()
-        .filter_map(|o| {
-            Some(WorkerPayView {
-                platform: Platform::parse(&o.row.platform)?,
-                external_id: o.row.external_id.clone(),
-                items: o.row.items,
-                minutes_worked: o.seconds / 60.0,
-                completed: o.row.completed_at.is_some(),
-                completion: o.completion(),
-                base_cents: o.pay.base_cents,
-                bonus_cents: o.pay.bonus_cents,
-                top_up_cents: o.pay.top_up_cents,
-                hourly_cents: o.pay.hourly_cents,
-                under_minimum: o.pay.under_minimum,
-                batched_cents: o.row.batched_cents,
-                paid_cents: o.row.paid_cents,
-            })
+        .map(|o| WorkerPayView {
+            platform: o.row.platform,
+            external_id: o.row.external_id.clone(),
+            items: o.row.items,
+            minutes_worked: o.seconds / 60.0,
+            completed: o.row.completed_at.is_some(),
+            completion: o.completion(),
+            base_cents: o.pay.base_cents,
+            bonus_cents: o.pay.bonus_cents,
+            top_up_cents: o.pay.top_up_cents,
+            hourly_cents: o.pay.hourly_cents,
+            under_minimum: o.pay.under_minimum,
+            batched_cents: o.row.batched_cents,
+            paid_cents: o.row.paid_cents,
         })
         .collect();
     Ok(PaymentsView {

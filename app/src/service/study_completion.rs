@@ -203,7 +203,7 @@ fn done_view(
     earned: String,
     first: bool,
 ) -> Result<CompletionView, AppError> {
-    let platform = Platform::parse(&arrival.platform).ok_or(AppError::Internal)?;
+    let platform = arrival.platform;
     let latest: Option<ArrivalDetail> = serde_json::from_value(arrival.detail).ok();
     // The ids the completion went back with (none for one recorded before they were kept).
     let submitted: Option<ArrivalDetail> = record

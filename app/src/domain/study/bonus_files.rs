@@ -8,14 +8,15 @@
 //!   complete (the platforms' own files have no column for it: MTurk's `Reason` is the message
 //!   the worker reads with the bonus).
 use super::pay::dollars;
+use super::platform::Platform;
 
 /// One worker's line of a batch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BonusLine {
     /// Their id on the platform (letters, digits, `-`, `_`).
     pub external_id: String,
-    /// The platform (`prolific`, `mturk`, `generic`).
-    pub platform: String,
+    /// The platform.
+    pub platform: Platform,
     /// MTurk's assignment id of their first arrival (empty elsewhere).
     pub assignment_id: String,
     /// Items made.
@@ -63,8 +64,8 @@ impl BonusFile {
     /// Which lines of a batch the file holds: a platform's file holds that platform's workers.
     pub fn holds(self, line: &BonusLine) -> bool {
         match self {
-            BonusFile::Prolific => line.platform == "prolific",
-            BonusFile::Mturk => line.platform == "mturk",
+            BonusFile::Prolific => line.platform == Platform::Prolific,
+            BonusFile::Mturk => line.platform == Platform::Mturk,
             BonusFile::Generic => true,
         }
     }
@@ -150,7 +151,7 @@ mod tests {
         vec![
             BonusLine {
                 external_id: "5f0c1a2b3c4d5e6f7a8b9c0d".into(),
-                platform: "prolific".into(),
+                platform: Platform::Prolific,
                 assignment_id: String::new(),
                 items: 50,
                 seconds: 900.0,
@@ -159,7 +160,7 @@ mod tests {
             },
             BonusLine {
                 external_id: "A1B2C3D4E5F6G7".into(),
-                platform: "mturk".into(),
+                platform: Platform::Mturk,
                 assignment_id: "3ASSIGN123".into(),
                 items: 12,
                 seconds: 300.0,

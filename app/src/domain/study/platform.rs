@@ -19,6 +19,8 @@ use crate::domain::Invalid;
 /// Where a worker was recruited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(sqlx::Type))]
+#[cfg_attr(feature = "ssr", sqlx(type_name = "text", rename_all = "lowercase"))]
 pub enum Platform {
     /// Prolific (prolific.com).
     Prolific,
