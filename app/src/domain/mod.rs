@@ -25,4 +25,6 @@ pub use account::{AccountError, Password, Role, UserStatus, Username};
 pub use ids::{AssignmentId, AttemptId, CampaignId, CorpusId, PairId, RunId, SourceId, UserId};
 pub use invalid::Invalid;
 pub use login_throttle::{FailureCounts, LoginPolicy};
-pub use status::{AssignmentStatus, CampaignKind, CampaignStatus, RunStatus, WorkerStatus};
+pub use status::{
+    AssignmentStatus, CampaignKind, CampaignStatus, MethodKind, RunStatus, WorkerStatus,
+};

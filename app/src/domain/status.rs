@@ -110,6 +110,20 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// The miners (`domain::mining::Method`, which carries their parameters).
+    MethodKind {
+        /// MSRP's L12: word edit distance within a cluster.
+        L12 => "l12",
+        /// MSRP's F2: first sentences across the articles of a cluster.
+        F2 => "f2",
+        /// MultiPIT's ranked selection within groups of short texts.
+        Group => "group",
+        /// ParaSCI's sentence-embedding similarity.
+        Embedding => "embedding",
+    }
+}
+
 impl RunStatus {
     /// Queued or running: a miner may still be working on it.
     pub fn is_live(self) -> bool {

@@ -29,7 +29,7 @@ pub struct RunView {
     pub run_id: RunId,
     pub corpus_id: CorpusId,
     pub corpus_name: String,
-    pub method: String,
+    pub method: crate::domain::MethodKind,
     /// The parameters the run was started with, as `name = value` lines.
     pub params: Vec<(String, String)>,
     pub status: RunStatus,
@@ -144,12 +144,19 @@ impl MethodForm {
         };
         let (l12, f2) = (L12Params::default(), F2Params::default());
         let (group, emb) = (GroupParams::default(), EmbeddingParams::default());
-        let method = match self.method.trim() {
-            "l12" => Method::L12(L12Params {
+        use crate::domain::MethodKind as K;
+        let kind = K::parse(&self.method).ok_or_else(|| {
+            AppError::validation(
+                "method",
+                "The method is `l12`, `f2`, `group` or `embedding`.",
+            )
+        })?;
+        let method = match kind {
+            K::L12 => Method::L12(L12Params {
                 max_edit_distance: self.max_edit_distance.unwrap_or(l12.max_edit_distance),
                 min_length_ratio: self.min_length_ratio.unwrap_or(l12.min_length_ratio),
             }),
-            "f2" => Method::F2(F2Params {
+            K::F2 => Method::F2(F2Params {
                 first_sentences: self.first_sentences.unwrap_or(f2.first_sentences),
                 min_shared_long_words: self
                     .min_shared_long_words
@@ -157,7 +164,7 @@ impl MethodForm {
                 long_word_chars: self.long_word_chars.unwrap_or(f2.long_word_chars),
                 min_word_ratio: self.min_word_ratio.unwrap_or(f2.min_word_ratio),
             }),
-            "group" => Method::Group(GroupParams {
+            K::Group => Method::Group(GroupParams {
                 seeds: self.seeds.unwrap_or(group.seeds),
                 per_seed: self.per_seed.unwrap_or(group.per_seed),
                 pool: self.pool.unwrap_or(group.pool),
@@ -171,17 +178,11 @@ impl MethodForm {
                 },
                 random_seed: self.random_seed.unwrap_or(group.random_seed),
             }),
-            "embedding" => Method::Embedding(EmbeddingParams {
+            K::Embedding => Method::Embedding(EmbeddingParams {
                 min_cosine: self.min_cosine.unwrap_or(emb.min_cosine),
                 max_length_rate: self.max_length_rate.unwrap_or(emb.max_length_rate),
                 different_documents: !self.same_document,
             }),
-            _ => {
-                return Err(AppError::validation(
-                    "method",
-                    "The method is `l12`, `f2`, `group` or `embedding`.",
-                ))
-            }
         };
         method.check()?;
         Ok(method)

@@ -56,7 +56,7 @@ pub async fn start(
     db::find_corpus(&pool, corpus_id)
         .await?
         .ok_or(AppError::NotFound)?;
-    let run_id = db::create_run(&pool, corpus_id, method.name(), &params, started_by).await?;
+    let run_id = db::create_run(&pool, corpus_id, method.kind(), &params, started_by).await?;
     // Queued: a server that runs jobs claims it (this one at once, if it does).
     mining_jobs::wake();
     Ok(run_id)
@@ -69,7 +69,7 @@ pub async fn find(pool: &PgPool, run_id: RunId) -> Result<RunRow, AppError> {
 /// A run and, for group selection, the follow-up decisions taken so far.
 pub async fn run(pool: &PgPool, run_id: RunId) -> Result<(RunRow, Vec<FollowUpView>), AppError> {
     let run = find(pool, run_id).await?;
-    let follow_ups = if run.method == "group" {
+    let follow_ups = if run.method == crate::domain::MethodKind::Group {
         db::follow_ups(pool, run_id).await?
     } else {
         Vec::new()
@@ -95,7 +95,7 @@ pub async fn cancel(pool: &PgPool, run_id: RunId) -> Result<(), AppError> {
 pub async fn restart(pool: PgPool, run_id: RunId) -> Result<(), AppError> {
     let run = find(&pool, run_id).await?;
     // The job reads its method back from the row: it must read.
-    Method::from_row(&run.method, &run.params).ok_or(AppError::Internal)?;
+    Method::from_row(run.method, &run.params).ok_or(AppError::Internal)?;
     let mut tx = pool.begin().await?;
     if !db::requeue(&mut tx, run.run_id).await? {
         return Err(AppError::Conflict(format!(

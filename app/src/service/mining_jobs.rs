@@ -121,7 +121,7 @@ async fn execute(
 ) {
     let run_id = claimed.run_id;
     let instance = settings.instance.as_str();
-    let Some(method) = Method::from_row(&claimed.method, &claimed.params) else {
+    let Some(method) = Method::from_row(claimed.method, &claimed.params) else {
         tracing::error!(%run_id, method = %claimed.method, "BUG: a mining run with unreadable parameters");
         let _ = db::end_run(
             pool,

@@ -2,7 +2,7 @@
 //! failed, interrupted), and restarting one.
 use crate::domain::mining::stats::PairStats;
 use crate::domain::mining::Candidate;
-use crate::domain::{CorpusId, RunId, RunStatus, UserId};
+use crate::domain::{CorpusId, MethodKind, RunId, RunStatus, UserId};
 use crate::error::AppError;
 use sqlx::{PgConnection, PgExecutor};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,8 +16,8 @@ pub struct RunRow {
     pub corpus_id: CorpusId,
     /// The corpus's name.
     pub corpus_name: String,
-    /// The miner (`l12`, `f2`, `group`, `embedding`).
-    pub method: String,
+    /// The miner.
+    pub method: MethodKind,
     /// The miner's parameters as JSON.
     pub params: serde_json::Value,
     /// Where the run is in its life.
@@ -50,7 +50,7 @@ pub struct RunRow {
 pub async fn create_run(
     db: impl PgExecutor<'_>,
     corpus_id: CorpusId,
-    method: &str,
+    method: MethodKind,
     params: &serde_json::Value,
     created_by: UserId,
 ) -> Result<RunId, AppError> {
@@ -58,7 +58,7 @@ pub async fn create_run(
         r#"insert into mining_run (corpus_id, method, params, created_by) values ($1, $2, $3, $4)
            returning run_id as "run_id: RunId""#,
         corpus_id as CorpusId,
-        method,
+        method as MethodKind,
         params,
         created_by as UserId
     )
@@ -70,7 +70,8 @@ pub async fn create_run(
 pub async fn list_runs(db: impl PgExecutor<'_>) -> Result<Vec<RunRow>, AppError> {
     Ok(sqlx::query_as!(
         RunRow,
-        r#"select r.run_id as "run_id: _", r.corpus_id as "corpus_id: _", c.name as corpus_name, r.method, r.params,
+        r#"select r.run_id as "run_id: _", r.corpus_id as "corpus_id: _", c.name as corpus_name,
+                  r.method as "method: MethodKind", r.params,
                   r.status as "status: RunStatus", r.done, r.total, r.candidates, r.stats, r.error,
                   r.created_at, r.started_at, r.finished_at, r.mining_seconds, r.saving_total, r.saved
            from mining_run r join corpus c using (corpus_id)
@@ -84,7 +85,8 @@ pub async fn list_runs(db: impl PgExecutor<'_>) -> Result<Vec<RunRow>, AppError>
 pub async fn find_run(db: impl PgExecutor<'_>, run_id: RunId) -> Result<Option<RunRow>, AppError> {
     Ok(sqlx::query_as!(
         RunRow,
-        r#"select r.run_id as "run_id: _", r.corpus_id as "corpus_id: _", c.name as corpus_name, r.method, r.params,
+        r#"select r.run_id as "run_id: _", r.corpus_id as "corpus_id: _", c.name as corpus_name,
+                  r.method as "method: MethodKind", r.params,
                   r.status as "status: RunStatus", r.done, r.total, r.candidates, r.stats, r.error,
                   r.created_at, r.started_at, r.finished_at, r.mining_seconds, r.saving_total, r.saved
            from mining_run r join corpus c using (corpus_id) where r.run_id = $1"#,
@@ -102,7 +104,7 @@ pub struct ClaimedRun {
     /// The corpus to mine.
     pub corpus_id: CorpusId,
     /// The miner.
-    pub method: String,
+    pub method: MethodKind,
     /// Its parameters.
     pub params: serde_json::Value,
     /// Claims so far, this one included (more than one: a server died running it).
@@ -133,8 +135,8 @@ pub async fn claim(
                order by created_at
                limit 1
                for update skip locked)
-           returning r.run_id as "run_id: RunId", r.corpus_id as "corpus_id: CorpusId", r.method,
-                     r.params, r.attempts"#,
+           returning r.run_id as "run_id: RunId", r.corpus_id as "corpus_id: CorpusId",
+                     r.method as "method: MethodKind", r.params, r.attempts"#,
         instance,
         stale_after.as_secs_f64(),
         max_attempts,

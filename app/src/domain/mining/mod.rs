@@ -97,16 +97,14 @@ pub enum Method {
 }
 
 impl Method {
-    /// Every method's name, as stored with a run.
-    pub const NAMES: [&'static str; 4] = ["l12", "f2", "group", "embedding"];
-
-    /// The method's name, as stored with a run.
-    pub fn name(&self) -> &'static str {
+    /// Which miner this is, as stored with a run.
+    pub fn kind(&self) -> crate::domain::MethodKind {
+        use crate::domain::MethodKind as K;
         match self {
-            Method::L12(_) => "l12",
-            Method::F2(_) => "f2",
-            Method::Group(_) => "group",
-            Method::Embedding(_) => "embedding",
+            Method::L12(_) => K::L12,
+            Method::F2(_) => K::F2,
+            Method::Group(_) => K::Group,
+            Method::Embedding(_) => K::Embedding,
         }
     }
     /// The parameters as JSON, as stored with a run.
@@ -119,15 +117,18 @@ impl Method {
         }
         .unwrap_or_default()
     }
-    /// The method stored as `method` with `params`; `None` if unknown or unreadable.
-    pub fn from_row(method: &str, params: &serde_json::Value) -> Option<Method> {
+    /// The method stored as `method` with `params`; `None` if they are unreadable.
+    pub fn from_row(
+        method: crate::domain::MethodKind,
+        params: &serde_json::Value,
+    ) -> Option<Method> {
+        use crate::domain::MethodKind as K;
         let p = params.clone();
         match method {
-            "l12" => serde_json::from_value(p).ok().map(Method::L12),
-            "f2" => serde_json::from_value(p).ok().map(Method::F2),
-            "group" => serde_json::from_value(p).ok().map(Method::Group),
-            "embedding" => serde_json::from_value(p).ok().map(Method::Embedding),
-            _ => None,
+            K::L12 => serde_json::from_value(p).ok().map(Method::L12),
+            K::F2 => serde_json::from_value(p).ok().map(Method::F2),
+            K::Group => serde_json::from_value(p).ok().map(Method::Group),
+            K::Embedding => serde_json::from_value(p).ok().map(Method::Embedding),
         }
     }
     /// Whether the run needs the sentence embedding model.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::domain::MethodKind;
 
 /// Which of a candidate's numbers a mining method fills: every method gives the edit distance
 /// and the length ratio; only F2 counts shared long words, and only the embedding miner
@@ -11,23 +12,26 @@ pub(super) struct Columns {
     pub score: Option<&'static str>,
 }
 
-pub(super) fn columns(method: &str) -> Columns {
+pub(super) fn columns(method: Option<MethodKind>) -> Columns {
     Columns {
-        shared_long_words: method == "f2",
+        shared_long_words: method == Some(MethodKind::F2),
         score: match method {
-            "embedding" => Some("Similarity"),
-            "group" => Some("Seed rank"),
+            Some(MethodKind::Embedding) => Some("Similarity"),
+            Some(MethodKind::Group) => Some("Seed rank"),
             _ => None,
         },
     }
 }
 
 #[component]
-pub(super) fn CandidateTable(list: Vec<CandidateView>, method: String) -> impl IntoView {
+pub(super) fn CandidateTable(
+    list: Vec<CandidateView>,
+    method: Option<MethodKind>,
+) -> impl IntoView {
     let Columns {
         shared_long_words,
         score,
-    } = columns(&method);
+    } = columns(method);
     view! {
         <div class="scroll-x" role="region" aria-label="Candidates" tabindex="0">
             <table aria-label="Candidates">
@@ -72,20 +76,23 @@ mod tests {
     #[test]
     fn each_method_shows_only_the_numbers_it_fills() {
         assert_eq!(
-            columns("l12"),
+            columns(Some(MethodKind::L12)),
             Columns {
                 shared_long_words: false,
                 score: None
             }
         );
         assert_eq!(
-            columns("f2"),
+            columns(Some(MethodKind::F2)),
             Columns {
                 shared_long_words: true,
                 score: None
             }
         );
-        assert_eq!(columns("embedding").score, Some("Similarity"));
-        assert_eq!(columns("group").score, Some("Seed rank"));
+        assert_eq!(
+            columns(Some(MethodKind::Embedding)).score,
+            Some("Similarity")
+        );
+        assert_eq!(columns(Some(MethodKind::Group)).score, Some("Seed rank"));
     }
 }

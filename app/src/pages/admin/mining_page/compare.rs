@@ -31,7 +31,7 @@ pub(super) fn Compare(
     let label = |r: &RunView| {
         format!(
             "{} on {} ({})",
-            r.method.to_uppercase(),
+            r.method.as_str().to_uppercase(),
             r.corpus_name,
             r.created_at.chars().take(19).collect::<String>()
         )

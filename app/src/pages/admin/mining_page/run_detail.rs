@@ -25,10 +25,10 @@ pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> imp
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     run.await.ok().map(|run| {
-                        let group = run.method == "group";
+                        let group = run.method == crate::domain::MethodKind::Group;
                         let follow_ups = run.follow_ups.clone();
                         view! {
-                            <h2>{format!("{} on {}: {} candidates", run.method.to_uppercase(), run.corpus_name, run.candidates)}</h2>
+                            <h2>{format!("{} on {}: {} candidates", run.method.as_str().to_uppercase(), run.corpus_name, run.candidates)}</h2>
                             {group.then(|| view! {
                                 <p class="muted small">"Listed and deployed here: each group's first batch. Follow-ups are added to a campaign by themselves when a group's first batch there is fully judged."</p>
                                 <FollowUpTable list=follow_ups />
@@ -40,7 +40,7 @@ pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> imp
             <h3>"A sample"</h3>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
-                    let method = run.await.map(|r| r.method).unwrap_or_default();
+                    let method = run.await.ok().map(|r| r.method);
                     match sample.await {
                         Ok(list) if list.is_empty() => view! { <p class="empty">"This run found no candidates."</p> }.into_any(),
                         Ok(list) => view! { <CandidateTable list method /> }.into_any(),

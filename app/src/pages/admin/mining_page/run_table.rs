@@ -38,7 +38,7 @@ pub(super) fn RunTable(
                             <tr data-status=r.status.as_str()>
                                 <td>{r.created_at.replace('T', " ").chars().take(19).collect::<String>()}</td>
                                 <td>{r.corpus_name.clone()}</td>
-                                <td title={r.params.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join("\n")}>{r.method.to_uppercase()}</td>
+                                <td title={r.params.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join("\n")}>{r.method.as_str().to_uppercase()}</td>
                                 <td data-testid="run-status">{if r.saving.is_some() { "saving candidates" } else { r.status.as_str() }}{r.error.clone().map(|e| view! { <br /><span class="muted small">{e}</span> })}</td>
                                 <td>
                                     <progress max="100" value=format!("{pct:.1}") aria-label="Run progress">{format!("{pct:.0}%")}</progress>
