@@ -663,7 +663,12 @@ async fn calls_without_an_account_are_limited_per_address(pool: PgPool) {
         visitor
             .post(app.url("/api/current_user"))
             .header(reqwest::header::ACCEPT, "application/json")
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
             .header("x-forwarded-for", address.to_owned())
+            .body("")
             .send()
     };
     for i in 0..10 {

@@ -1067,6 +1067,9 @@ async fn pairs_others_hold_are_waited_for_not_counted_as_nothing_left(pool: PgPo
     let (app, id, slug) = one_judgment_a_pair(pool.clone(), 5, "5").await;
     let worker = arrive(&app, &slug, PROLIFIC).await;
     judge_n(&app, &worker, &id, 1, true).await;
+    // The pair the answer brought them is left to run out (swept back: one of four left).
+    let held = next(&app, &worker, &id).await;
+    run_out(&pool, &id, held["Judge"]["assignment_id"].as_str().unwrap()).await;
     // Four other ids on the same link hold the four pairs left.
     let mut holders = Vec::new();
     for i in 0..4 {
@@ -1090,8 +1093,10 @@ async fn pairs_others_hold_are_waited_for_not_counted_as_nothing_left(pool: PgPo
         count(&pool, "select count(*) from study_completion").await,
         0
     );
-    // One holder leaves: its pair comes to the worker.
-    run_out(&pool, &id, &holders[0]).await;
+    // The holders leave: their pairs come to the worker (all but the one they held before).
+    for held in &holders {
+        run_out(&pool, &id, held).await;
+    }
     let task = next(&app, &worker, &id).await;
     assert!(task.get("Judge").is_some(), "{task}");
     app.stop().await;
