@@ -1,125 +1,239 @@
-//! The command line: `serve` (default), `create-admin`, `migrate`, `help`.
+//! The command line, parsed by clap: `serve` (the default), `create-admin`, `migrate`, the
+//! imports, `export`, `score`, `models`, `precompress`, and `help` for all of them.
 use std::io::{BufRead, IsTerminal};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{bail, Context};
+use clap::{Parser, Subcommand};
 
 use app::domain::CampaignId;
 
 use crate::admin_bootstrap;
-use crate::config::{Config, ENV_HELP};
+use crate::config::{Config, Role, ENV_HELP};
 use crate::embedded_pg::EmbeddedPostgres;
+use crate::ml::paper::install::InstallOptions;
 use crate::startup;
 
-const USAGE: &str = "\
-paracrowd — crowdsourced paraphrase datasets
+/// `paracrowd`: every command and its arguments; `paracrowd help` (or `--help`) prints them with
+/// the environment settings ([`ENV_HELP`]).
+#[derive(Debug, Parser)]
+#[command(
+    name = "paracrowd",
+    about = "paracrowd — crowdsourced paraphrase datasets",
+    after_help = ENV_HELP,
+    disable_version_flag = true
+)]
+pub struct Cli {
+    /// What to do (default: serve).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
 
-Usage:
-  paracrowd [serve]                        start the web server (creates the first admin if none)
-  paracrowd serve --role web|jobs|both     the same, doing only pages (web), only mining runs
-                                           and follow-ups (jobs), or both; overrides PARACROWD_ROLE
-  paracrowd create-admin USERNAME          create an admin, or reset one; reads the password from
-                                           stdin, or generates and prints one if stdin is a terminal
-  paracrowd migrate                        run the database migrations and exit
-  paracrowd import-sources CAMPAIGN FILE [ORIGIN]
-                                           import APT source sentences (MSRP, CSV/TSV with `text`,
-                                           JSONL); ORIGIN for rows without one (default: upload)
-  paracrowd import-pairs CAMPAIGN FILE [--tests]
-                                           import sentence pairs into a judging campaign (CSV/TSV/
-                                           JSONL with sentence1, sentence2, optional group, label,
-                                           explanation); --tests makes labeled rows test pairs
-  paracrowd import-corpus NAME FILE SHAPE [--cluster COL] [--id COL] [--text COL[,COL]] [--keep-headings]
-                                           import a corpus to mine: SHAPE is documents (clustered
-                                           documents, split into sentences), grouped (short texts
-                                           with a group key) or sentences (one a line)
-  paracrowd export CAMPAIGN OUTPUT [KEY=VALUE ...]
-                                           write a campaign's dataset to OUTPUT (- for stdout),
-                                           with the download page's options, e.g. rows=judgments
-                                           format=jsonl split=train labels=dawid_skene seed=7;
-                                           progress on stderr
-  paracrowd score INPUT [OUTPUT]           score sentence pairs (TSV/CSV) with the MI and BLEURT
-                                           models; writes a TSV (stdout without OUTPUT)
-  paracrowd models [status]                which scorer the Check would use, and why
-  paracrowd models install paper [--force] [--nli REPO|DIR] [--bleurt REPO|DIR] [--timeout SECONDS]
-                                           download the APT paper's models from the Hugging Face
-                                           hub (about 1.9 GB), export them to ONNX, write and check
-                                           an int8 copy, into ~/.cache/paracrowd/models/paper
-  paracrowd precompress DIR                write brotli and gzip copies of DIR's scripts, WebAssembly
-                                           and stylesheets (scripts/build.sh runs it on the site)
-  paracrowd help                           this text
-";
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the web server (creates the first admin if none)
+    Serve {
+        /// Do only pages (web), only mining runs and follow-ups (jobs), or both; overrides
+        /// PARACROWD_ROLE
+        #[arg(long, value_parser = Role::parse)]
+        role: Option<Role>,
+    },
+    /// Create an admin, or reset one's password: read from stdin, or generated and printed when
+    /// stdin is a terminal
+    CreateAdmin { username: String },
+    /// Run the database migrations and exit
+    Migrate,
+    /// Import an APT campaign's source sentences (MSRP, CSV/TSV with `text`, JSONL)
+    ImportSources {
+        campaign: CampaignId,
+        file: PathBuf,
+        /// The origin of rows without one
+        #[arg(default_value = "upload")]
+        origin: String,
+    },
+    /// Import sentence pairs into a judging campaign (CSV/TSV/JSONL with sentence1, sentence2,
+    /// optional group, label, explanation)
+    ImportPairs {
+        campaign: CampaignId,
+        file: PathBuf,
+        /// Labeled rows become hidden test pairs
+        #[arg(long)]
+        tests: bool,
+    },
+    /// Import a corpus to mine
+    ImportCorpus {
+        name: String,
+        file: PathBuf,
+        /// documents (clustered documents, split into sentences), grouped (short texts with a
+        /// group key) or sentences (one a line)
+        #[arg(value_parser = ["documents", "grouped", "sentences"])]
+        shape: String,
+        /// The column naming each text's cluster
+        #[arg(long, value_name = "COL")]
+        cluster: Option<String>,
+        /// The column with each text's id
+        #[arg(long, value_name = "COL")]
+        id: Option<String>,
+        /// The text column(s), comma-separated
+        #[arg(long, value_name = "COL[,COL]")]
+        text: Option<String>,
+        /// Keep lines that look like headings (dropped by default)
+        #[arg(long)]
+        keep_headings: bool,
+    },
+    /// Write a campaign's dataset to OUTPUT (- for stdout) with the download page's options,
+    /// e.g. rows=judgments format=jsonl split=train labels=dawid_skene seed=7; progress on stderr
+    Export {
+        campaign: CampaignId,
+        output: String,
+        #[arg(value_name = "KEY=VALUE")]
+        options: Vec<String>,
+    },
+    /// Score sentence pairs (TSV/CSV) with the MI and BLEURT models, where `serve` would score
+    /// Checks; writes a TSV (stdout without OUTPUT)
+    Score {
+        input: PathBuf,
+        output: Option<PathBuf>,
+    },
+    /// Which scorer the Check would use, and why; install the APT paper's models
+    Models {
+        #[command(subcommand)]
+        command: Option<ModelsCommand>,
+    },
+    /// Write brotli and gzip copies of DIR's scripts, WebAssembly and stylesheets
+    /// (scripts/build.sh runs it on the site)
+    Precompress { dir: PathBuf },
+}
 
-pub async fn run(args: Vec<String>) -> anyhow::Result<()> {
-    if let [command, dir] = args.as_slice() {
-        if command == "precompress" {
-            return crate::precompress::run(std::path::Path::new(dir));
-        }
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Which scorer the Check would use, and why (the default)
+    Status,
+    /// Download the APT paper's models from the Hugging Face hub (about 1.9 GB), export them to
+    /// ONNX, write and check an int8 copy, into ~/.cache/paracrowd/models/paper
+    Install {
+        #[arg(value_parser = ["paper"])]
+        which: String,
+        /// Install again over a complete installation
+        #[arg(long)]
+        force: bool,
+        /// The MI judge: a hub repository or a local directory
+        #[arg(long, value_name = "REPO|DIR")]
+        nli: Option<String>,
+        /// BLEURT: a hub repository or a local directory
+        #[arg(long, value_name = "REPO|DIR")]
+        bleurt: Option<String>,
+        /// Give up on a hub request after this long
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<u64>,
+    },
+}
+
+impl Cli {
+    /// Whether the command only talks about the models (logging is then kept to warnings).
+    pub fn is_models(&self) -> bool {
+        matches!(self.command, Some(Command::Models { .. }))
+    }
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let command = cli.command.unwrap_or(Command::Serve { role: None });
+    if let Command::Precompress { dir } = &command {
+        return crate::precompress::run(dir);
     }
     let config = Config::from_env()?;
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    match args.as_slice() {
-        [] | ["serve"] => serve(config).await,
-        ["serve", "--role", role] => {
-            let role = crate::config::Role::parse(role)?;
+    match command {
+        Command::Serve { role } => {
+            let role = role.unwrap_or(config.role);
             serve(Config { role, ..config }).await
         }
-        ["create-admin", username] => create_admin(config, username).await,
-        ["migrate"] => with_database(&config, |_| async { Ok(()) }).await,
-        ["import-sources", campaign, file, rest @ ..] if rest.len() <= 1 => {
-            let origin = rest.first().copied().unwrap_or("").to_owned();
-            import_sources(config, campaign, file, &origin).await
+        Command::CreateAdmin { username } => create_admin(config, &username).await,
+        Command::Migrate => with_database(&config, |_| async { Ok(()) }).await,
+        Command::ImportSources {
+            campaign,
+            file,
+            origin,
+        } => import_sources(config, campaign, &file, &origin).await,
+        Command::ImportPairs {
+            campaign,
+            file,
+            tests,
+        } => import_pairs(config, campaign, &file, tests).await,
+        Command::ImportCorpus {
+            name,
+            file,
+            shape,
+            cluster,
+            id,
+            text,
+            keep_headings,
+        } => {
+            let columns = app::domain::mining::corpus::Columns {
+                cluster: cluster.unwrap_or_default(),
+                id: id.unwrap_or_default(),
+                text: text.unwrap_or_default(),
+                ..Default::default()
+            };
+            import_corpus(config, &name, &file, &shape, columns, keep_headings).await
         }
-        ["import-pairs", campaign, file, rest @ ..] if rest.is_empty() || rest == ["--tests"] => {
-            import_pairs(config, campaign, file, !rest.is_empty()).await
-        }
-        ["import-corpus", name, file, shape, rest @ ..] => {
-            import_corpus(config, name, file, shape, rest).await
-        }
-        ["export", campaign, output, options @ ..] => {
-            export(config, campaign, output, options).await
-        }
-        ["score", input, rest @ ..] if rest.len() <= 1 => {
+        Command::Export {
+            campaign,
+            output,
+            options,
+        } => export(config, campaign, output, &options).await,
+        Command::Score { input, output } => score(input, output).await,
+        Command::Models { command } => {
             let ml = crate::ml::MlConfig::from_env()?;
-            let (input, output) = (PathBuf::from(input), rest.first().map(PathBuf::from));
-            match crate::ml::remote::ScorerBackend::from_env()? {
-                crate::ml::remote::ScorerBackend::Local => {
-                    tokio::task::spawn_blocking(move || {
-                        crate::score_cmd::run(&ml, &input, output.as_deref())
-                    })
-                    .await?
+            match command.unwrap_or(ModelsCommand::Status) {
+                ModelsCommand::Status => {
+                    tokio::task::spawn_blocking(move || crate::models_cmd::status(&ml)).await?
                 }
-                // Where `serve` would score Checks, checked as `serve` checks it.
-                crate::ml::remote::ScorerBackend::Remote(remote) => {
-                    let max_batch = ml.max_batch;
-                    let engine =
-                        tokio::task::spawn_blocking(move || crate::ml::ScoringEngine::start(&ml))
-                            .await?
-                            .context("the scoring models could not be loaded")?;
-                    for line in engine.resolution().lines() {
-                        eprintln!("{line}");
+                ModelsCommand::Install {
+                    which: _,
+                    force,
+                    nli,
+                    bleurt,
+                    timeout,
+                } => {
+                    let mut options = InstallOptions::paper(ml);
+                    options.force = force;
+                    options.nli = nli.unwrap_or(options.nli);
+                    options.bleurt = bleurt.unwrap_or(options.bleurt);
+                    if let Some(seconds) = timeout {
+                        options.hub_timeout = Duration::from_secs(seconds);
                     }
-                    let say = |line: &str| eprintln!("{line}");
-                    let scorer =
-                        crate::ml::remote::startup::scorer_saying(&remote, engine, &say).await?;
-                    crate::score_cmd::run_with(scorer, max_batch, &input, output.as_deref()).await
+                    tokio::task::spawn_blocking(move || crate::models_cmd::install_paper(options))
+                        .await?
                 }
             }
         }
-        ["models"] | ["models", "status"] => {
-            let ml = crate::ml::MlConfig::from_env()?;
-            tokio::task::spawn_blocking(move || crate::models_cmd::status(&ml)).await?
+        Command::Precompress { .. } => unreachable!("handled before the configuration is read"),
+    }
+}
+
+/// `paracrowd score`: where `serve` would score Checks, checked as `serve` checks it.
+async fn score(input: PathBuf, output: Option<PathBuf>) -> anyhow::Result<()> {
+    let ml = crate::ml::MlConfig::from_env()?;
+    match crate::ml::remote::ScorerBackend::from_env()? {
+        crate::ml::remote::ScorerBackend::Local => {
+            tokio::task::spawn_blocking(move || {
+                crate::score_cmd::run(&ml, &input, output.as_deref())
+            })
+            .await?
         }
-        ["models", "install", "paper", options @ ..] => {
-            let ml = crate::ml::MlConfig::from_env()?;
-            let options: Vec<String> = options.iter().map(|s| s.to_string()).collect();
-            tokio::task::spawn_blocking(move || crate::models_cmd::install_paper(ml, &options))
+        crate::ml::remote::ScorerBackend::Remote(remote) => {
+            let max_batch = ml.max_batch;
+            let engine = tokio::task::spawn_blocking(move || crate::ml::ScoringEngine::start(&ml))
                 .await?
+                .context("the scoring models could not be loaded")?;
+            for line in engine.resolution().lines() {
+                eprintln!("{line}");
+            }
+            let say = |line: &str| eprintln!("{line}");
+            let scorer = crate::ml::remote::startup::scorer_saying(&remote, engine, &say).await?;
+            crate::score_cmd::run_with(scorer, max_batch, &input, output.as_deref()).await
         }
-        ["help"] | ["--help"] | ["-h"] => {
-            println!("{USAGE}\n{ENV_HELP}");
-            Ok(())
-        }
-        _ => bail!("unknown command {:?}\n\n{USAGE}", args.join(" ")),
     }
 }
 
@@ -259,12 +373,12 @@ async fn create_admin(config: Config, username: &str) -> anyhow::Result<()> {
 
 async fn import_sources(
     config: Config,
-    campaign: &str,
-    file: &str,
+    campaign_id: CampaignId,
+    file: &Path,
     origin: &str,
 ) -> anyhow::Result<()> {
-    let campaign_id: CampaignId = campaign.parse().context("CAMPAIGN must be a campaign id")?;
     let (name, content) = read_text_file(file)?;
+    let file = file.display();
     let origin = origin.to_owned();
     with_database(&config, |pool| async move {
         match app::db::campaigns::find(&pool, campaign_id)
@@ -288,10 +402,11 @@ async fn import_sources(
 }
 
 /// A file's name and its text (UTF-8 required).
-fn read_text_file(file: &str) -> anyhow::Result<(String, String)> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {file}"))?;
-    let content = String::from_utf8(bytes).with_context(|| format!("{file} is not UTF-8 text"))?;
-    let name = std::path::Path::new(file)
+fn read_text_file(file: &Path) -> anyhow::Result<(String, String)> {
+    let shown = file.display();
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {shown}"))?;
+    let content = String::from_utf8(bytes).with_context(|| format!("{shown} is not UTF-8 text"))?;
+    let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -300,12 +415,12 @@ fn read_text_file(file: &str) -> anyhow::Result<(String, String)> {
 
 async fn import_pairs(
     config: Config,
-    campaign: &str,
-    file: &str,
+    campaign_id: CampaignId,
+    file: &Path,
     labels_are_tests: bool,
 ) -> anyhow::Result<()> {
-    let campaign_id: CampaignId = campaign.parse().context("CAMPAIGN must be a campaign id")?;
     let (name, content) = read_text_file(file)?;
+    let file = file.display();
     with_database(&config, |pool| async move {
         let err = |e: app::error::AppError| anyhow::anyhow!("{e}");
         match app::db::campaigns::find(&pool, campaign_id).await.map_err(err)? {
@@ -340,28 +455,13 @@ async fn import_pairs(
 async fn import_corpus(
     config: Config,
     name: &str,
-    file: &str,
+    file: &Path,
     shape: &str,
-    options: &[&str],
+    columns: app::domain::mining::corpus::Columns,
+    keep_headings: bool,
 ) -> anyhow::Result<()> {
-    let mut columns = app::domain::mining::corpus::Columns::default();
-    let mut keep_headings = false;
-    let mut rest = options.iter();
-    while let Some(option) = rest.next() {
-        let mut value = || {
-            rest.next()
-                .copied()
-                .context(format!("{option} needs a column name"))
-        };
-        match *option {
-            "--cluster" => columns.cluster = value()?.to_owned(),
-            "--id" => columns.id = value()?.to_owned(),
-            "--text" => columns.text = value()?.to_owned(),
-            "--keep-headings" => keep_headings = true,
-            other => bail!("unknown option {other:?}\n\n{USAGE}"),
-        }
-    }
     let (filename, content) = read_text_file(file)?;
+    let file = file.display();
     let (name, shape) = (name.to_owned(), shape.to_owned());
     with_database(&config, |pool| async move {
         let c = app::service::imports::corpus(
@@ -388,16 +488,100 @@ async fn import_corpus(
 /// `paracrowd export`: see `export_cmd`.
 async fn export(
     config: Config,
-    campaign: &str,
-    output: &str,
-    options: &[&str],
+    campaign_id: CampaignId,
+    output: String,
+    options: &[String],
 ) -> anyhow::Result<()> {
-    let campaign_id: CampaignId = campaign.parse().context("CAMPAIGN must be a campaign id")?;
-    let query = crate::export_cmd::parse_options(options)?;
-    let output = output.to_owned();
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let query = crate::export_cmd::parse_options(&options)?;
     with_database(&config, |pool| async move {
         crate::export_cmd::write(&pool, campaign_id, &query, &output, true).await?;
         Ok(())
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cli, Command, ModelsCommand};
+
+    /// The variables `docs/configuration.md`'s table names, in backquotes in its first column.
+    fn documented_variables() -> Vec<String> {
+        let doc = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/configuration.md"),
+        )
+        .expect("docs/configuration.md");
+        let mut names = Vec::new();
+        for row in doc.lines().filter(|l| l.starts_with("| `")) {
+            let first = row.split('|').nth(1).unwrap_or_default();
+            for quoted in first.split('`').skip(1).step_by(2) {
+                let name = quoted.split('=').next().unwrap_or_default();
+                if name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+                    names.push(name.to_owned());
+                }
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn help_names_every_setting_of_the_configuration_table() {
+        let help = Cli::command().render_long_help().to_string();
+        let names = documented_variables();
+        assert!(
+            names.len() > 40,
+            "read {} names from the table",
+            names.len()
+        );
+        let missing: Vec<&String> = names
+            .iter()
+            .filter(|n| !help.contains(n.as_str()))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "`paracrowd help` does not name {missing:?}"
+        );
+    }
+
+    #[test]
+    fn the_commands_parse_as_the_docs_write_them() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("paracrowd").chain(args.iter().copied()))
+        };
+        assert!(parse(&[]).unwrap().command.is_none());
+        let id = "0b9f2f53-4f0c-4d8e-9b5a-2f1c3d4e5f60";
+        match parse(&["import-pairs", id, "pairs.tsv", "--tests"])
+            .unwrap()
+            .command
+        {
+            Some(Command::ImportPairs {
+                campaign, tests, ..
+            }) => {
+                assert_eq!(campaign.to_string(), id);
+                assert!(tests);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(&["models", "install", "paper", "--timeout", "30"])
+            .unwrap()
+            .command
+        {
+            Some(Command::Models {
+                command: Some(ModelsCommand::Install { timeout, force, .. }),
+            }) => assert_eq!((timeout, force), (Some(30), false)),
+            other => panic!("{other:?}"),
+        }
+        match parse(&["serve", "--role", "jobs"]).unwrap().command {
+            Some(Command::Serve { role }) => assert_eq!(role, Some(super::Role::Jobs)),
+            other => panic!("{other:?}"),
+        }
+        // Refused with the reason: a campaign that is not an id, a shape that is not one, a role.
+        let refused = |args: &[&str]| parse(args).unwrap_err().to_string();
+        assert!(refused(&["import-pairs", "seven", "p.tsv"]).contains("seven"));
+        assert!(refused(&["import-corpus", "n", "f", "paragraphs"]).contains("documents"));
+        assert!(refused(&["serve", "--role", "all"]).contains("web, jobs or both"));
+        assert!(refused(&["export", id]).contains("OUTPUT"));
+    }
 }

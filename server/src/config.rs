@@ -351,4 +351,30 @@ Environment:
                                unset = random
   PG_BIN_DIR                   PostgreSQL binaries for the embedded cluster (default: newest
                                /usr/lib/postgresql/*/bin, else `pg_config --bindir`)
-  RUST_LOG, PARACROWD_LOG_FORMAT=json   logging";
+  RUST_LOG, PARACROWD_LOG_FORMAT=json   logging
+
+Models (the Check's scorer, mining's embeddings):
+  ORT_DYLIB_PATH               ONNX Runtime's libonnxruntime.so (the scripts set it)
+  PARACROWD_MODELS             auto (default), paper, standin or lite: which source scores the
+                               Check (only that one, start-up stops if it does not load)
+  PARACROWD_MI_MODEL, PARACROWD_BLEURT_MODEL
+                               both or neither: exactly these model directories
+  PARACROWD_CACHE              the model cache (default ~/.cache/paracrowd)
+  PARACROWD_PAPER_VARIANT      int8 or fp32 copy of the paper's models (default int8 on the CPU
+                               when its check passed)
+  PARACROWD_MODELS_DIR         the development stand-ins (only beside a development checkout)
+  PARACROWD_SHARED_DIR         the development folder the scripts and tests look in; the
+                               binary never reads it
+  PARACROWD_EMBEDDING_MODEL    all-MiniLM-L6-v2 for the lite scorer and the embedding miner
+                               (default $PARACROWD_CACHE/all-minilm-l6-v2)
+  PARACROWD_LITE_HEADS         a heads file for the lite scorer instead of the built-in one
+  PARACROWD_EXPORT_ENV, PARACROWD_PYTHON
+                               the Python environment `models install paper` exports with
+                               (default $PARACROWD_CACHE/py-export, python3)
+  HF_ENDPOINT                  another hub (a mirror) for `models install paper`
+  PARACROWD_ML_PROVIDER        cpu (default) or cuda (a build with --features cuda)
+  PARACROWD_ML_THREADS         ONNX Runtime intra-op threads (default all cores)
+  PARACROWD_ML_MAX_BATCH, PARACROWD_ML_MAX_WAIT_MS, PARACROWD_ML_QUEUE
+                               dynamic batching: largest batch, wait for more, queue bound
+                               (default 32, 2, 64)
+  PARACROWD_ML_NICE            nice value (0-19) of the scoring threads (default 0)";

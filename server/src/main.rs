@@ -2,13 +2,13 @@
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     server::memory::return_large_blocks();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().is_some_and(|a| a == "models") {
+    let cli = <server::cli::Cli as clap::Parser>::parse();
+    if cli.is_models() {
         server::telemetry::init_at("warn");
     } else {
         server::telemetry::init();
     }
-    match server::cli::run(args).await {
+    match server::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

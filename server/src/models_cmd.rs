@@ -1,8 +1,6 @@
 //! `paracrowd models [status]` and `paracrowd models install paper`: which scorer the Check would
 //! use and why, and installing the APT paper's own models into the model cache.
-use std::time::{Duration, Instant};
-
-use anyhow::{bail, Context};
+use std::time::Instant;
 
 use crate::ml::paper::install::{self, human_duration, InstallOptions};
 use crate::ml::paper::Manifest;
@@ -40,27 +38,8 @@ pub fn status(ml: &MlConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `models install paper [--force] [--nli REPO|DIR] [--bleurt REPO|DIR] [--timeout SECONDS]`.
-pub fn install_paper(ml: MlConfig, args: &[String]) -> anyhow::Result<()> {
-    let mut options = InstallOptions::paper(ml);
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        let mut value = || {
-            rest.next()
-                .cloned()
-                .with_context(|| format!("{arg} needs a value"))
-        };
-        match arg.as_str() {
-            "--force" => options.force = true,
-            "--nli" => options.nli = value()?,
-            "--bleurt" => options.bleurt = value()?,
-            "--timeout" => {
-                options.hub_timeout =
-                    Duration::from_secs(value()?.parse().context("--timeout takes whole seconds")?)
-            }
-            other => bail!("unknown option {other:?} for `models install paper`"),
-        }
-    }
+/// `models install paper`, with the options the command line gave.
+pub fn install_paper(options: InstallOptions) -> anyhow::Result<()> {
     let started = Instant::now();
     println!(
         "installing the APT paper's models into {}: the MI judge {} and BLEURT {}",

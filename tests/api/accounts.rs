@@ -690,3 +690,59 @@ async fn calls_without_an_account_are_limited_per_address(pool: PgPool) {
     assert_eq!(from("203.0.113.9").await.unwrap().status(), StatusCode::OK);
     app.stop().await;
 }
+
+/// The batched call counts leave no windows behind: a subject's first batch in a window deletes
+/// the action's windows long past, whoever's they were (an account that never comes back
+/// included), and leaves the current and the previous window, and other actions, alone.
+#[sqlx::test(migrations = "../migrations")]
+async fn counting_calls_deletes_every_subjects_windows_long_past(pool: sqlx::PgPool) {
+    use app::db::rate_counts::add;
+    use app::domain::rate_limit::Counted;
+    let minute = std::time::Duration::from_secs(60);
+    let rows = |action: &'static str| {
+        let pool = pool.clone();
+        async move {
+            let mut rows: Vec<(String, i64)> = sqlx::query_as(
+                "select subject, extract(epoch from window_start)::int8 / 60 from rate_count
+                 where action = $1 order by 1, 2",
+            )
+            .bind(action)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            rows.sort();
+            rows
+        }
+    };
+    assert_eq!(
+        add(&pool, Counted::Call, "gone", minute, 100, 30)
+            .await
+            .unwrap(),
+        30
+    );
+    assert_eq!(
+        add(&pool, Counted::Call, "gone", minute, 100, 30)
+            .await
+            .unwrap(),
+        60
+    );
+    add(&pool, Counted::AnonymousCall, "10.0.0.1", minute, 100, 5)
+        .await
+        .unwrap();
+    add(&pool, Counted::Call, "stays", minute, 104, 30)
+        .await
+        .unwrap();
+    // Window 105's first batch: 100 is long past (before 104), 104 is the previous window.
+    add(&pool, Counted::Call, "comes", minute, 105, 30)
+        .await
+        .unwrap();
+    assert_eq!(
+        rows("call").await,
+        vec![("comes".to_owned(), 105), ("stays".to_owned(), 104)]
+    );
+    // Another action's windows are its own to clear.
+    assert_eq!(
+        rows("anonymous_call").await,
+        vec![("10.0.0.1".to_owned(), 100)]
+    );
+}

@@ -2,7 +2,7 @@
 //! `migrations/functions/` (docs/decisions/sql-functions.md): these tests hold the migrations to
 //! the files, the live database to the migrations, and every body to the schema, so that a
 //! renamed column fails here and not at the first answer.
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sqlx::{Connection, PgConnection, PgPool};
@@ -79,56 +79,122 @@ fn every_function_file_is_what_the_migrations_define_last() {
     );
 }
 
-/// The functions in the public schema (not an extension's), and for each trigger the function
-/// it runs.
-async fn live(pool: &PgPool) -> (BTreeSet<String>, Vec<(String, String)>) {
-    let functions: Vec<String> = sqlx::query_scalar(
-        r#"select p.proname::text from pg_proc p
+/// The functions in the public schema (not an extension's) by name, each with its definition as
+/// PostgreSQL prints it back (`pg_get_functiondef`, one per overload), and for each trigger its
+/// function and its definition.
+type Live = (
+    BTreeMap<String, Vec<String>>,
+    BTreeMap<String, (String, String)>,
+);
+
+async fn live(conn: &mut PgConnection) -> Live {
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        r#"select p.proname::text, pg_get_functiondef(p.oid) from pg_proc p
            join pg_namespace n on n.oid = p.pronamespace
            where n.nspname = 'public'
              and not exists (select 1 from pg_depend d
-                             where d.objid = p.oid and d.deptype = 'e')"#,
+                             where d.objid = p.oid and d.deptype = 'e')
+           order by p.oid::regprocedure::text"#,
     )
-    .fetch_all(pool)
+    .fetch_all(&mut *conn)
     .await
     .unwrap();
-    let triggers: Vec<(String, String)> = sqlx::query_as(
-        r#"select t.tgname::text, p.proname::text from pg_trigger t
+    let triggers: Vec<(String, String, String)> = sqlx::query_as(
+        r#"select t.tgname::text, p.proname::text, pg_get_triggerdef(t.oid) from pg_trigger t
            join pg_proc p on p.oid = t.tgfoid
            join pg_class c on c.oid = t.tgrelid
            join pg_namespace n on n.oid = c.relnamespace
            where not t.tgisinternal and n.nspname = 'public'"#,
     )
-    .fetch_all(pool)
+    .fetch_all(&mut *conn)
     .await
     .unwrap();
-    (functions.into_iter().collect(), triggers)
+    let mut functions: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, definition) in rows {
+        functions.entry(name).or_default().push(definition);
+    }
+    let triggers = triggers.into_iter().map(|(t, f, d)| (t, (f, d))).collect();
+    (functions, triggers)
+}
+
+/// What differs between the live functions and triggers and their files: the definitions are
+/// read, every file is run again in a transaction, the definitions are read again (PostgreSQL
+/// prints both the same way, whatever the spacing of the text that made them) and the
+/// transaction is rolled back. Empty when the database runs exactly its files.
+async fn drift(conn: &mut PgConnection) -> Vec<String> {
+    let files = files();
+    let (functions, triggers) = live(conn).await;
+    let mut problems = Vec::new();
+    for f in functions.keys() {
+        if !files.contains_key(f) {
+            problems.push(format!(
+                "the database has {f}() but migrations/functions/{f}.sql does not exist"
+            ));
+        }
+    }
+    for f in files.keys() {
+        if !functions.contains_key(f) {
+            problems.push(format!("{f}.sql defines nothing the database has"));
+        }
+    }
+    for (trigger, (function, _)) in &triggers {
+        if !files
+            .get(function)
+            .is_some_and(|t| t.contains(&format!("create or replace trigger {trigger} ")))
+        {
+            problems.push(format!(
+                "trigger {trigger} is not defined in migrations/functions/{function}.sql"
+            ));
+        }
+    }
+    let mut tx = conn.begin().await.unwrap();
+    for (name, text) in &files {
+        if let Err(e) = sqlx::raw_sql(text).execute(&mut *tx).await {
+            problems.push(format!("{name}.sql does not run: {e}"));
+            return problems;
+        }
+    }
+    let (from_files, triggers_from_files) = live(&mut tx).await;
+    tx.rollback().await.unwrap();
+    for (f, definitions) in &functions {
+        if from_files.get(f).is_some_and(|d| d != definitions) {
+            problems.push(format!(
+                "the database's {f}() is not what migrations/functions/{f}.sql defines \
+                 (a migration replaced it with text of its own?): it is\n{}",
+                definitions.join("\n")
+            ));
+        }
+    }
+    for (trigger, live) in &triggers {
+        if triggers_from_files.get(trigger).is_some_and(|d| d != live) {
+            problems.push(format!("trigger {trigger} is not as its file defines it"));
+        }
+    }
+    problems
 }
 
 #[sqlx::test(migrations = "../migrations")]
 async fn every_live_function_and_trigger_is_defined_by_its_file(pool: PgPool) {
-    let files = files();
-    let (functions, triggers) = live(&pool).await;
+    let mut conn = pool.acquire().await.unwrap();
+    let (functions, triggers) = live(&mut conn).await;
     assert!(functions.len() >= 10, "{functions:?}");
-    for f in &functions {
-        assert!(
-            files.contains_key(f),
-            "the database has {f}() but migrations/functions/{f}.sql does not exist"
-        );
-    }
-    for f in files.keys() {
-        assert!(
-            functions.contains(f),
-            "{f}.sql defines nothing the database has"
-        );
-    }
     assert!(!triggers.is_empty());
-    for (trigger, function) in &triggers {
-        assert!(
-            files[function].contains(&format!("create or replace trigger {trigger} ")),
-            "trigger {trigger} is not defined in migrations/functions/{function}.sql"
-        );
-    }
+    let problems = drift(&mut conn).await;
+    assert!(problems.is_empty(), "{problems:#?}");
+
+    // A migration that replaces a function with text of its own, even a body that means the
+    // same, or moves a trigger to another event, is caught.
+    sqlx::raw_sql(
+        "create or replace function judge_is_test_slot(p_served int4, p_every int4, p_position int4) \
+         returns bool language sql immutable parallel safe \
+         return p_every > 0 and p_served % p_every = (p_position + 0) % p_every",
+    )
+    .execute(&mut *conn)
+    .await
+    .unwrap();
+    let problems = drift(&mut conn).await.join("\n");
+    assert!(problems.contains("judge_is_test_slot()"), "{problems}");
+    assert!(!problems.contains("judge_answer()"), "{problems}");
 }
 
 /// What is wrong with the bodies of the live functions, as `plpgsql_check` (when the database

@@ -3,19 +3,20 @@
 //! [`crate::service::apt`].
 use leptos::prelude::*;
 
+use crate::domain::{AttemptId, CampaignId, SourceId};
 use crate::error::AppError;
 
 pub use crate::dto::apt::{AptTask, CheckOutcome, SubmitOutcome, Verdict, MAX_ATTEMPT_CHARS};
 
 #[server(endpoint = "apt/next")]
-pub async fn apt_next(campaign_id: String) -> Result<AptTask, AppError> {
+pub async fn apt_next(campaign_id: CampaignId) -> Result<AptTask, AppError> {
     super::with_status(ssr::next(campaign_id).await)
 }
 
 #[server(endpoint = "apt/check")]
 pub async fn apt_check(
-    campaign_id: String,
-    source_id: String,
+    campaign_id: CampaignId,
+    source_id: SourceId,
     text: String,
 ) -> Result<CheckOutcome, AppError> {
     super::with_status(ssr::check(campaign_id, source_id, text).await)
@@ -23,33 +24,33 @@ pub async fn apt_check(
 
 #[server(endpoint = "apt/submit")]
 pub async fn apt_submit(
-    campaign_id: String,
-    attempt_id: String,
+    campaign_id: CampaignId,
+    attempt_id: AttemptId,
 ) -> Result<SubmitOutcome, AppError> {
     super::with_status(ssr::submit(campaign_id, attempt_id).await)
 }
 
 #[server(endpoint = "apt/skip")]
-pub async fn apt_skip(campaign_id: String, source_id: String) -> Result<(), AppError> {
+pub async fn apt_skip(campaign_id: CampaignId, source_id: SourceId) -> Result<(), AppError> {
     super::with_status(ssr::skip(campaign_id, source_id).await)
 }
 
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::api::{parse_id, worker};
+    use crate::api::worker;
     use crate::ml::ScoreError;
     use crate::service::apt as service;
     use crate::state::app_state;
 
-    pub async fn next(campaign_id: String) -> Result<AptTask, AppError> {
-        let (state, user, campaign) = worker(&campaign_id).await?;
+    pub async fn next(campaign_id: CampaignId) -> Result<AptTask, AppError> {
+        let (state, user, campaign) = worker(campaign_id).await?;
         service::next(&state.pool, user, campaign).await
     }
 
     pub async fn check(
-        campaign_id: String,
-        source_id: String,
+        campaign_id: CampaignId,
+        source_id: SourceId,
         text: String,
     ) -> Result<CheckOutcome, AppError> {
         // A full model queue answers "busy" before the session and database work below, so a
@@ -58,8 +59,7 @@ mod ssr {
         if let Err(ScoreError::Busy) = app_state()?.scorer.admit() {
             return Err(AppError::Overloaded);
         }
-        let (state, user, campaign) = worker(&campaign_id).await?;
-        let source_id = parse_id(&source_id, "source_id")?;
+        let (state, user, campaign) = worker(campaign_id).await?;
         service::check(
             &state.pool,
             &*state.scorer,
@@ -72,17 +72,15 @@ mod ssr {
     }
 
     pub async fn submit(
-        campaign_id: String,
-        attempt_id: String,
+        campaign_id: CampaignId,
+        attempt_id: AttemptId,
     ) -> Result<SubmitOutcome, AppError> {
-        let (state, user, campaign) = worker(&campaign_id).await?;
-        let attempt_id = parse_id(&attempt_id, "attempt_id")?;
+        let (state, user, campaign) = worker(campaign_id).await?;
         service::submit(&state.pool, user, campaign, attempt_id).await
     }
 
-    pub async fn skip(campaign_id: String, source_id: String) -> Result<(), AppError> {
-        let (state, user, campaign) = worker(&campaign_id).await?;
-        let source_id = parse_id(&source_id, "source_id")?;
+    pub async fn skip(campaign_id: CampaignId, source_id: SourceId) -> Result<(), AppError> {
+        let (state, user, campaign) = worker(campaign_id).await?;
         service::skip(&state.pool, user, campaign, source_id).await
     }
 }

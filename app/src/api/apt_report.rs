@@ -1,4 +1,5 @@
 //! The researcher's live view of an APT campaign: the paper's Table 2, Figure 2 and earnings.
+use crate::domain::CampaignId;
 use crate::error::AppError;
 use leptos::prelude::*;
 
@@ -6,11 +7,11 @@ pub use crate::dto::apt_report::{AptReportView, ScorerUse, WorkerEarning};
 
 /// Researchers and admins only.
 #[server(endpoint = "research/apt_report")]
-pub async fn apt_report(campaign_id: String) -> Result<AptReportView, AppError> {
+pub async fn apt_report(campaign_id: CampaignId) -> Result<AptReportView, AppError> {
     super::with_status(
         async {
             let pool = super::researcher().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             crate::service::apt_report::report(&pool, id).await
         }
         .await,

@@ -2,6 +2,7 @@
 //! importing source sentences (admins). The use cases are in [`crate::service::campaigns`].
 use leptos::prelude::*;
 
+use crate::domain::CampaignId;
 use crate::error::AppError;
 
 pub use crate::dto::campaigns::{AdminCampaign, CampaignSummary, ImportSummary};
@@ -64,11 +65,11 @@ pub async fn list_campaigns() -> Result<Vec<AdminCampaign>, AppError> {
 
 /// One campaign with counts. Admins only.
 #[server(endpoint = "admin/get_campaign")]
-pub async fn get_campaign(campaign_id: String) -> Result<AdminCampaign, AppError> {
+pub async fn get_campaign(campaign_id: CampaignId) -> Result<AdminCampaign, AppError> {
     super::with_status(
         async {
             let (pool, _) = admin().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             service::get(&pool, id).await
         }
         .await,
@@ -77,11 +78,11 @@ pub async fn get_campaign(campaign_id: String) -> Result<AdminCampaign, AppError
 
 /// Opens, closes or drafts a campaign. Admins only.
 #[server(endpoint = "admin/set_campaign_status")]
-pub async fn set_campaign_status(campaign_id: String, status: String) -> Result<(), AppError> {
+pub async fn set_campaign_status(campaign_id: CampaignId, status: String) -> Result<(), AppError> {
     super::with_status(
         async {
             let (pool, _) = admin().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             service::set_status(&pool, id, &status).await
         }
         .await,
@@ -92,7 +93,7 @@ pub async fn set_campaign_status(campaign_id: String, status: String) -> Result<
 /// All or nothing: a bad line is reported by number and nothing is stored. Admins only.
 #[server(endpoint = "admin/import_sources")]
 pub async fn import_sources(
-    campaign_id: String,
+    campaign_id: CampaignId,
     filename: String,
     content: String,
     default_origin: String,
@@ -100,7 +101,7 @@ pub async fn import_sources(
     super::with_status(
         async {
             let (pool, _) = admin().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             crate::service::campaign_of_kind(
                 &pool,
                 id,

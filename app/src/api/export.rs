@@ -6,11 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::export::spec::ExportQuery;
 use crate::domain::export::stats::DatasetStats;
+use crate::domain::CampaignId;
 use crate::error::AppError;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportPageData {
-    pub campaign_id: String,
+    pub campaign_id: CampaignId,
     pub title: String,
     /// `judge` or `apt`.
     pub kind: crate::domain::CampaignKind,
@@ -29,7 +30,7 @@ pub struct ExportPageData {
 /// Researchers and admins only.
 #[server(endpoint = "research/export_view")]
 pub async fn export_view(
-    campaign_id: String,
+    campaign_id: CampaignId,
     #[server(default)] query: ExportQuery,
 ) -> Result<ExportPageData, AppError> {
     super::with_status(ssr::view(campaign_id, query).await)
@@ -40,14 +41,17 @@ mod ssr {
     use super::*;
     use crate::domain::Role;
 
-    pub async fn view(campaign_id: String, query: ExportQuery) -> Result<ExportPageData, AppError> {
+    pub async fn view(
+        campaign_id: CampaignId,
+        query: ExportQuery,
+    ) -> Result<ExportPageData, AppError> {
         let pool = crate::state::pool()?;
         crate::session::require_role(&[Role::Researcher, Role::Admin]).await?;
-        let id = crate::api::parse_id(&campaign_id, "campaign_id")?;
+        let id = campaign_id;
         let o = crate::service::export::overview(&pool, id, &query).await?;
         let (pairs, judgments, trusted_judgments, attempts, submissions) = o.counts;
         Ok(ExportPageData {
-            campaign_id: id.to_string(),
+            campaign_id: id,
             title: o.campaign.title,
             kind: o.campaign.kind,
             pairs,

@@ -4,12 +4,13 @@
 //! are in [`crate::service::judging`].
 use leptos::prelude::*;
 
+use crate::domain::{AssignmentId, CampaignId};
 use crate::error::AppError;
 
 pub use crate::dto::judge::{AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
 
 #[server(endpoint = "judge/next")]
-pub async fn judge_next(campaign_id: String) -> Result<JudgeTask, AppError> {
+pub async fn judge_next(campaign_id: CampaignId) -> Result<JudgeTask, AppError> {
     super::with_status(ssr::next(campaign_id).await)
 }
 
@@ -17,8 +18,8 @@ pub async fn judge_next(campaign_id: String) -> Result<JudgeTask, AppError> {
 /// the server, from when the pair was served. The outcome carries the next task.
 #[server(endpoint = "judge/answer")]
 pub async fn judge_answer(
-    campaign_id: String,
-    assignment_id: String,
+    campaign_id: CampaignId,
+    assignment_id: AssignmentId,
     is_paraphrase: bool,
 ) -> Result<AnswerOutcome, AppError> {
     super::with_status(ssr::answer(campaign_id, assignment_id, is_paraphrase).await)
@@ -27,13 +28,13 @@ pub async fn judge_answer(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::api::{judging_call, parse_id};
+    use crate::api::judging_call;
     use crate::service::judging as service;
 
-    pub async fn next(campaign_id: String) -> Result<JudgeTask, AppError> {
+    pub async fn next(campaign_id: CampaignId) -> Result<JudgeTask, AppError> {
         // The state before the first `.await` (see `state::app_state`).
         let state = &crate::state::app_state()?;
-        judging_call(state, &campaign_id, |session, user, campaign| async move {
+        judging_call(state, campaign_id, |session, user, campaign| async move {
             let (pool, campaigns, draws) = (&state.pool, &state.judge_campaigns, &state.draws);
             service::next(pool, campaigns, draws, session.proof(), user, campaign).await
         })
@@ -41,14 +42,12 @@ mod ssr {
     }
 
     pub async fn answer(
-        campaign_id: String,
-        assignment_id: String,
+        campaign_id: CampaignId,
+        assignment_id: AssignmentId,
         is_paraphrase: bool,
     ) -> Result<AnswerOutcome, AppError> {
         let state = &crate::state::app_state()?;
-        let assignment_id = &assignment_id;
-        judging_call(state, &campaign_id, |session, user, campaign| async move {
-            let assignment_id = parse_id(assignment_id, "assignment_id")?;
+        judging_call(state, campaign_id, |session, user, campaign| async move {
             service::answer(
                 &state.pool,
                 &state.quick,

@@ -1,6 +1,7 @@
 //! Running a judging campaign (admins): create it with its settings, import pairs, mark test
 //! pairs, watch progress and workers, reverse a gate decision, republish. The use cases are in
 //! [`crate::service::judge_campaigns`] and [`crate::service::quality`].
+use crate::domain::{CampaignId, PairId, UserId};
 use crate::error::AppError;
 use leptos::prelude::*;
 
@@ -49,7 +50,7 @@ pub async fn create_judge_campaign(
 /// labeled rows become hidden test pairs. All or nothing. Admins only.
 #[server(endpoint = "admin/import_pairs")]
 pub async fn import_pairs(
-    campaign_id: String,
+    campaign_id: CampaignId,
     filename: String,
     content: String,
     labels_are_tests: bool,
@@ -58,14 +59,14 @@ pub async fn import_pairs(
 }
 
 #[server(endpoint = "admin/judge_overview")]
-pub async fn judge_overview(campaign_id: String) -> Result<JudgeCampaignOverview, AppError> {
+pub async fn judge_overview(campaign_id: CampaignId) -> Result<JudgeCampaignOverview, AppError> {
     super::with_status(ssr::overview(campaign_id).await)
 }
 
 /// Pairs of a campaign with their gold fields, 100 per page; `tests_only` lists test pairs.
 #[server(endpoint = "admin/list_pairs")]
 pub async fn list_pairs(
-    campaign_id: String,
+    campaign_id: CampaignId,
     tests_only: bool,
     page: u32,
 ) -> Result<Vec<AdminPair>, AppError> {
@@ -76,8 +77,8 @@ pub async fn list_pairs(
 /// or, with `gold` = "none", an ordinary pair again.
 #[server(endpoint = "admin/set_test_pair")]
 pub async fn set_test_pair(
-    campaign_id: String,
-    pair_id: String,
+    campaign_id: CampaignId,
+    pair_id: PairId,
     gold: String,
     #[server(default)] explanation: String,
 ) -> Result<(), AppError> {
@@ -88,8 +89,8 @@ pub async fn set_test_pair(
 /// judgments are trusted again and the gate no longer applies to them.
 #[server(endpoint = "admin/set_judge_worker_status")]
 pub async fn set_judge_worker_status(
-    campaign_id: String,
-    user_id: String,
+    campaign_id: CampaignId,
+    user_id: UserId,
     status: String,
 ) -> Result<(), AppError> {
     super::with_status(ssr::set_worker_status(campaign_id, user_id, status).await)
@@ -100,16 +101,18 @@ pub async fn set_judge_worker_status(
 /// queue for trusted workers, and those workers are stopped (an admin can reinstate them; the
 /// republished judgments stay set aside).
 #[server(endpoint = "admin/republish")]
-pub async fn republish(campaign_id: String, min_kappa: f64) -> Result<RepublishSummary, AppError> {
+pub async fn republish(
+    campaign_id: CampaignId,
+    min_kappa: f64,
+) -> Result<RepublishSummary, AppError> {
     super::with_status(ssr::republish(campaign_id, min_kappa).await)
 }
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use crate::domain::{CampaignId, UserId};
 
     use super::*;
-    use crate::api::{admin, parse_id};
+    use crate::api::admin;
     use crate::domain::judge::labels::{default_thresholds, Thresholds};
     use crate::domain::judge::settings::GateRule;
     use crate::domain::judge::settings::{Definition, JudgeSettings};
@@ -158,44 +161,44 @@ mod ssr {
         Ok(id.to_string())
     }
 
-    async fn admin_and_campaign(raw: &str) -> Result<(sqlx::PgPool, UserId, CampaignId), AppError> {
+    async fn admin_and_campaign(
+        id: CampaignId,
+    ) -> Result<(sqlx::PgPool, UserId, CampaignId), AppError> {
         let (pool, me) = admin().await?;
-        let id = parse_id(raw, "campaign_id")?;
         Ok((pool, me, id))
     }
 
     pub async fn import(
-        campaign_id: String,
+        campaign_id: CampaignId,
         filename: String,
         content: String,
         labels_are_tests: bool,
     ) -> Result<PairImportSummary, AppError> {
-        let (pool, _, id) = admin_and_campaign(&campaign_id).await?;
+        let (pool, _, id) = admin_and_campaign(campaign_id).await?;
         service::import_pairs(&pool, id, &filename, &content, labels_are_tests).await
     }
 
-    pub async fn overview(campaign_id: String) -> Result<JudgeCampaignOverview, AppError> {
-        let (pool, _, id) = admin_and_campaign(&campaign_id).await?;
+    pub async fn overview(campaign_id: CampaignId) -> Result<JudgeCampaignOverview, AppError> {
+        let (pool, _, id) = admin_and_campaign(campaign_id).await?;
         service::overview(&pool, id).await
     }
 
     pub async fn list_pairs(
-        campaign_id: String,
+        campaign_id: CampaignId,
         tests_only: bool,
         page: u32,
     ) -> Result<Vec<AdminPair>, AppError> {
-        let (pool, _, id) = admin_and_campaign(&campaign_id).await?;
+        let (pool, _, id) = admin_and_campaign(campaign_id).await?;
         service::list_pairs(&pool, id, tests_only, page).await
     }
 
     pub async fn set_test_pair(
-        campaign_id: String,
-        pair_id: String,
+        campaign_id: CampaignId,
+        pair_id: PairId,
         gold: String,
         explanation: String,
     ) -> Result<(), AppError> {
-        let (pool, _, id) = admin_and_campaign(&campaign_id).await?;
-        let pair_id = parse_id(&pair_id, "pair_id")?;
+        let (pool, _, id) = admin_and_campaign(campaign_id).await?;
         let gold = match gold.as_str() {
             "paraphrase" => Some(true),
             "not_paraphrase" => Some(false),
@@ -211,12 +214,12 @@ mod ssr {
     }
 
     pub async fn set_worker_status(
-        campaign_id: String,
-        user_id: String,
+        campaign_id: CampaignId,
+        user_id: UserId,
         status: String,
     ) -> Result<(), AppError> {
-        let (pool, me, id) = admin_and_campaign(&campaign_id).await?;
-        let user = parse_id(&user_id, "user_id")?;
+        let (pool, me, id) = admin_and_campaign(campaign_id).await?;
+        let user = user_id;
         let reinstate = match status.as_str() {
             "active" => true,
             "stopped" => false,
@@ -231,10 +234,10 @@ mod ssr {
     }
 
     pub async fn republish(
-        campaign_id: String,
+        campaign_id: CampaignId,
         min_kappa: f64,
     ) -> Result<RepublishSummary, AppError> {
-        let (pool, me, id) = admin_and_campaign(&campaign_id).await?;
+        let (pool, me, id) = admin_and_campaign(campaign_id).await?;
         quality::republish(&pool, id, min_kappa, me).await
     }
 }

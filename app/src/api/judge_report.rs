@@ -9,17 +9,18 @@
 //! The use case is in [`crate::service::judge_report`].
 use leptos::prelude::*;
 
+use crate::domain::CampaignId;
 use crate::error::AppError;
 
 pub use crate::dto::judge_report::{JudgeReportView, JudgeWorkerReport, StatusEvent};
 
 /// Researchers and admins only.
 #[server(endpoint = "research/judge_report")]
-pub async fn judge_report(campaign_id: String) -> Result<JudgeReportView, AppError> {
+pub async fn judge_report(campaign_id: CampaignId) -> Result<JudgeReportView, AppError> {
     super::with_status(
         async {
             let pool = super::researcher().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             crate::service::judge_report::report(&pool, id).await
         }
         .await,

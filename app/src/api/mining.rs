@@ -1,5 +1,6 @@
 //! Mining (admins): import corpora, run the MSRP L12 and F2 miners as background jobs, watch and
 //! cancel them, read the candidates and deploy them to a judging campaign.
+use crate::domain::{CampaignId, CorpusId, RunId};
 use crate::error::AppError;
 use leptos::prelude::*;
 
@@ -42,7 +43,7 @@ pub async fn mining_overview() -> Result<MiningState, AppError> {
 #[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/start_mining")]
 pub async fn start_mining(
-    corpus_id: String,
+    corpus_id: CorpusId,
     method: String,
     #[server(default)] max_edit_distance: Option<u32>,
     #[server(default)] min_length_ratio: Option<f64>,
@@ -86,19 +87,19 @@ pub async fn start_mining(
 }
 
 #[server(endpoint = "admin/mining_run")]
-pub async fn mining_run(run_id: String) -> Result<RunView, AppError> {
+pub async fn mining_run(run_id: RunId) -> Result<RunView, AppError> {
     super::with_status(ssr::run(run_id).await)
 }
 
 /// Stops a queued or running run (it ends as cancelled, without candidates).
 #[server(endpoint = "admin/cancel_mining")]
-pub async fn cancel_mining(run_id: String) -> Result<(), AppError> {
+pub async fn cancel_mining(run_id: RunId) -> Result<(), AppError> {
     super::with_status(ssr::cancel(run_id).await)
 }
 
 /// Runs an interrupted, cancelled or failed run again from the start.
 #[server(endpoint = "admin/restart_mining")]
-pub async fn restart_mining(run_id: String) -> Result<(), AppError> {
+pub async fn restart_mining(run_id: RunId) -> Result<(), AppError> {
     super::with_status(ssr::restart(run_id).await)
 }
 
@@ -106,7 +107,7 @@ pub async fn restart_mining(run_id: String) -> Result<(), AppError> {
 #[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/mining_candidates")]
 pub async fn mining_candidates(
-    run_id: String,
+    run_id: RunId,
     #[server(default)] min_edit_distance: Option<i32>,
     #[server(default)] max_edit_distance: Option<i32>,
     #[server(default)] limit: Option<i64>,
@@ -132,8 +133,8 @@ pub async fn mining_candidates(
 #[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/deploy_candidates")]
 pub async fn deploy_candidates(
-    run_id: String,
-    campaign_id: String,
+    run_id: RunId,
+    campaign_id: CampaignId,
     #[server(default)] min_edit_distance: Option<i32>,
     #[server(default)] max_edit_distance: Option<i32>,
     #[server(default)] limit: Option<i64>,
@@ -157,7 +158,7 @@ pub async fn deploy_candidates(
 mod ssr {
 
     use super::*;
-    use crate::api::{admin, parse_id, rfc3339};
+    use crate::api::{admin, rfc3339};
     use crate::db::mining as db;
     use crate::service::{imports, mining as service};
 
@@ -241,50 +242,48 @@ mod ssr {
         })
     }
 
-    pub async fn start(corpus_id: String, form: MethodForm) -> Result<String, AppError> {
+    pub async fn start(corpus_id: CorpusId, form: MethodForm) -> Result<String, AppError> {
         let embedder = crate::state::app_state()?.embedder;
         let (pool, me) = admin().await?;
         let method = form.method()?;
-        let corpus_id = parse_id(&corpus_id, "corpus_id")?;
         let run_id = service::start(pool, embedder, me, corpus_id, method).await?;
         Ok(run_id.to_string())
     }
 
-    pub async fn run(run_id: String) -> Result<RunView, AppError> {
+    pub async fn run(run_id: RunId) -> Result<RunView, AppError> {
         let (pool, _) = admin().await?;
-        let (run, follow_ups) = service::run(&pool, parse_id(&run_id, "run_id")?).await?;
+        let (run, follow_ups) = service::run(&pool, run_id).await?;
         let mut view = run_view(run);
         view.follow_ups = follow_ups;
         Ok(view)
     }
 
-    pub async fn cancel(run_id: String) -> Result<(), AppError> {
+    pub async fn cancel(run_id: RunId) -> Result<(), AppError> {
         let (pool, _) = admin().await?;
-        service::cancel(&pool, parse_id(&run_id, "run_id")?).await
+        service::cancel(&pool, run_id).await
     }
 
-    pub async fn restart(run_id: String) -> Result<(), AppError> {
+    pub async fn restart(run_id: RunId) -> Result<(), AppError> {
         let (pool, _) = admin().await?;
-        service::restart(pool, parse_id(&run_id, "run_id")?).await
+        service::restart(pool, run_id).await
     }
 
     pub async fn candidates(
-        run_id: String,
+        run_id: RunId,
         s: SelectionForm,
     ) -> Result<Vec<CandidateView>, AppError> {
         let (pool, _) = admin().await?;
-        service::candidates(&pool, parse_id(&run_id, "run_id")?, s).await
+        service::candidates(&pool, run_id, s).await
     }
 
     pub async fn deploy(
-        run_id: String,
-        campaign_id: String,
+        run_id: RunId,
+        campaign_id: CampaignId,
         s: SelectionForm,
         confirm_count: Option<u64>,
     ) -> Result<DeploySummary, AppError> {
         let (pool, _) = admin().await?;
-        let run_id = parse_id(&run_id, "run_id")?;
-        let campaign = parse_id(&campaign_id, "campaign_id")?;
+        let campaign = campaign_id;
         let (added, skipped) =
             match service::deploy(&pool, run_id, campaign, s, confirm_count).await? {
                 service::Deployed::Added { added, skipped } => (added, skipped),

@@ -50,17 +50,6 @@ pub(crate) async fn client_address(state: &crate::state::AppState) -> Option<std
     Some(state.trusted_proxies.client(peer, &forwarded))
 }
 
-/// Parses an id sent by a form (any of the `domain::ids` types); a malformed one is a validation
-/// error naming the field.
-#[cfg(feature = "ssr")]
-pub(crate) fn parse_id<Id: std::str::FromStr>(
-    raw: &str,
-    field: &str,
-) -> Result<Id, crate::error::AppError> {
-    raw.parse()
-        .map_err(|_| crate::error::AppError::validation(field, "Not a valid id."))
-}
-
 /// The pool and the calling admin's id; anyone else is refused.
 #[cfg(feature = "ssr")]
 pub(crate) async fn admin() -> Result<(sqlx::PgPool, crate::domain::UserId), crate::error::AppError>
@@ -82,7 +71,7 @@ pub(crate) async fn researcher() -> Result<sqlx::PgPool, crate::error::AppError>
 /// The state, the logged-in user and the campaign id that an annotator's call starts from.
 #[cfg(feature = "ssr")]
 pub(crate) async fn worker(
-    campaign_id: &str,
+    campaign: crate::domain::CampaignId,
 ) -> Result<
     (
         crate::state::AppState,
@@ -94,7 +83,6 @@ pub(crate) async fn worker(
     // The state before the first `.await` (see `state::app_state`).
     let state = crate::state::app_state()?;
     let user = crate::session::require_user().await?.app_user_id;
-    let campaign = parse_id(campaign_id, "campaign_id")?;
     let session = crate::session::session().await?;
     let view = crate::session::view(&session).await?;
     session_caller(&state, &view, campaign).await?;
@@ -114,7 +102,7 @@ pub(crate) async fn worker(
 #[cfg(feature = "ssr")]
 pub(crate) async fn judging_call<T, Fut>(
     state: &crate::state::AppState,
-    campaign_id: &str,
+    campaign: crate::domain::CampaignId,
     call: impl Fn(
         std::sync::Arc<crate::service::session_cache::CachedSession>,
         crate::domain::UserId,
@@ -128,7 +116,6 @@ where
     use crate::service::session_cache;
     let session = crate::session::session().await?;
     let id = session.id().ok_or(AppError::Unauthenticated)?.to_string();
-    let campaign = parse_id(campaign_id, "campaign_id")?;
     let mut held = state.sessions.get(&id);
     // A fresh read can be overtaken too (a login in another tab between it and the call).
     for _ in 0..3 {

@@ -3,6 +3,7 @@
 //! The use cases are in [`crate::service::studies`].
 use leptos::prelude::*;
 
+use crate::domain::{BatchId, CampaignId, StudyLinkId};
 use crate::error::AppError;
 
 pub use crate::dto::studies::{
@@ -47,11 +48,11 @@ pub async fn decide_consent(
 
 /// A campaign's study information and links. Admins only.
 #[server(endpoint = "admin/study_setup")]
-pub async fn load_study_setup(campaign_id: String) -> Result<StudySetup, AppError> {
+pub async fn load_study_setup(campaign_id: CampaignId) -> Result<StudySetup, AppError> {
     super::with_status(
         async {
             let (pool, _) = super::admin().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             service::setup(&pool, id, "").await
         }
         .await,
@@ -61,13 +62,13 @@ pub async fn load_study_setup(campaign_id: String) -> Result<StudySetup, AppErro
 /// The study around a task page: the number of items asked for, the pay per item, the time,
 /// and where a study worker finishes. Any worker of the campaign.
 #[server(endpoint = "study/progress")]
-pub async fn load_study_progress(campaign_id: String) -> Result<StudyProgress, AppError> {
+pub async fn load_study_progress(campaign_id: CampaignId) -> Result<StudyProgress, AppError> {
     super::with_status(
         async {
             // Not `super::worker`: a worker who made the items asked for still reads this.
             let state = crate::state::app_state()?;
             let user = crate::session::require_user().await?.app_user_id;
-            let campaign = super::parse_id(&campaign_id, "campaign_id")?;
+            let campaign = campaign_id;
             let session = crate::session::session().await?;
             crate::session::check_study_access(&session, campaign).await?;
             crate::service::study_completion::progress(&state.pool, campaign, user).await
@@ -80,12 +81,12 @@ pub async fn load_study_progress(campaign_id: String) -> Result<StudyProgress, A
 /// (idempotent: a reload or a second tab gets the same code and way back). Once complete, the
 /// task refuses them more items.
 #[server(endpoint = "study/complete")]
-pub async fn complete_study(campaign_id: String) -> Result<CompletionView, AppError> {
+pub async fn complete_study(campaign_id: CampaignId) -> Result<CompletionView, AppError> {
     super::with_status(
         async {
             let pool = crate::state::pool()?;
             let user = crate::session::require_user().await?.app_user_id;
-            let campaign = super::parse_id(&campaign_id, "campaign_id")?;
+            let campaign = campaign_id;
             let view = crate::service::study_completion::complete(&pool, campaign, user).await?;
             if matches!(view, CompletionView::Done { .. }) {
                 let session = crate::session::session().await?;
@@ -100,11 +101,11 @@ pub async fn complete_study(campaign_id: String) -> Result<CompletionView, AppEr
 /// A campaign's study workers with what they earned and are owed, and its bonus batches.
 /// Researchers and admins.
 #[server(endpoint = "research/payments")]
-pub async fn load_payments(campaign_id: String) -> Result<PaymentsView, AppError> {
+pub async fn load_payments(campaign_id: CampaignId) -> Result<PaymentsView, AppError> {
     super::with_status(
         async {
             let (pool, _) = researcher_id().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             crate::service::payments::payments(&pool, id).await
         }
         .await,
@@ -116,15 +117,15 @@ pub async fn load_payments(campaign_id: String) -> Result<PaymentsView, AppError
 /// twice makes one batch. Researchers and admins.
 #[server(endpoint = "research/make_payment_batch")]
 pub async fn make_payment_batch(
-    campaign_id: String,
-    batch_id: String,
+    campaign_id: CampaignId,
+    batch_id: BatchId,
     #[server(default)] top_up: bool,
 ) -> Result<BatchView, AppError> {
     super::with_status(
         async {
             let (pool, me) = researcher_id().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
-            crate::service::payments::make_batch(&pool, id, me, &batch_id, top_up).await
+            let id = campaign_id;
+            crate::service::payments::make_batch(&pool, id, me, batch_id, top_up).await
         }
         .await,
     )
@@ -132,12 +133,12 @@ pub async fn make_payment_batch(
 
 /// Records that a batch was paid on the platform (once). Researchers and admins.
 #[server(endpoint = "research/mark_batch_paid")]
-pub async fn mark_batch_paid(campaign_id: String, batch_id: String) -> Result<(), AppError> {
+pub async fn mark_batch_paid(campaign_id: CampaignId, batch_id: BatchId) -> Result<(), AppError> {
     super::with_status(
         async {
             let (pool, me) = researcher_id().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
-            crate::service::payments::mark_paid(&pool, id, &batch_id, me).await
+            let id = campaign_id;
+            crate::service::payments::mark_paid(&pool, id, batch_id, me).await
         }
         .await,
     )
@@ -145,12 +146,15 @@ pub async fn mark_batch_paid(campaign_id: String, batch_id: String) -> Result<()
 
 /// Discards a batch not marked paid. Researchers and admins.
 #[server(endpoint = "research/discard_payment_batch")]
-pub async fn discard_payment_batch(campaign_id: String, batch_id: String) -> Result<(), AppError> {
+pub async fn discard_payment_batch(
+    campaign_id: CampaignId,
+    batch_id: BatchId,
+) -> Result<(), AppError> {
     super::with_status(
         async {
             let (pool, _) = researcher_id().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
-            crate::service::payments::discard_batch(&pool, id, &batch_id).await
+            let id = campaign_id;
+            crate::service::payments::discard_batch(&pool, id, batch_id).await
         }
         .await,
     )
@@ -162,7 +166,7 @@ pub async fn discard_payment_batch(campaign_id: String, batch_id: String) -> Res
 #[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/save_study_info")]
 pub async fn save_study_info(
-    campaign_id: String,
+    campaign_id: CampaignId,
     summary: String,
     minutes: String,
     pay: String,
@@ -176,7 +180,7 @@ pub async fn save_study_info(
     super::with_status(
         async {
             let (pool, me) = super::admin().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             let form = service::InfoForm {
                 summary: &summary,
                 minutes: optional_number("minutes", &minutes)?,
@@ -198,7 +202,7 @@ pub async fn save_study_info(
 /// and `expires_in_days` may be empty. Admins only.
 #[server(endpoint = "admin/create_study_link")]
 pub async fn create_study_link(
-    campaign_id: String,
+    campaign_id: CampaignId,
     platform: String,
     label: String,
     max_workers: String,
@@ -207,7 +211,7 @@ pub async fn create_study_link(
     super::with_status(
         async {
             let (pool, me) = super::admin().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
+            let id = campaign_id;
             service::create_link(
                 &pool,
                 id,
@@ -226,15 +230,15 @@ pub async fn create_study_link(
 /// Pauses or resumes a link. Admins only.
 #[server(endpoint = "admin/set_study_link_paused")]
 pub async fn set_study_link_paused(
-    campaign_id: String,
-    study_link_id: String,
+    campaign_id: CampaignId,
+    study_link_id: StudyLinkId,
     paused: bool,
 ) -> Result<(), AppError> {
     super::with_status(
         async {
             let (pool, _) = super::admin().await?;
-            let id = super::parse_id(&campaign_id, "campaign_id")?;
-            service::set_link_paused(&pool, id, &study_link_id, paused).await
+            let id = campaign_id;
+            service::set_link_paused(&pool, id, study_link_id, paused).await
         }
         .await,
     )

@@ -92,6 +92,17 @@ uuid_id! {
     RunId
 }
 
+uuid_id! {
+    /// A recruitment link of a study (`study_link.study_link_id`).
+    StudyLinkId
+}
+
+uuid_id! {
+    /// A batch of bonus payments (`payment_batch.batch_id`). The page makes a new one before the
+    /// researcher asks, so a form sent twice makes one batch.
+    BatchId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

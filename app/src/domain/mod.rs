@@ -22,7 +22,10 @@ pub mod table_file;
 pub mod text;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};
-pub use ids::{AssignmentId, AttemptId, CampaignId, CorpusId, PairId, RunId, SourceId, UserId};
+pub use ids::{
+    AssignmentId, AttemptId, BatchId, CampaignId, CorpusId, PairId, RunId, SourceId, StudyLinkId,
+    UserId,
+};
 pub use invalid::Invalid;
 pub use login_throttle::{FailureCounts, LoginPolicy};
 pub use status::{

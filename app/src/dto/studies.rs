@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::study::platform::Platform;
 use crate::domain::study::Refusal;
-use crate::domain::{CampaignId, CampaignKind};
+use crate::domain::{BatchId, CampaignId, CampaignKind, StudyLinkId};
 
 /// The study information a worker reads before the first item.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,7 +66,7 @@ pub enum StudyEntry {
 /// A recruitment link as the researcher sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StudyLinkView {
-    pub study_link_id: String,
+    pub study_link_id: StudyLinkId,
     pub platform: Platform,
     pub label: String,
     /// The URL to paste into the platform, with its placeholders (`/s/SLUG?...`), absolute when
@@ -183,7 +183,7 @@ pub struct WorkerPayView {
 /// A bonus batch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchView {
-    pub batch_id: String,
+    pub batch_id: BatchId,
     pub created_at: String,
     pub paid_at: Option<String>,
     pub top_up: bool,
@@ -209,7 +209,7 @@ pub struct PaymentsView {
     pub outstanding_with_top_up_cents: i64,
     pub batches: Vec<BatchView>,
     /// A fresh id for the next batch (a repeated request with it makes one batch).
-    pub next_batch_id: String,
+    pub next_batch_id: BatchId,
 }
 
 /// An open study as a visitor sees it on the home page: enough to decide to take part.

@@ -13,7 +13,9 @@ use crate::components::browser::{load_draft, save_draft};
 use crate::components::study_progress::{FinishLink, StudyTerms};
 use crate::domain::apt::budget::payout;
 use crate::domain::reward::reward_table;
+use crate::domain::{AttemptId, CampaignId, SourceId};
 use crate::error::{AppError, ErrorMessage};
+use crate::pages::{route_id, with_route_id};
 
 use crate::domain::money::usd as dollars;
 
@@ -56,14 +58,17 @@ fn bring_into_view(el: NodeRef<leptos::html::Div>) {
 #[component]
 pub fn AptPage() -> impl IntoView {
     let params = use_params_map();
-    let campaign_id = move || params.read().get("id").unwrap_or_default();
+    let campaign = move || route_id::<CampaignId>(params);
     let round = RwSignal::new(0u32);
-    let task = Resource::new(move || (campaign_id(), round.get()), |(id, _)| apt_next(id));
+    let task = Resource::new(
+        move || (campaign(), round.get()),
+        |(id, _)| with_route_id(id, apt_next),
+    );
     // The study around the task (sentences asked for and done, where to finish), with each
     // sentence: a Submit changes the count.
     let study = Resource::new(
-        move || (campaign_id(), round.get()),
-        |(id, _)| load_study_progress(id),
+        move || (campaign(), round.get()),
+        |(id, _)| with_route_id(id, load_study_progress),
     );
     // What the last Submit did, said on the next sentence ("Submitted: earned $0.12, …").
     let notice: RwSignal<Option<String>> = RwSignal::new(None);
@@ -85,6 +90,9 @@ pub fn AptPage() -> impl IntoView {
                     // Once the sentences asked for are in, the task refuses more (409): the page
                     // offers the way to finish instead.
                     let task = task.await;
+                    let Some(campaign_id) = campaign() else {
+                        return view! { <ErrorMessage error=AppError::NotFound /> }.into_any();
+                    };
                     match task {
                         _ if finished => {
                             view! {
@@ -109,8 +117,8 @@ pub fn AptPage() -> impl IntoView {
                                 <StudyTerms study=study.clone() item="sentence" />
                                 {number}
                                 <Writer
-                                    campaign_id=campaign_id()
-                                    source_id=source_id.to_string()
+                                    campaign_id
+                                    source_id
                                     source
                                     total_cents
                                     cap_cents
@@ -169,8 +177,8 @@ pub fn AptPage() -> impl IntoView {
 
 #[component]
 fn Writer(
-    campaign_id: String,
-    source_id: String,
+    campaign_id: CampaignId,
+    source_id: SourceId,
     source: String,
     total_cents: i64,
     cap_cents: i64,
@@ -202,8 +210,8 @@ fn Writer(
             )
         }
     });
-    let submit = Action::new(move |attempt: &String| {
-        let attempt = attempt.clone();
+    let submit = Action::new(move |attempt: &AttemptId| {
+        let attempt = *attempt;
         async move { apt_submit(cid.get_value(), attempt).await }
     });
     let skip =
@@ -352,7 +360,7 @@ fn Writer(
                             if pays(o.reward_cents) == 0 {
                                 confirm_zero.set(true);
                             } else {
-                                submit.dispatch(o.attempt_id.to_string());
+                                submit.dispatch(o.attempt_id);
                             }
                         }
                     }
@@ -379,7 +387,7 @@ fn Writer(
                                     class="secondary"
                                     on:click=move |_| {
                                         if let Some(o) = current() {
-                                            submit.dispatch(o.attempt_id.to_string());
+                                            submit.dispatch(o.attempt_id);
                                         }
                                     }
                                 >

@@ -1,4 +1,6 @@
 //! Researchers: Table 2, Figure 2 and earnings of an APT campaign, live (reload to refresh).
+use crate::domain::CampaignId;
+use crate::pages::{route_id, with_route_id};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -14,8 +16,8 @@ fn pct(part: u64, whole: u64) -> String {
 pub fn AptReportPage() -> impl IntoView {
     let params = use_params_map();
     let report = Resource::new(
-        move || params.read().get("id").unwrap_or_default(),
-        apt_report,
+        move || route_id::<CampaignId>(params),
+        |id| with_route_id(id, apt_report),
     );
     view! {
         <section class="card wide report">

@@ -1,6 +1,8 @@
 //! Researchers and admins: download a campaign's dataset (every option of the export, as a
 //! plain GET form, so it works without JavaScript and the URL can be shared or scripted) and
 //! see its statistics per split before downloading.
+use crate::domain::CampaignId;
+use crate::pages::{route_id, with_route_id};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
@@ -33,13 +35,8 @@ pub fn ExportPage() -> impl IntoView {
     let params = use_params_map();
     let query = use_query_map();
     let view_data = Resource::new(
-        move || {
-            (
-                params.read().get("id").unwrap_or_default(),
-                query_from(&query.read()),
-            )
-        },
-        |(id, q)| export_view(id, q),
+        move || (route_id::<CampaignId>(params), query_from(&query.read())),
+        |(id, q)| with_route_id(id, |id| export_view(id, q)),
     );
     view! {
         <section class="card wide report">

@@ -9,29 +9,31 @@ use crate::api::judge::{judge_answer, judge_next, AnswerOutcome, Feedback, Judge
 use crate::api::studies::{load_study_progress, StudyProgress};
 use crate::components::study_progress::{FinishLink, StudyTerms};
 use crate::domain::judge::settings::{Definition, EXAMPLES};
+use crate::domain::{AssignmentId, CampaignId};
 use crate::error::{AppError, ErrorMessage};
+use crate::pages::{route_id, with_route_id};
 
 #[component]
 pub fn JudgePage() -> impl IntoView {
     let params = use_params_map();
-    let campaign_id = move || params.read().get("id").unwrap_or_default();
+    let campaign = move || route_id::<CampaignId>(params);
     let round = RwSignal::new(0u32);
     // The next task as the answer brought it (one round trip per judgment); else asked for.
     let ahead: StoredValue<Option<JudgeTask>> = StoredValue::new(None);
     let task = Resource::new(
-        move || (campaign_id(), round.get()),
+        move || (campaign(), round.get()),
         move |(id, _)| {
             let given = ahead.try_update_value(Option::take).flatten();
             async move {
                 match given {
                     Some(task) => Ok(task),
-                    None => judge_next(id).await,
+                    None => with_route_id(id, judge_next).await,
                 }
             }
         },
     );
     // The study around the task (items asked for, pay, where to finish), read once.
-    let study = Resource::new(campaign_id, load_study_progress);
+    let study = Resource::new(campaign, |id| with_route_id(id, load_study_progress));
     let next = Callback::new(move |given: Option<JudgeTask>| {
         ahead.set_value(given);
         round.update(|r| *r += 1);
@@ -50,6 +52,9 @@ pub fn JudgePage() -> impl IntoView {
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     let study: StudyProgress = study.await.unwrap_or_default();
+                    let Some(campaign_id) = campaign() else {
+                        return view! { <ErrorMessage error=AppError::NotFound /> }.into_any();
+                    };
                     match task.await {
                         Ok(
                             JudgeTask::Judge { judged, .. }
@@ -72,8 +77,8 @@ pub fn JudgePage() -> impl IntoView {
                             view! {
                                 <StudyTerms study=study.clone() item="pair" />
                                 <Judge
-                                    campaign_id=campaign_id()
-                                    assignment_id=assignment_id.to_string()
+                                    campaign_id
+                                    assignment_id
                                     sentence1
                                     sentence2
                                     judged
@@ -178,8 +183,8 @@ fn key_answer(key: &str) -> Option<bool> {
 
 #[component]
 fn Judge(
-    campaign_id: String,
-    assignment_id: String,
+    campaign_id: CampaignId,
+    assignment_id: AssignmentId,
     sentence1: String,
     sentence2: String,
     judged: i64,

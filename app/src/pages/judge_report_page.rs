@@ -1,4 +1,6 @@
 //! Researchers: a judging campaign's agreement, live (reload to refresh).
+use crate::domain::CampaignId;
+use crate::pages::{route_id, with_route_id};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -17,8 +19,8 @@ fn pct(v: Option<f64>) -> String {
 pub fn JudgeReportPage() -> impl IntoView {
     let params = use_params_map();
     let report = Resource::new(
-        move || params.read().get("id").unwrap_or_default(),
-        judge_report,
+        move || route_id::<CampaignId>(params),
+        |id| with_route_id(id, judge_report),
     );
     view! {
         <section class="card wide report">

@@ -12,3 +12,29 @@ pub mod payments_page;
 pub mod register_page;
 pub mod study_done_page;
 pub mod study_page;
+
+use leptos::prelude::*;
+use leptos_router::params::ParamsMap;
+
+use crate::error::AppError;
+
+/// The route's `:id` as the id type the page asks the server with (`domain::ids`); `None` when
+/// the address holds no such id.
+pub(crate) fn route_id<Id: std::str::FromStr>(params: Memo<ParamsMap>) -> Option<Id> {
+    params.read().get("id").and_then(|raw| raw.parse().ok())
+}
+
+/// Asks the server with the route's id, or answers "Not found." at once when the address holds
+/// none (no call is made for an id that cannot exist).
+pub(crate) async fn with_route_id<Id, T, Fut>(
+    id: Option<Id>,
+    call: impl FnOnce(Id) -> Fut,
+) -> Result<T, AppError>
+where
+    Fut: std::future::Future<Output = Result<T, AppError>>,
+{
+    match id {
+        Some(id) => call(id).await,
+        None => Err(AppError::NotFound),
+    }
+}

@@ -2,6 +2,8 @@
 //! platform id, items, time worked, base pay, bonus, the hourly rate against the study's minimum
 //! and what is batched and paid; making a bonus batch of what is owed, its files for Prolific,
 //! MTurk's SendBonus or anything else, and marking it paid.
+use crate::domain::CampaignId;
+use crate::pages::{route_id, with_route_id};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -26,13 +28,13 @@ pub fn PaymentsPage() -> impl IntoView {
     let data = Resource::new(
         move || {
             (
-                params.read().get("id").unwrap_or_default(),
+                route_id::<CampaignId>(params),
                 make.version().get(),
                 paid.version().get(),
                 discard.version().get(),
             )
         },
-        |(id, ..)| load_payments(id),
+        |(id, ..)| with_route_id(id, load_payments),
     );
     view! {
         <section class="card wide report payments">
@@ -125,7 +127,7 @@ fn Payments(
         </p>
         <ActionForm action=make>
             <input type="hidden" name="campaign_id" value=v.campaign_id.clone() />
-            <input type="hidden" name="batch_id" value=v.next_batch_id.clone() />
+            <input type="hidden" name="batch_id" value=v.next_batch_id.to_string() />
             <label class="check">
                 <input type="checkbox" name="top_up" value="true" checked=v.min_hourly_cents.is_some() />
                 " Top completed workers up to the minimum hourly rate"
@@ -203,8 +205,8 @@ fn BatchRow(
     let state = match b.paid_at.clone() {
         Some(at) => view! { <span data-testid="batch-paid">{format!("Paid {}", at.replace('T', " ").trim_end_matches('Z'))}</span> }.into_any(),
         None => {
-            let (cid, bid) = (campaign_id.clone(), b.batch_id.clone());
-            let (cid2, bid2) = (campaign_id.clone(), b.batch_id.clone());
+            let (cid, bid) = (campaign_id.clone(), b.batch_id.to_string());
+            let (cid2, bid2) = (campaign_id.clone(), b.batch_id.to_string());
             view! {
                 <ActionForm action=paid attr:class="inline">
                     <input type="hidden" name="campaign_id" value=cid2 />

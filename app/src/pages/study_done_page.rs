@@ -3,6 +3,8 @@
 //! Prolific's completion address with the study's code, Mechanical Turk's `externalSubmit`
 //! form with the assignment id, or the code on screen for a plain link. A reload or a second
 //! tab shows the same code. A worker not done yet is told what is left.
+use crate::domain::CampaignId;
+use crate::pages::{route_id, with_route_id};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -13,8 +15,8 @@ use crate::error::ErrorMessage;
 pub fn StudyDonePage() -> impl IntoView {
     let params = use_params_map();
     let done = Resource::new(
-        move || params.read().get("id").unwrap_or_default(),
-        complete_study,
+        move || route_id::<CampaignId>(params),
+        |id| with_route_id(id, complete_study),
     );
     view! {
         <section class="card wide study">

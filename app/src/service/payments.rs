@@ -18,7 +18,7 @@ use crate::domain::study::bonus_files::{self, BonusFile, BonusLine};
 use crate::domain::study::completion::Reason;
 use crate::domain::study::pay::{self, Terms};
 use crate::domain::study::platform::ArrivalDetail;
-use crate::domain::{CampaignId, CampaignKind, UserId};
+use crate::domain::{BatchId, CampaignId, CampaignKind, UserId};
 use crate::dto::studies::{BatchView, PaymentsView, WorkerPayView};
 use crate::error::AppError;
 
@@ -90,7 +90,7 @@ async fn study(db: &mut sqlx::PgConnection, campaign: CampaignId) -> Result<Stud
 
 fn batch_view(b: BatchRow) -> BatchView {
     BatchView {
-        batch_id: b.batch_id.to_string(),
+        batch_id: BatchId(b.batch_id),
         created_at: super::rfc3339(b.created_at),
         paid_at: b.paid_at.map(super::rfc3339),
         top_up: b.top_up,
@@ -153,13 +153,8 @@ pub async fn payments(pool: &PgPool, campaign: CampaignId) -> Result<PaymentsVie
         outstanding_cents,
         outstanding_with_top_up_cents,
         batches,
-        next_batch_id: uuid::Uuid::new_v4().to_string(),
+        next_batch_id: BatchId(uuid::Uuid::new_v4()),
     })
-}
-
-fn batch_id(raw: &str) -> Result<uuid::Uuid, AppError> {
-    uuid::Uuid::parse_str(raw.trim())
-        .map_err(|_| AppError::validation("batch_id", "Not a batch id."))
 }
 
 /// Makes the batch `batch_id` of what each worker is owed and in no batch yet (with top-ups to
@@ -169,10 +164,10 @@ pub async fn make_batch(
     pool: &PgPool,
     campaign: CampaignId,
     by: UserId,
-    raw_batch_id: &str,
+    batch: BatchId,
     top_up: bool,
 ) -> Result<BatchView, AppError> {
-    let id = batch_id(raw_batch_id)?;
+    let id = batch.uuid();
     let mut tx = pool.begin().await?;
     db::lock_campaign(&mut *tx, campaign).await?;
     if let Some(existing) = db::find_batch(&mut *tx, id).await? {
@@ -214,10 +209,10 @@ pub async fn make_batch(
 pub async fn mark_paid(
     pool: &PgPool,
     campaign: CampaignId,
-    raw_batch_id: &str,
+    batch: BatchId,
     by: UserId,
 ) -> Result<(), AppError> {
-    let id = batch_id(raw_batch_id)?;
+    let id = batch.uuid();
     if db::mark_paid(pool, campaign, id, by).await? {
         Ok(())
     } else {
@@ -229,9 +224,9 @@ pub async fn mark_paid(
 pub async fn discard_batch(
     pool: &PgPool,
     campaign: CampaignId,
-    raw_batch_id: &str,
+    batch: BatchId,
 ) -> Result<(), AppError> {
-    let id = batch_id(raw_batch_id)?;
+    let id = batch.uuid();
     if db::discard(pool, campaign, id).await? {
         Ok(())
     } else {
@@ -244,10 +239,10 @@ pub async fn discard_batch(
 /// A batch's bonus file: `(file name, contents)`.
 pub async fn bonus_file(
     pool: &PgPool,
-    raw_batch_id: &str,
+    batch: BatchId,
     kind: BonusFile,
 ) -> Result<(String, String), AppError> {
-    let id = batch_id(raw_batch_id)?;
+    let id = batch.uuid();
     let mut conn = pool.acquire().await?;
     let batch = db::find_batch(&mut *conn, id)
         .await?

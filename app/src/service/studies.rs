@@ -10,7 +10,7 @@ use crate::domain::rate_limit::{Counted, RateLimit};
 use crate::domain::study::pay::dollars;
 use crate::domain::study::platform::{self, Arrival, Entry, Platform};
 use crate::domain::study::{self, Refusal};
-use crate::domain::{CampaignId, CampaignKind, CampaignStatus, UserId, UserStatus};
+use crate::domain::{CampaignId, CampaignKind, CampaignStatus, StudyLinkId, UserId, UserStatus};
 use crate::dto::studies::{ConsentState, StudyEntry, StudyLinkView, StudySetup, StudyView};
 use crate::error::AppError;
 use crate::session::SignedIn;
@@ -394,7 +394,7 @@ fn link_view(l: LinkRow, base_url: &str, now: time::OffsetDateTime) -> Option<St
         format!("{base_url}/s/{}?{query}", l.slug)
     };
     Some(StudyLinkView {
-        study_link_id: l.study_link_id.to_string(),
+        study_link_id: StudyLinkId(l.study_link_id),
         platform,
         label: l.label,
         url,
@@ -537,12 +537,10 @@ pub async fn create_link(
 pub async fn set_link_paused(
     pool: &PgPool,
     campaign: CampaignId,
-    link: &str,
+    link: StudyLinkId,
     paused: bool,
 ) -> Result<(), AppError> {
-    let link = uuid::Uuid::parse_str(link)
-        .map_err(|_| AppError::validation("study_link_id", "Not a link id."))?;
-    if db::set_paused(pool, campaign, link, paused).await? {
+    if db::set_paused(pool, campaign, link.uuid(), paused).await? {
         Ok(())
     } else {
         Err(AppError::NotFound)

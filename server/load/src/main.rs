@@ -7,86 +7,97 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use clap::Parser;
 use paracrowd_load::{self as load, report::Pgbench, setup::Plan, LoadConfig};
 
-const USAGE: &str =
-    "usage: paracrowd-load --url http://127.0.0.1:3000 [--judges 200] [--writers 20]
-       [--seconds 60] [--think-ms 0] [--rate JUDGMENTS_PER_S] [--pairs 20000] [--sources 2000]
-       [--pgbench-seconds 20] [--pgbench-clients 16] [--burst 500] [--history JUDGMENTS]
-       [--test-pairs 0]
---think-ms: the mean of each worker's exponentially distributed pause between tasks (0: none);
-  workers start at random offsets within max(think, 1 s).
---rate: open loop: judgments start at this rate on whichever judge is free, and each judgment's
-  latency counts from its intended start (the --judges accounts are the pool).
---history: instead of the timed run, each of --judges judges (say 6) makes this many judgments
-  side by side, and an answer's latency at the worker's 10th judgment is compared with the last.
---test-pairs: hidden test pairs in the judging campaign, one served in every 5 (0: none, the
-  default; the gate never decides, so nobody is stopped).
-DATABASE_URL: the server's database (campaigns are added to it; verification reads it).
-PG_BIN_DIR: where psql and pgbench are (else they are looked up on the PATH).";
+/// The load run's settings. DATABASE_URL is the server's database (campaigns are added to it;
+/// verification reads it); PG_BIN_DIR is where psql and pgbench are (else the PATH).
+#[derive(Debug, Parser)]
+#[command(
+    name = "paracrowd-load",
+    about = "Simulated annotators against a running paracrowd server, then pgbench on the same PostgreSQL",
+    after_help = "Environment:\n  DATABASE_URL  the server's database (campaigns are added to it; verification reads it)\n  PG_BIN_DIR    where psql and pgbench are (else the PATH)"
+)]
+struct Args {
+    /// The server, e.g. http://127.0.0.1:3000
+    #[arg(long)]
+    url: String,
+    /// Judging accounts
+    #[arg(long, default_value_t = 200)]
+    judges: usize,
+    /// Writing (APT) accounts
+    #[arg(long, default_value_t = 20)]
+    writers: usize,
+    /// How long the timed run lasts
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
+    /// The mean of each worker's exponentially distributed pause between tasks (0: none);
+    /// workers start at random offsets within max(think, 1 s)
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// Open loop: judgments start at this rate on whichever judge is free, and each judgment's
+    /// latency counts from its intended start (the --judges accounts are the pool)
+    #[arg(long, value_name = "JUDGMENTS_PER_S", value_parser = positive_rate)]
+    rate: Option<f64>,
+    /// Pairs in the judging campaign
+    #[arg(long, default_value_t = 20_000)]
+    pairs: usize,
+    /// Source sentences in the writing campaign
+    #[arg(long, default_value_t = 2_000)]
+    sources: usize,
+    /// pgbench's run after the load (0: none)
+    #[arg(long, default_value_t = 20)]
+    pgbench_seconds: u32,
+    /// pgbench's clients
+    #[arg(long, default_value_t = 16)]
+    pgbench_clients: u32,
+    /// Simultaneous Checks before the run (none without writers)
+    #[arg(long, default_value_t = 500)]
+    burst: usize,
+    /// Instead of the timed run, each of --judges judges (say 6) makes this many judgments side
+    /// by side, and an answer's latency at the worker's 10th judgment is compared with the last
+    #[arg(long, value_name = "JUDGMENTS")]
+    history: Option<usize>,
+    /// Hidden test pairs in the judging campaign, one served in every 5 (0: none; the gate
+    /// never decides, so nobody is stopped)
+    #[arg(long, default_value_t = 0)]
+    test_pairs: usize,
+}
+
+fn positive_rate(raw: &str) -> Result<f64, String> {
+    match raw.parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => Ok(r),
+        _ => Err("a positive number of judgments per second".into()),
+    }
+}
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut opt = std::collections::HashMap::new();
-    let mut it = args.iter();
-    while let Some(k) = it.next() {
-        let Some(name) = k.strip_prefix("--") else {
-            bail!("unexpected argument {k}\n{USAGE}");
-        };
-        if name == "help" {
-            println!("{USAGE}");
-            return Ok(());
-        }
-        let v = it
-            .next()
-            .with_context(|| format!("--{name} needs a value\n{USAGE}"))?;
-        opt.insert(name.to_owned(), v.clone());
-    }
-    let num = |name: &str, default: u64| -> anyhow::Result<u64> {
-        opt.get(name).map_or(Ok(default), |v| {
-            v.parse()
-                .with_context(|| format!("--{name} {v}: not a number"))
-        })
-    };
-    let url = opt
-        .get("url")
-        .context(USAGE)?
-        .trim_end_matches('/')
-        .to_owned();
+    let args = Args::parse();
+    let url = args.url.trim_end_matches('/').to_owned();
     let database_url = std::env::var("DATABASE_URL").context("DATABASE_URL is not set")?;
-    let history = opt
-        .contains_key("history")
-        .then(|| num("history", 2_000))
-        .transpose()?
-        .map(|n| n as usize);
+    let history = args.history;
     let plan = Plan {
-        judges: num("judges", 200)? as usize,
-        writers: num("writers", 20)? as usize,
+        judges: args.judges,
+        writers: args.writers,
         // The history run needs a pair for every judgment of each judge (all judge all).
-        pairs: history.map_or(num("pairs", 20_000)?, |n| n as u64 + 10) as usize,
-        sources: num("sources", 2_000)? as usize,
-        test_pairs: num("test-pairs", 0)? as usize,
+        pairs: history.map_or(args.pairs, |n| n + 10),
+        sources: args.sources,
+        test_pairs: args.test_pairs,
         lease_seconds: 900,
     };
     let config = LoadConfig {
         base_url: url.clone(),
-        duration: Duration::from_secs(num("seconds", 60)?),
-        think: Duration::from_millis(num("think-ms", 0)?),
-        rate: match opt.get("rate") {
-            None => None,
-            Some(v) => match v.parse::<f64>() {
-                Ok(r) if r > 0.0 && r.is_finite() => Some(r),
-                _ => bail!("--rate {v}: a positive number of judgments per second"),
-            },
-        },
+        duration: Duration::from_secs(args.seconds),
+        think: Duration::from_millis(args.think_ms),
+        rate: args.rate,
     };
-    let pg_seconds = num("pgbench-seconds", 20)? as u32;
-    let pg_clients = num("pgbench-clients", 16)? as u32;
+    let pg_seconds = args.pgbench_seconds;
+    let pg_clients = args.pgbench_clients;
     // The burst is of Checks: none without writers (the judging-only runs).
     let burst = if history.is_some() || plan.writers == 0 {
         0
     } else {
-        num("burst", 500)? as usize
+        args.burst
     };
 
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -26,7 +26,10 @@ pub async fn bonus_file(
             "No such file: prolific.txt, mturk.csv or generic.csv.",
         );
     };
-    match app::service::payments::bonus_file(&pool, &batch, kind).await {
+    let Ok(batch) = batch.parse::<app::domain::BatchId>() else {
+        return refuse(StatusCode::NOT_FOUND, "No such batch.");
+    };
+    match app::service::payments::bonus_file(&pool, batch, kind).await {
         Ok((name, body)) => {
             let content_type = match kind {
                 BonusFile::Prolific => "text/plain; charset=utf-8",

@@ -66,9 +66,9 @@ pub(super) fn Campaign(
         </section>
         <section class="card wide">
             <h2>{if is_apt { "Import source sentences" } else { "Import sentence pairs" }}</h2>
-            <Upload campaign_id=c.campaign_id.to_string() is_apt imported message />
+            <Upload campaign_id=c.campaign_id is_apt imported message />
         </section>
-        {(!is_apt).then(|| view! { <JudgeAdmin campaign_id=c.campaign_id.to_string() imported /> })}
-        <StudyAdmin campaign_id=c.campaign_id.to_string() />
+        {(!is_apt).then(|| view! { <JudgeAdmin campaign_id=c.campaign_id imported /> })}
+        <StudyAdmin campaign_id=c.campaign_id />
     }
 }

@@ -1,7 +1,7 @@
 use super::*;
 
 #[component]
-pub(super) fn JudgeAdmin(campaign_id: String, imported: RwSignal<u32>) -> impl IntoView {
+pub(super) fn JudgeAdmin(campaign_id: CampaignId, imported: RwSignal<u32>) -> impl IntoView {
     let set_worker = ServerAction::<SetJudgeWorkerStatus>::new();
     let set_test = ServerAction::<SetTestPair>::new();
     let republish = ServerAction::<Republish>::new();
@@ -29,7 +29,7 @@ pub(super) fn JudgeAdmin(campaign_id: String, imported: RwSignal<u32>) -> impl I
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match overview.await {
-                        Ok(o) => view! { <Overview o campaign_id=cid.get_value() set_worker /> }.into_any(),
+                        Ok(o) => view! { <Overview o campaign_id=cid.get_value().to_string() set_worker /> }.into_any(),
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }
                 })}
@@ -41,7 +41,7 @@ pub(super) fn JudgeAdmin(campaign_id: String, imported: RwSignal<u32>) -> impl I
                 "Workers whose Cohen's kappa against the majority of the others is below the threshold are stopped; their judgments become untrusted and their pairs go back in the queue for trusted workers (ParaSCI §5)."
             </p>
             <ActionForm action=republish attr:class="inline">
-                <input type="hidden" name="campaign_id" value=cid.get_value() />
+                <input type="hidden" name="campaign_id" value=cid.get_value().to_string() />
                 <label class="check">
                     "Kappa below "
                     <input name="min_kappa" type="number" step="0.05" min="-1" max="1" value="0.4" required />
@@ -82,7 +82,7 @@ pub(super) fn JudgeAdmin(campaign_id: String, imported: RwSignal<u32>) -> impl I
                 {move || Suspend::new(async move {
                     match pairs.await {
                         Ok(list) if list.is_empty() => view! { <p class="empty">"No pairs here yet."</p> }.into_any(),
-                        Ok(list) => view! { <PairTable list campaign_id=cid.get_value() set_test /> }.into_any(),
+                        Ok(list) => view! { <PairTable list campaign_id=cid.get_value().to_string() set_test /> }.into_any(),
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }
                 })}

@@ -11,12 +11,14 @@ use crate::api::judge_admin::{
 };
 use crate::components::browser::read_chosen_file;
 use crate::domain::judge::labels::VoteLabel;
+use crate::domain::CampaignId;
 use crate::error::{AppError, ErrorMessage};
+use crate::pages::{route_id, with_route_id};
 
 #[component]
 pub fn AdminCampaignPage() -> impl IntoView {
     let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
+    let id = move || route_id::<CampaignId>(params);
     let set_status = ServerAction::<SetCampaignStatus>::new();
     // Bumped after an import so counts refresh.
     let imported = RwSignal::new(0u32);
@@ -24,7 +26,7 @@ pub fn AdminCampaignPage() -> impl IntoView {
     let message: RwSignal<Option<Result<String, AppError>>> = RwSignal::new(None);
     let campaign = Resource::new(
         move || (id(), set_status.version().get(), imported.get()),
-        |(id, _, _)| get_campaign(id),
+        |(id, _, _)| with_route_id(id, get_campaign),
     );
     view! {
         <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>

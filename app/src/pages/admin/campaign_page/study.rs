@@ -8,7 +8,7 @@ use crate::api::studies::{
 use crate::domain::study::platform::Platform;
 
 #[component]
-pub(super) fn StudyAdmin(campaign_id: String) -> impl IntoView {
+pub(super) fn StudyAdmin(campaign_id: CampaignId) -> impl IntoView {
     let save = ServerAction::<SaveStudyInfo>::new();
     let create = ServerAction::<CreateStudyLink>::new();
     let pause = ServerAction::<SetStudyLinkPaused>::new();
@@ -39,7 +39,7 @@ pub(super) fn StudyAdmin(campaign_id: String) -> impl IntoView {
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match setup.await {
-                        Ok(s) => view! { <Setup s campaign_id=cid.get_value() save create pause origin /> }.into_any(),
+                        Ok(s) => view! { <Setup s campaign_id=cid.get_value().to_string() save create pause origin /> }.into_any(),
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }
                 })}
@@ -177,7 +177,7 @@ fn LinkRow(
             <td>
                 <ActionForm action=pause attr:class="inline">
                     <input type="hidden" name="campaign_id" value=campaign_id />
-                    <input type="hidden" name="study_link_id" value=l.study_link_id.clone() />
+                    <input type="hidden" name="study_link_id" value=l.study_link_id.to_string() />
                     <input type="hidden" name="paused" value=(!l.paused).to_string() />
                     <button type="submit" class="small">{if l.paused { "Resume" } else { "Pause" }}</button>
                 </ActionForm>

@@ -3,7 +3,7 @@ use super::*;
 /// The file upload: the browser reads the file and sends its text to the import function.
 #[component]
 pub(super) fn Upload(
-    campaign_id: String,
+    campaign_id: CampaignId,
     is_apt: bool,
     imported: RwSignal<u32>,
     message: RwSignal<Option<Result<String, AppError>>>,

@@ -11,6 +11,7 @@ use crate::api::mining::{
     DeployCandidates, MiningState, RestartMining, RunView, StartMining,
 };
 use crate::components::browser::read_chosen_file;
+use crate::domain::RunId;
 use crate::error::{AppError, ErrorMessage};
 
 fn num(v: Option<f64>, digits: usize) -> String {
@@ -66,7 +67,7 @@ pub fn AdminMiningPage() -> impl IntoView {
             on_cleanup(move || handle.clear());
         }
     });
-    let selected = RwSignal::new(None::<String>);
+    let selected = RwSignal::new(None::<RunId>);
     let compare = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     view! {
         <Transition fallback=|| view! { <section class="card wide"><p class="muted">"Loading…"</p></section> }>

@@ -3,7 +3,7 @@ use crate::domain::mining::deploy_guard;
 
 /// A finished run's candidates: a sample to read, and deploying a selection to a campaign.
 #[component]
-pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> impl IntoView {
+pub(super) fn RunDetail(run_id: RunId, campaigns: Vec<(String, String)>) -> impl IntoView {
     let run_id = StoredValue::new(run_id);
     let run = Resource::new(move || run_id.get_value(), mining_run);
     let sample = Resource::new(
@@ -54,7 +54,7 @@ pub(super) fn RunDetail(run_id: String, campaigns: Vec<(String, String)>) -> imp
             } else {
                 view! {
                     <ActionForm action=deploy attr:class="upload">
-                        <input type="hidden" name="run_id" value=run_id.get_value() />
+                        <input type="hidden" name="run_id" value=run_id.get_value().to_string() />
                         <div class="fields">
                             <label>"Campaign"
                                 <select name="campaign_id">

@@ -5,7 +5,7 @@ pub(super) fn RunTable(
     runs: Vec<RunView>,
     cancel: ServerAction<CancelMining>,
     restart: ServerAction<RestartMining>,
-    selected: RwSignal<Option<String>>,
+    selected: RwSignal<Option<RunId>>,
 ) -> impl IntoView {
     view! {
         <div class="scroll-x" role="region" aria-label="Runs" tabindex="0">
@@ -31,8 +31,8 @@ pub(super) fn RunTable(
                             let id = id.clone();
                             view! { <ActionForm action=restart attr:class="inline"><input type="hidden" name="run_id" value=id /><button type="submit" class="small">"Restart"</button></ActionForm> }.into_any()
                         } else {
-                            let id = id.clone();
-                            view! { <button type="button" class="small" on:click=move |_| selected.set(Some(id.clone()))>"Candidates"</button> }.into_any()
+                            let id = r.run_id;
+                            view! { <button type="button" class="small" on:click=move |_| selected.set(Some(id))>"Candidates"</button> }.into_any()
                         };
                         view! {
                             <tr data-status=r.status.as_str()>
