@@ -13,6 +13,8 @@
 #                   compare two builds in turns on the same machine
 #   BENCH_LOAD_BIN=path  the load tool to run (default: this checkout's); with BENCH_BIN, the
 #                   one of the same build when its database lacks what this one verifies
+#   PG_PROFILE=1    also time PostgreSQL's functions (`track_functions = pl` on the benchmark's
+#                   database) and print each one's calls and total and own time at the end
 #   HISTORY=2000    instead: JUDGES judges (say 6) each make this many judgments side by side,
 #                   and an answer at the worker's 10th judgment is compared with one at the last
 #                   (scripts/bench-load.sh 0 6 0 with HISTORY=2000)
@@ -26,6 +28,9 @@ source "$ROOT/scripts/test-db.sh"
 PSQL="$(pg_bin_dir)/psql"
 DB=paracrowd_bench_load
 "$PSQL" -q "$DATABASE_URL" -c "drop database if exists $DB with (force)" -c "create database $DB"
+if [ "${PG_PROFILE:-0}" = 1 ]; then
+  "$PSQL" -q "$DATABASE_URL" -c "alter database $DB set track_functions = 'pl'"
+fi
 URL="${DATABASE_URL%/*}/$DB"
 BIN="${BENCH_BIN:-$CARGO_TARGET_DIR/release/paracrowd}"
 
@@ -62,4 +67,9 @@ PG_BIN_DIR="$(pg_bin_dir)" DATABASE_URL="$URL" "${BENCH_LOAD_BIN:-$CARGO_TARGET_
 STATUS=$?
 echo "server RSS after: $(($(kb VmRSS) / 1024)) MiB, peak $(($(kb VmHWM) / 1024)) MiB"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+if [ "${PG_PROFILE:-0}" = 1 ]; then
+  "$PSQL" -X "${DATABASE_URL%/*}/$DB" -c "select funcname, calls, round(total_time::numeric) as total_ms,
+      round(self_time::numeric) as self_ms, round((self_time / calls * 1000)::numeric, 1) as self_us_a_call
+    from pg_stat_user_functions order by self_time desc"
+fi
 exit $STATUS

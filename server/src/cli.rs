@@ -46,6 +46,7 @@ pub enum Command {
     Migrate,
     /// Import an APT campaign's source sentences (MSRP, CSV/TSV with `text`, JSONL)
     ImportSources {
+        #[arg(value_parser = campaign_id)]
         campaign: CampaignId,
         file: PathBuf,
         /// The origin of rows without one
@@ -55,6 +56,7 @@ pub enum Command {
     /// Import sentence pairs into a judging campaign (CSV/TSV/JSONL with sentence1, sentence2,
     /// optional group, label, explanation)
     ImportPairs {
+        #[arg(value_parser = campaign_id)]
         campaign: CampaignId,
         file: PathBuf,
         /// Labeled rows become hidden test pairs
@@ -85,6 +87,7 @@ pub enum Command {
     /// Write a campaign's dataset to OUTPUT (- for stdout) with the download page's options,
     /// e.g. rows=judgments format=jsonl split=train labels=dawid_skene seed=7; progress on stderr
     Export {
+        #[arg(value_parser = campaign_id)]
         campaign: CampaignId,
         output: String,
         #[arg(value_name = "KEY=VALUE")]
@@ -128,6 +131,16 @@ pub enum ModelsCommand {
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<u64>,
     },
+}
+
+/// A campaign id as the command line takes it, with a refusal that says where to find one.
+fn campaign_id(raw: &str) -> Result<CampaignId, String> {
+    raw.parse().map_err(|_| {
+        format!(
+            "{raw:?} is not a campaign id: the campaign's page shows it in its address \
+             (/admin/campaigns/<id>)"
+        )
+    })
 }
 
 impl Cli {
@@ -579,7 +592,9 @@ mod tests {
         }
         // Refused with the reason: a campaign that is not an id, a shape that is not one, a role.
         let refused = |args: &[&str]| parse(args).unwrap_err().to_string();
-        assert!(refused(&["import-pairs", "seven", "p.tsv"]).contains("seven"));
+        assert!(
+            refused(&["import-pairs", "seven", "p.tsv"]).contains("\"seven\" is not a campaign id")
+        );
         assert!(refused(&["import-corpus", "n", "f", "paragraphs"]).contains("documents"));
         assert!(refused(&["serve", "--role", "all"]).contains("web, jobs or both"));
         assert!(refused(&["export", id]).contains("OUTPUT"));

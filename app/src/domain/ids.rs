@@ -16,7 +16,7 @@ use uuid::Uuid;
 macro_rules! uuid_id {
     ($(#[$meta:meta])* $name:ident) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(transparent)]
         #[cfg_attr(feature = "ssr", derive(sqlx::Type))]
         #[cfg_attr(feature = "ssr", sqlx(transparent))]
@@ -38,6 +38,20 @@ macro_rules! uuid_id {
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 self.0.fmt(f)
+            }
+        }
+
+        /// Read from the UUID text; anything else is refused naming the type (a server
+        /// function's argument that is not an id answers 400 with these words).
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let raw = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                raw.parse().map_err(|_| {
+                    serde::de::Error::custom(format!(
+                        "{raw:?} is not a valid {}",
+                        stringify!($name)
+                    ))
+                })
             }
         }
 
@@ -118,5 +132,12 @@ mod tests {
             id
         );
         assert!("not-an-id".parse::<UserId>().is_err());
+        let refused = serde_json::from_str::<UserId>("\"not-an-id\"").unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("\"not-an-id\" is not a valid UserId"),
+            "{refused}"
+        );
     }
 }

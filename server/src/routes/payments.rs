@@ -27,7 +27,7 @@ pub async fn bonus_file(
         );
     };
     let Ok(batch) = batch.parse::<app::domain::BatchId>() else {
-        return refuse(StatusCode::NOT_FOUND, "No such batch.");
+        return refuse(StatusCode::BAD_REQUEST, "Not a batch id.");
     };
     match app::service::payments::bonus_file(&pool, batch, kind).await {
         Ok((name, body)) => {
