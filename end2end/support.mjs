@@ -96,7 +96,7 @@ export async function newPage(browser, { javaScriptEnabled = true, ...contextOpt
   const errors = [];
   page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console: ${msg.text()}`); });
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  // Every page runs under its Content-Security-Policy (issue #21 item 6): a violation is reported
+  // Every page runs under its Content-Security-Policy: a violation is reported
   // here as well as on the console, so a test that checks unexpectedErrors fails on it.
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
