@@ -42,9 +42,14 @@ macro_rules! uuid_id {
         }
 
         /// Read from the UUID text; anything else is refused naming the type (a server
-        /// function's argument that is not an id answers 400 with these words).
+        /// function's argument that is not an id answers 400 with these words). A binary
+        /// format (the session store's MessagePack) holds the UUID's bytes, as `Uuid` writes
+        /// them there.
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                if !d.is_human_readable() {
+                    return Uuid::deserialize(d).map(Self);
+                }
                 let raw = <std::borrow::Cow<'de, str>>::deserialize(d)?;
                 raw.parse().map_err(|_| {
                     serde::de::Error::custom(format!(
@@ -132,6 +137,12 @@ mod tests {
             id
         );
         assert!("not-an-id".parse::<UserId>().is_err());
+        // The session store's MessagePack keeps the UUID's bytes: read back as written.
+        #[cfg(feature = "ssr")]
+        {
+            let packed = rmp_serde::to_vec_named(&id).unwrap();
+            assert_eq!(rmp_serde::from_slice::<CampaignId>(&packed).unwrap(), id);
+        }
         let refused = serde_json::from_str::<UserId>("\"not-an-id\"").unwrap_err();
         assert!(
             refused
