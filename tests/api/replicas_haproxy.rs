@@ -271,10 +271,11 @@ async fn two_replicas_behind_haproxy_lose_nothing_when_one_is_killed(pool: PgPoo
     );
     assert!(took < Duration::from_millis(1500), "{took:?}");
 
-    let run = start(corpus.clone()).await;
+    // The load first, then the run: the kill must land while both are going, whichever of the
+    // two would be quicker to get going on a busy machine.
     let config = LoadConfig {
         base_url: base.clone(),
-        duration: Duration::from_secs(12),
+        duration: Duration::from_secs(15),
         think: Duration::ZERO,
         rate: None,
     };
@@ -282,19 +283,55 @@ async fn two_replicas_behind_haproxy_lose_nothing_when_one_is_killed(pool: PgPoo
         let prepared = prepared.clone();
         tokio::spawn(async move { load::run(&prepared, &config).await.unwrap() })
     };
-    // In the middle of the load and of the run: kill the server that mines it.
-    crate::helpers::wait_until(
-        "load and a running run",
-        Duration::from_secs(60),
-        || async {
-            let judgments: i64 = sqlx::query_scalar("select count(*) from judge_judgment")
-                .fetch_one(&pool)
-                .await
-                .unwrap();
-            judgments >= 200 && run_status(&pool, &run).await.0 == "running"
-        },
-    )
-    .await;
+    let judgments = || async {
+        sqlx::query_scalar::<_, i64>("select count(*) from judge_judgment")
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    let waited = std::time::Instant::now();
+    loop {
+        let n = judgments().await;
+        if n >= 200 {
+            break;
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(60) && !load.is_finished(),
+            "{n} judgments after {:?} of load (the load {})",
+            waited.elapsed(),
+            if load.is_finished() {
+                "ended"
+            } else {
+                "still going"
+            }
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let run = start(corpus.clone()).await;
+    // In the middle of the load and of the run: kill the server that mines it. What was seen
+    // while waiting is kept, so a timeout says which of the two did not come.
+    let mut seen = Vec::new();
+    let waited = std::time::Instant::now();
+    loop {
+        let (status, _, _, _) = run_status(&pool, &run).await;
+        let n = judgments().await;
+        if status == "running" {
+            break;
+        }
+        if seen
+            .last()
+            .is_none_or(|(s, _): &(String, i64)| s != &status)
+        {
+            seen.push((status.clone(), n));
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(60) && status == "queued" && !load.is_finished(),
+            "the run never seen running during the load; statuses seen (with judgments then): \
+             {seen:?}, load finished: {}",
+            load.is_finished()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let (_, miner, _, _) = run_status(&pool, &run).await;
     let miner = miner.expect("claimed");
     let victim = pids
