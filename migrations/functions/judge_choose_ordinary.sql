@@ -21,9 +21,11 @@ begin
                 select w.pair_id from judge_pair w
                 where w.campaign_id = p_campaign and not w.slots_full and not w.is_test
                 order by w.sort_key
-                limit judge_ordinary_window(
-                    (select count(*) from judge_pair t
-                     where t.campaign_id = p_campaign and t.is_test), p_per_test, p_test_max)))
+                -- The count as the call's argument, not a subquery passed in: the planner
+                -- inlines the window's arithmetic only then (else it is planned again on
+                -- every call).
+                limit (select judge_ordinary_window(count(*), p_per_test, p_test_max)
+                       from judge_pair t where t.campaign_id = p_campaign and t.is_test)))
           and p.open_slots > 0
           and not exists (select 1 from judge_assignment a
                           where a.app_user_id = p_user and a.pair_id = p.pair_id)

@@ -18,9 +18,8 @@ begin
                 select w.pair_id from judge_pair w
                 where w.campaign_id = p_campaign and w.is_test
                 order by w.test_served / p_per_pair, w.sort_key
-                limit judge_test_window(
-                    (select count(*) from judge_pair t
-                     where t.campaign_id = p_campaign and t.is_test), p_test_max)))
+                limit (select judge_test_window(count(*), p_test_max)
+                       from judge_pair t where t.campaign_id = p_campaign and t.is_test)))
           and not exists (select 1 from judge_assignment a
                           where a.app_user_id = p_user and a.pair_id = p.pair_id)
         order by hashfloat8extended(p.sort_key, p_key), p.pair_id limit 1

@@ -1250,14 +1250,16 @@ async fn a_late_answer_from_one_tab_brings_the_pair_another_tab_holds(pool: PgPo
     let first = next(&app, &w, &id).await;
     let first_id = first["Judge"]["assignment_id"].as_str().unwrap().to_owned();
     // The lease runs out and is swept (as any server's next lease would).
-    sqlx::query(
-        r#"with e as (update judge_assignment set status = 'expired' where status = 'leased'
-                      returning pair_id)
-           update judge_pair set open_slots = open_slots + 1 where pair_id in (select pair_id from e)"#,
-    )
-    .execute(&pool)
-    .await
-    .unwrap();
+    sqlx::query("update judge_assignment set lease_expires_at = now() - interval '1 second'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let swept: i64 = sqlx::query_scalar("select judge_expire_leases($1::uuid)")
+        .bind(&id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(swept, 1);
     // The second tab gets a new pair; the first tab answers its old one late.
     let second = next(&app, &w, &id).await;
     let second_id = second["Judge"]["assignment_id"].as_str().unwrap();

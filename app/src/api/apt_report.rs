@@ -11,8 +11,7 @@ pub async fn apt_report(campaign_id: CampaignId) -> Result<AptReportView, AppErr
     super::with_status(
         async {
             let pool = super::researcher().await?;
-            let id = campaign_id;
-            crate::service::apt_report::report(&pool, id).await
+            crate::service::apt_report::report(&pool, campaign_id).await
         }
         .await,
     )

@@ -69,8 +69,7 @@ pub async fn get_campaign(campaign_id: CampaignId) -> Result<AdminCampaign, AppE
     super::with_status(
         async {
             let (pool, _) = admin().await?;
-            let id = campaign_id;
-            service::get(&pool, id).await
+            service::get(&pool, campaign_id).await
         }
         .await,
     )
@@ -82,8 +81,7 @@ pub async fn set_campaign_status(campaign_id: CampaignId, status: String) -> Res
     super::with_status(
         async {
             let (pool, _) = admin().await?;
-            let id = campaign_id;
-            service::set_status(&pool, id, &status).await
+            service::set_status(&pool, campaign_id, &status).await
         }
         .await,
     )
@@ -101,15 +99,21 @@ pub async fn import_sources(
     super::with_status(
         async {
             let (pool, _) = admin().await?;
-            let id = campaign_id;
             crate::service::campaign_of_kind(
                 &pool,
-                id,
+                campaign_id,
                 crate::domain::CampaignKind::Apt,
                 "Source sentences belong to APT campaigns.",
             )
             .await?;
-            crate::service::imports::sources(&pool, id, &filename, &content, &default_origin).await
+            crate::service::imports::sources(
+                &pool,
+                campaign_id,
+                &filename,
+                &content,
+                &default_origin,
+            )
+            .await
         }
         .await,
     )

@@ -47,11 +47,10 @@ mod ssr {
     ) -> Result<ExportPageData, AppError> {
         let pool = crate::state::pool()?;
         crate::session::require_role(&[Role::Researcher, Role::Admin]).await?;
-        let id = campaign_id;
-        let o = crate::service::export::overview(&pool, id, &query).await?;
+        let o = crate::service::export::overview(&pool, campaign_id, &query).await?;
         let (pairs, judgments, trusted_judgments, attempts, submissions) = o.counts;
         Ok(ExportPageData {
-            campaign_id: id,
+            campaign_id,
             title: o.campaign.title,
             kind: o.campaign.kind,
             pairs,

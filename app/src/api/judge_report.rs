@@ -20,8 +20,7 @@ pub async fn judge_report(campaign_id: CampaignId) -> Result<JudgeReportView, Ap
     super::with_status(
         async {
             let pool = super::researcher().await?;
-            let id = campaign_id;
-            crate::service::judge_report::report(&pool, id).await
+            crate::service::judge_report::report(&pool, campaign_id).await
         }
         .await,
     )

@@ -52,8 +52,7 @@ pub async fn load_study_setup(campaign_id: CampaignId) -> Result<StudySetup, App
     super::with_status(
         async {
             let (pool, _) = super::admin().await?;
-            let id = campaign_id;
-            service::setup(&pool, id, "").await
+            service::setup(&pool, campaign_id, "").await
         }
         .await,
     )
@@ -105,8 +104,7 @@ pub async fn load_payments(campaign_id: CampaignId) -> Result<PaymentsView, AppE
     super::with_status(
         async {
             let (pool, _) = researcher_id().await?;
-            let id = campaign_id;
-            crate::service::payments::payments(&pool, id).await
+            crate::service::payments::payments(&pool, campaign_id).await
         }
         .await,
     )
@@ -124,8 +122,7 @@ pub async fn make_payment_batch(
     super::with_status(
         async {
             let (pool, me) = researcher_id().await?;
-            let id = campaign_id;
-            crate::service::payments::make_batch(&pool, id, me, batch_id, top_up).await
+            crate::service::payments::make_batch(&pool, campaign_id, me, batch_id, top_up).await
         }
         .await,
     )
@@ -137,8 +134,7 @@ pub async fn mark_batch_paid(campaign_id: CampaignId, batch_id: BatchId) -> Resu
     super::with_status(
         async {
             let (pool, me) = researcher_id().await?;
-            let id = campaign_id;
-            crate::service::payments::mark_paid(&pool, id, batch_id, me).await
+            crate::service::payments::mark_paid(&pool, campaign_id, batch_id, me).await
         }
         .await,
     )
@@ -153,8 +149,7 @@ pub async fn discard_payment_batch(
     super::with_status(
         async {
             let (pool, _) = researcher_id().await?;
-            let id = campaign_id;
-            crate::service::payments::discard_batch(&pool, id, batch_id).await
+            crate::service::payments::discard_batch(&pool, campaign_id, batch_id).await
         }
         .await,
     )
@@ -180,7 +175,6 @@ pub async fn save_study_info(
     super::with_status(
         async {
             let (pool, me) = super::admin().await?;
-            let id = campaign_id;
             let form = service::InfoForm {
                 summary: &summary,
                 minutes: optional_number("minutes", &minutes)?,
@@ -192,7 +186,7 @@ pub async fn save_study_info(
                 judgment_pay_mills: amount("judgment_pay", &judgment_pay, 3)?.unwrap_or(0),
                 min_hourly_cents: amount("min_hourly", &min_hourly, 2)?,
             };
-            service::save_info(&pool, id, me, form).await
+            service::save_info(&pool, campaign_id, me, form).await
         }
         .await,
     )
@@ -211,10 +205,9 @@ pub async fn create_study_link(
     super::with_status(
         async {
             let (pool, me) = super::admin().await?;
-            let id = campaign_id;
             service::create_link(
                 &pool,
-                id,
+                campaign_id,
                 me,
                 &platform,
                 &label,
@@ -237,8 +230,7 @@ pub async fn set_study_link_paused(
     super::with_status(
         async {
             let (pool, _) = super::admin().await?;
-            let id = campaign_id;
-            service::set_link_paused(&pool, id, study_link_id, paused).await
+            service::set_link_paused(&pool, campaign_id, study_link_id, paused).await
         }
         .await,
     )

@@ -1,0 +1,114 @@
+-- Written by scripts/sql-functions.py: the definitions below are copies of their files in
+-- migrations/functions/, which are the ones to read and change
+-- (docs/decisions/sql-functions.md).
+
+-- definition: judge_choose_ordinary
+-- Chooses, and locks, an ordinary pair with a free slot that p_user has not seen: drawn at
+-- random (p_key) among those they have not seen in the window of the pairs that most need
+-- judgments, the first ones with a free slot by `sort_key`, the same window for every worker at
+-- a time (`judge_ordinary_window`; `domain::judge::schedule::ServingWindows` says why).
+-- Rows another request holds are skipped, not waited for; when the worker has seen the rest of
+-- the window, or others hold it, the first free pair after it. Null when there is none.
+-- needs: judge_ordinary_window
+create or replace function judge_choose_ordinary(
+    p_campaign uuid, p_user uuid, p_key int8, p_per_test int4, p_test_max int4)
+returns uuid
+language plpgsql as $$
+declare
+    chosen uuid;
+begin
+    with drawn as (
+        -- The window's ids as an array (`= any`), not a join: the planner cannot know the
+        -- window's size and, joining, hashed the whole table (9 ms a lease). `open_slots > 0`
+        -- again: a row updated since the window was read is checked again when it is locked.
+        select p.pair_id from judge_pair p
+        where p.pair_id = any(array(
+                select w.pair_id from judge_pair w
+                where w.campaign_id = p_campaign and not w.slots_full and not w.is_test
+                order by w.sort_key
+                -- The count as the call's argument, not a subquery passed in: the planner
+                -- inlines the window's arithmetic only then (else it is planned again on
+                -- every call).
+                limit (select judge_ordinary_window(count(*), p_per_test, p_test_max)
+                       from judge_pair t where t.campaign_id = p_campaign and t.is_test)))
+          and p.open_slots > 0
+          and not exists (select 1 from judge_assignment a
+                          where a.app_user_id = p_user and a.pair_id = p.pair_id)
+        order by hashfloat8extended(p.sort_key, p_key), p.pair_id limit 1
+        for no key update of p skip locked),
+    next_free as (
+        -- A WITH query runs only as far as it is read, so this one runs (and locks) only when
+        -- `drawn` has no row.
+        select p.pair_id from judge_pair p
+        where p.campaign_id = p_campaign and not p.slots_full and p.open_slots > 0
+          and not p.is_test
+          and not exists (select 1 from judge_assignment a
+                          where a.app_user_id = p_user and a.pair_id = p.pair_id)
+        order by p.sort_key limit 1
+        for no key update skip locked)
+    select pair_id into chosen
+    from (select pair_id from drawn union all select pair_id from next_free) c limit 1;
+    return chosen;
+end $$;
+-- end of definition: judge_choose_ordinary
+
+-- definition: judge_choose_test
+-- Chooses, and locks, a test pair p_user has not seen, the way `judge_choose_ordinary` chooses
+-- an ordinary one: drawn at random (p_key) among those in the window of the test pairs that most
+-- need serving, the first by (round, `sort_key`), where a test pair's round goes up after every
+-- p_per_pair servings, the window's size `judge_test_window` of the pool. When the worker has
+-- seen all of the window, or others hold it this moment, the first unseen test pair after it.
+-- Null when there is none.
+-- needs: judge_test_window
+create or replace function judge_choose_test(
+    p_campaign uuid, p_user uuid, p_key int8, p_test_max int4, p_per_pair int4)
+returns uuid
+language plpgsql as $$
+declare
+    chosen uuid;
+begin
+    with drawn as (
+        select p.pair_id from judge_pair p
+        where p.pair_id = any(array(
+                select w.pair_id from judge_pair w
+                where w.campaign_id = p_campaign and w.is_test
+                order by w.test_served / p_per_pair, w.sort_key
+                limit (select judge_test_window(count(*), p_test_max)
+                       from judge_pair t where t.campaign_id = p_campaign and t.is_test)))
+          and not exists (select 1 from judge_assignment a
+                          where a.app_user_id = p_user and a.pair_id = p.pair_id)
+        order by hashfloat8extended(p.sort_key, p_key), p.pair_id limit 1
+        for no key update of p skip locked),
+    next_unseen as (
+        select p.pair_id from judge_pair p
+        where p.campaign_id = p_campaign and p.is_test
+          and not exists (select 1 from judge_assignment a
+                          where a.app_user_id = p_user and a.pair_id = p.pair_id)
+        order by p.test_served / p_per_pair, p.sort_key limit 1
+        for no key update skip locked)
+    select pair_id into chosen
+    from (select pair_id from drawn union all select pair_id from next_unseen) c limit 1;
+    return chosen;
+end $$;
+-- end of definition: judge_choose_test
+
+-- definition: study_item_limit
+-- The number of items a worker may make in a campaign: for a worker who came through one of its
+-- study links, the number its latest study information asks for (null when it sets none), and 0
+-- once they completed the study; null for anyone else (no such rule). Read under the worker's
+-- row lock by the answer (`judge_answer`), so answers made in parallel cannot pass it, and by the
+-- check before every study worker's call (`db::study_completion::work_state`).
+-- PL/pgSQL, not SQL: a SQL function with a FROM clause is never inlined, and the answer would
+-- parse and plan its body again in every transaction; PL/pgSQL keeps the plan.
+create or replace function study_item_limit(campaign uuid, worker uuid) returns int4
+language plpgsql stable as $$
+begin
+    return (select case
+                when exists (select 1 from study_completion c
+                             where c.campaign_id = campaign and c.app_user_id = worker) then 0
+                else (select i.complete_after from study_info i
+                      where i.campaign_id = campaign order by i.version desc limit 1) end
+            from study_arrival a
+            where a.campaign_id = campaign and a.app_user_id = worker);
+end $$;
+-- end of definition: study_item_limit
