@@ -16,12 +16,12 @@
 -- presented), 'unauthenticated' (the account is blocked or gone), 'not_open', 'stale' (the
 -- campaign's version is not p_version), 'answered' (judged before: the label stored then),
 -- 'stopped' (the gate stopped the worker), 'done' (a study worker who made the items the study
--- asks for, or completed it: `study_item_limit`, read under the worker's lock so that answers
+-- asks for, or completed it: `study_item_limit_row`, read under the worker's lock so that answers
 -- made in parallel cannot pass it), 'gone' (the lease ran out and the pair's slots went to
 -- others), 'missing' (no such assignment of this worker's). In that order. The answer that makes
 -- a study worker's last item leases no next pair.
 -- needs: judge_record_judgment, judge_cell_change, judge_next_pair, judge_fold_worker,
--- needs: study_item_limit
+-- needs: study_item_limit_row
 create or replace function judge_answer(
     p_campaign uuid, p_user uuid, p_assignment uuid, p_session_id text, p_session_data bytea,
     p_label bool, p_version int8, p_lease_seconds float8, p_test_every int4, p_per_pair int4,
@@ -46,12 +46,13 @@ declare
     cnp int4[] := '{}'::int4[];
     cnn int4[] := '{}'::int4[];
     queued int8;
-    item_limit int4;
     last_item bool;
 begin
     -- The worker, the assignment and its pair, locked in this order (as every judging
-    -- statement locks them), with the campaign, the account and the session as they are now.
-    -- `no key update`: the rows that reference these (key checks) do not wait for the locks.
+    -- statement locks them), with the campaign, the account, the session and a study worker's
+    -- item limit as they are now (in this statement: every query an answer makes is an
+    -- executor started and stopped, its largest cost). `no key update`: the rows that reference
+    -- these (key checks) do not wait for the locks.
     select w.status as worker_status, w.gate_overridden, w.served_count, w.test_position,
            w.judgments, c.status as campaign_status, c.version, u.status as user_status,
            exists (select 1 from tower_sessions.session s
@@ -59,7 +60,8 @@ begin
                      and s.expiry_date > now()) as session_current,
            a.pair_id, a.is_test, a.status as assignment_status,
            greatest(extract(epoch from now() - a.served_at)::float8, 0) as seconds,
-           p.gold_label, p.gold_explanation
+           p.gold_label, p.gold_explanation,
+           (select l from study_item_limit_row(p_campaign, p_user) l) as item_limit
     into r
     from judge_worker w join campaign c using (campaign_id)
          join app_user u on u.app_user_id = w.app_user_id
@@ -81,7 +83,6 @@ begin
             else 'missing' end;
         return res;
     end if;
-    item_limit := study_item_limit(p_campaign, p_user);
     res.judgments := r.judgments;
     res.is_test := r.is_test;
     res.gold_label := r.gold_label;
@@ -93,7 +94,7 @@ begin
         when r.version <> p_version then 'stale'
         when r.assignment_status = 'judged' then 'answered'
         when r.worker_status = 'stopped' then 'stopped'
-        when r.judgments >= item_limit then 'done' end;
+        when r.judgments >= r.item_limit then 'done' end;
     if res.outcome = 'answered' then
         select j.is_paraphrase into res.stored_label
         from judge_judgment j where j.assignment_id = p_assignment;
@@ -156,7 +157,7 @@ begin
     -- changes. An answer to a lease that ran out first looks for a live lease another tab may
     -- have taken since (a worker holds at most one); the common answer's lease was their only one.
     -- A study worker's last item only brings the counts up to date: no pair is held for them.
-    last_item := r.judgments + 1 >= item_limit;
+    last_item := r.judgments + 1 >= r.item_limit;
     if last_item then
         lease := judge_fold_worker(
             p_campaign, p_user, null, false, p_lease_seconds, null,

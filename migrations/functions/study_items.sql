@@ -1,5 +1,7 @@
 -- Items a worker made in a campaign: judgments, or sentences submitted. One definition for the
--- task's guard, the progress line and the payments page (inlined by the planner).
+-- task's guard, the progress line and the payments page. Not inlined (its body has subqueries):
+-- parsed and planned on each call, which is rare beside an answer (a study worker's calls, not
+-- the answer itself; `study_item_limit_row` shows the form the planner inlines).
 create or replace function study_items(campaign uuid, worker uuid) returns bigint
 language sql stable as $$
     select coalesce((select w.judgments::int8 from judge_worker w

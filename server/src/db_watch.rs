@@ -124,7 +124,14 @@ pub async fn gate(State(status): State<Arc<DbStatus>>, req: Request, next: Next)
         (
             StatusCode::SERVICE_UNAVAILABLE,
             retry,
-            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            [
+                (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                // A page of text that runs nothing (not one of the app's pages).
+                (
+                    header::CONTENT_SECURITY_POLICY,
+                    crate::security_headers::NOTHING_RUNS,
+                ),
+            ],
             page,
         )
             .into_response()

@@ -7,6 +7,9 @@
 use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::Response;
 
+/// The policy of a response that is not one of the app's pages: nothing in it runs or loads.
+pub const NOTHING_RUNS: &str = "default-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
 /// The headers for an app served over HTTPS (`secure`) or not.
 pub fn headers(secure: bool) -> Vec<(HeaderName, HeaderValue)> {
     let mut h = vec![
@@ -20,7 +23,7 @@ pub fn headers(secure: bool) -> Vec<(HeaderName, HeaderValue)> {
         ),
         (
             header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static("default-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+            HeaderValue::from_static(NOTHING_RUNS),
         ),
         (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
         // Pages hold one user's data: no shared cache keeps them, and a browser asks again
@@ -45,7 +48,18 @@ pub async fn add(
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    let path = req.uri().path().to_owned();
     let mut resp = next.run(req).await;
+    let present = resp.headers_mut();
+    if is_html(present) && !present.contains_key(header::CONTENT_SECURITY_POLICY) {
+        // Every page sets its own policy with its scripts' nonce (`app::page_policy`): this
+        // one's scripts will not run under the policy below, which allows nothing.
+        tracing::error!(
+            path,
+            status = resp.status().as_u16(),
+            "BUG: an HTML page without its own Content-Security-Policy"
+        );
+    }
     let present = resp.headers_mut();
     // A page a crowd platform may frame says so in its own policy (`app::page_policy`); the old
     // header would forbid it outright.
@@ -62,6 +76,13 @@ pub async fn add(
         present.entry(name).or_insert(value);
     }
     resp
+}
+
+fn is_html(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/html"))
 }
 
 /// Marks the response of a study-link worker's session (inside the sessions layer, after the

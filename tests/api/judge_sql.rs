@@ -311,3 +311,93 @@ async fn an_import_leaves_its_pairs_sampled_for_the_planner(pool: PgPool) {
     campaign(&app, &admin, Setup::pairs(&pairs_csv(1500))).await;
     assert_eq!(tuples().await, 1500.0);
 }
+
+/// No SQL function on the judging path runs as a call: each is inlined by the planner into the
+/// statement that names it, or is PL/pgSQL, which keeps its plans. A SQL function the planner
+/// cannot inline (a FROM clause or a subquery in a scalar function, a parameter passed a
+/// subquery and used twice) is parsed and planned again on every call, inside every answer
+/// (`docs/benchmarks.md`); nothing else would notice, as the answers stay right.
+///
+/// The judging requests go to a second server whose connections track every function's calls
+/// (`track_functions`); the campaign and the accounts are made through the first, untracked.
+#[sqlx::test(migrations = "../migrations")]
+async fn the_judging_path_calls_no_sql_function_it_plans_again(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            test_every: 5,
+            tests_csv: Some(&tests_csv(4)),
+            ..Setup::pairs(&pairs_csv(40))
+        },
+    )
+    .await;
+    let workers = [app.annotator().await.0, app.annotator().await.0];
+    let tracked_options = pool
+        .connect_options()
+        .as_ref()
+        .clone()
+        .options([("track_functions", "all")]);
+    let tracked = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(4)
+        .connect_with(tracked_options)
+        .await
+        .unwrap();
+    let judging = spawn_app(tracked.clone()).await;
+    let mut answered = 0;
+    for round in 0..8 {
+        for (i, w) in workers.iter().enumerate() {
+            let task = next(&judging, w, &id).await;
+            let a = task["Judge"]["assignment_id"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a pair for worker {i} in round {round}: {task}"))
+                .to_owned();
+            let resp = answer(&judging, w, &id, &a, (round + i) % 2 == 0).await;
+            assert_eq!(resp.status(), 200);
+            answered += 1;
+        }
+    }
+    judging.stop().await;
+    // A backend reports its functions' counts when it ends, at the latest.
+    tracked.close().await;
+    let calls = || async {
+        sqlx::query_as::<_, (String, String, i64)>(
+            "select p.proname::text, l.lanname::text, s.calls
+             from pg_stat_user_functions s join pg_proc p on p.oid = s.funcid
+                  join pg_language l on l.oid = p.prolang
+             order by 1",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+    };
+    let mut seen = calls().await;
+    for _ in 0..100 {
+        if seen
+            .iter()
+            .any(|(name, _, n)| name == "judge_answer" && *n >= answered)
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        seen = calls().await;
+    }
+    // The count is there: what follows would pass on no counts at all.
+    assert!(
+        seen.iter()
+            .any(|(name, lang, n)| name == "judge_answer" && lang == "plpgsql" && *n >= answered),
+        "the answers' calls were counted: {seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|(name, _, _)| name == "judge_choose_ordinary"),
+        "the leases' calls were counted: {seen:?}"
+    );
+    let planned_again: Vec<_> = seen.iter().filter(|(_, lang, _)| lang == "sql").collect();
+    assert!(
+        planned_again.is_empty(),
+        "SQL functions called on the judging path, each planned again per call: {planned_again:?}"
+    );
+}

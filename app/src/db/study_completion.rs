@@ -192,8 +192,8 @@ pub async fn items(
 }
 
 /// Whether the worker completed `campaign`, and whether they may make no more items in it
-/// (`study_item_limit`: the number its latest study information asks for, none once completed;
-/// false for a worker who did not come through its link, or when it sets no number).
+/// (`study_item_limit_row`: the number its latest study information asks for, none once
+/// completed; false for a worker who did not come through its link, or when it sets no number).
 pub async fn work_state(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
@@ -202,7 +202,8 @@ pub async fn work_state(
     let r = sqlx::query!(
         r#"select exists(select 1 from study_completion c
                          where c.campaign_id = $1 and c.app_user_id = $2) as "completed!",
-                  coalesce(study_item_limit($1, $2) <= study_items($1, $2), false)
+                  coalesce((select l from study_item_limit_row($1, $2) l)
+                           <= study_items($1, $2), false)
                     as "reached!""#,
         campaign as CampaignId,
         user as UserId,

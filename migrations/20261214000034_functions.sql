@@ -1,0 +1,233 @@
+-- Written by scripts/sql-functions.py: the definitions below are copies of their files in
+-- migrations/functions/, which are the ones to read and change
+-- (docs/decisions/sql-functions.md).
+
+-- definition: study_item_limit_row
+-- The number of items a worker may make in a campaign, as a row: for a worker who came through
+-- one of its study links, the number its latest study information asks for (null when it sets
+-- none), and 0 once they completed the study; no row for anyone else (no such rule). Read under
+-- the worker's row lock by the answer (`judge_answer`), so answers made in parallel cannot pass
+-- it, and by the check before every study worker's call (`db::study_completion::work_state`).
+-- A set-returning SQL function of one SELECT: the planner inlines it into the statement that
+-- reads it (`(select l from study_item_limit_row(c, w) l)`), which plans it once with the rest
+-- of that statement. A scalar SQL function with a FROM clause or a subquery is never inlined,
+-- and is parsed and planned again on every call; a PL/pgSQL one costs a statement of its own.
+create or replace function study_item_limit_row(campaign uuid, worker uuid) returns setof int4
+language sql stable as $$
+    select case
+               when exists (select 1 from study_completion c
+                            where c.campaign_id = campaign and c.app_user_id = worker) then 0
+               else (select i.complete_after from study_info i
+                     where i.campaign_id = campaign order by i.version desc limit 1) end
+    from study_arrival a
+    where a.campaign_id = campaign and a.app_user_id = worker
+$$;
+-- end of definition: study_item_limit_row
+
+-- definition: judge_answer
+-- Answers an assignment of p_user's: every answer, in one call of the database and one
+-- transaction (docs/architecture.md, "The answer path"). The worker, the assignment and its
+-- pair are locked; the caller is checked; the judgment is stored; the gate table's changes are
+-- recorded; the next pair is leased (`judge_next_pair`). What stays in the server: the gate's
+-- decision on the counts returned (`domain::judge::gate::decide`; a stop is a transaction of
+-- its own), and the draws (p_new_position, the test position a new block gets; p_key, which
+-- orders a lease's window at random), passed in on every call so that a seeded server replays
+-- the same schedule.
+--
+-- p_version is the campaign version the caller's copy of the settings has; p_lease_seconds,
+-- p_test_every and p_per_pair are those settings; p_ordinary_per_test and p_test_max size the
+-- windows (`schedule::ServingWindows`); p_sweep says whether expired leases are swept first.
+--
+-- `outcome` says what happened: 'judged' (stored, counted, the next pair leased when there was
+-- one). Everything else wrote nothing: 'session_changed' (the session is not stored as
+-- presented), 'unauthenticated' (the account is blocked or gone), 'not_open', 'stale' (the
+-- campaign's version is not p_version), 'answered' (judged before: the label stored then),
+-- 'stopped' (the gate stopped the worker), 'done' (a study worker who made the items the study
+-- asks for, or completed it: `study_item_limit_row`, read under the worker's lock so that answers
+-- made in parallel cannot pass it), 'gone' (the lease ran out and the pair's slots went to
+-- others), 'missing' (no such assignment of this worker's). In that order. The answer that makes
+-- a study worker's last item leases no next pair.
+-- needs: judge_record_judgment, judge_cell_change, judge_next_pair, judge_fold_worker,
+-- needs: study_item_limit_row
+create or replace function judge_answer(
+    p_campaign uuid, p_user uuid, p_assignment uuid, p_session_id text, p_session_data bytea,
+    p_label bool, p_version int8, p_lease_seconds float8, p_test_every int4, p_per_pair int4,
+    p_new_position int4, p_key int8, p_ordinary_per_test int4, p_test_max int4, p_sweep bool)
+returns judge_answered
+language plpgsql as $$
+declare
+    res judge_answered;
+    r record;
+    rec judge_recorded;
+    lease judge_leased;
+    v_correct bool;
+    -- The pair's trusted votes before this judgment.
+    before_yes int4;
+    before_no int4;
+    own int4[];
+    c int4[];
+    -- The changes to other workers' tables.
+    users uuid[] := '{}'::uuid[];
+    cpp int4[] := '{}'::int4[];
+    cpn int4[] := '{}'::int4[];
+    cnp int4[] := '{}'::int4[];
+    cnn int4[] := '{}'::int4[];
+    queued int8;
+    last_item bool;
+begin
+    -- The worker, the assignment and its pair, locked in this order (as every judging
+    -- statement locks them), with the campaign, the account, the session and a study worker's
+    -- item limit as they are now (in this statement: every query an answer makes is an
+    -- executor started and stopped, its largest cost). `no key update`: the rows that reference
+    -- these (key checks) do not wait for the locks.
+    select w.status as worker_status, w.gate_overridden, w.served_count, w.test_position,
+           w.judgments, c.status as campaign_status, c.version, u.status as user_status,
+           exists (select 1 from tower_sessions.session s
+                   where s.id = p_session_id and s.data = p_session_data
+                     and s.expiry_date > now()) as session_current,
+           a.pair_id, a.is_test, a.status as assignment_status,
+           greatest(extract(epoch from now() - a.served_at)::float8, 0) as seconds,
+           p.gold_label, p.gold_explanation,
+           (select l from study_item_limit_row(p_campaign, p_user) l) as item_limit
+    into r
+    from judge_worker w join campaign c using (campaign_id)
+         join app_user u on u.app_user_id = w.app_user_id
+         join judge_assignment a on a.assignment_id = p_assignment
+                                and a.campaign_id = w.campaign_id
+                                and a.app_user_id = w.app_user_id
+         join judge_pair p on p.pair_id = a.pair_id
+    where w.campaign_id = p_campaign and w.app_user_id = p_user
+    for no key update of w, a, p;
+    if not found then
+        -- No such assignment of this worker's: refused as the session and the account say.
+        res.outcome := case
+            when not exists (select 1 from tower_sessions.session s
+                             where s.id = p_session_id and s.data = p_session_data
+                               and s.expiry_date > now()) then 'session_changed'
+            when not exists (select 1 from app_user u
+                             where u.app_user_id = p_user and u.status = 'active')
+                then 'unauthenticated'
+            else 'missing' end;
+        return res;
+    end if;
+    res.judgments := r.judgments;
+    res.is_test := r.is_test;
+    res.gold_label := r.gold_label;
+    res.gold_explanation := r.gold_explanation;
+    res.outcome := case
+        when not r.session_current then 'session_changed'
+        when r.user_status <> 'active' then 'unauthenticated'
+        when r.campaign_status <> 'open' then 'not_open'
+        when r.version <> p_version then 'stale'
+        when r.assignment_status = 'judged' then 'answered'
+        when r.worker_status = 'stopped' then 'stopped'
+        when r.judgments >= r.item_limit then 'done' end;
+    if res.outcome = 'answered' then
+        select j.is_paraphrase into res.stored_label
+        from judge_judgment j where j.assignment_id = p_assignment;
+    end if;
+    if res.outcome is not null then
+        return res;
+    end if;
+    -- A lease that ran out gave its slot back: it takes one again (a test pair has none), or
+    -- the pair went to others meanwhile.
+    if r.assignment_status = 'expired' and not r.is_test then
+        update judge_pair set open_slots = open_slots - 1
+        where pair_id = r.pair_id and open_slots > 0;
+        if not found then
+            res.outcome := 'gone';
+            return res;
+        end if;
+    end if;
+
+    v_correct := case when r.is_test then r.gold_label = p_label end;
+    rec := judge_record_judgment(p_assignment, p_campaign, r.pair_id, p_user, p_label,
+                                 r.is_test, v_correct, r.seconds);
+
+    -- The gate tables' changes (`domain::judge::gate_table`): a judgment's cell is its label
+    -- against the majority of the *other* trusted votes on its pair. This judgment adds one
+    -- trusted vote: its own cell is new, and another judgment on the pair changes cell when the
+    -- majority of its others changes. None for a test pair.
+    before_yes := rec.n_paraphrase - p_label::int4;
+    before_no := rec.n_judgments - rec.n_paraphrase - (not p_label)::int4;
+    own := '{0,0,0,0}';
+    if not r.is_test then
+        own := judge_cell_change(p_label, null, true, before_yes, before_no,
+                                 rec.n_paraphrase, rec.n_judgments - rec.n_paraphrase);
+        for i in 1 .. coalesce(array_length(rec.users, 1), 0) loop
+            continue when rec.users[i] = p_user;
+            c := judge_cell_change(rec.labels[i], rec.trusted[i], rec.trusted[i],
+                                   before_yes, before_no,
+                                   rec.n_paraphrase, rec.n_judgments - rec.n_paraphrase);
+            continue when c = '{0,0,0,0}';
+            users := users || rec.users[i];
+            cpp := cpp || c[1];
+            cpn := cpn || c[2];
+            cnp := cnp || c[3];
+            cnn := cnn || c[4];
+        end loop;
+    end if;
+
+    -- A mined group's follow-up is due only when its last first-batch pair gets its last
+    -- judgment (db/mining/outbox.rs `enqueue_follow_up`, the same statement); the sweeper is
+    -- woken only when a row was written (a pair that was not mined has no group).
+    if not r.is_test and rec.n_judgments >= p_per_pair then
+        insert into follow_up_outbox (campaign_id, pair_id)
+        select p_campaign, r.pair_id where exists (select 1 from judge_pair p
+                                                   where p.pair_id = r.pair_id
+                                                     and p.mining_run_id is not null)
+        on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0;
+        get diagnostics queued = row_count;
+    end if;
+
+    -- The next pair, with the worker's counts: this judgment, its own cell and the others'
+    -- changes. An answer to a lease that ran out first looks for a live lease another tab may
+    -- have taken since (a worker holds at most one); the common answer's lease was their only one.
+    -- A study worker's last item only brings the counts up to date: no pair is held for them.
+    last_item := r.judgments + 1 >= r.item_limit;
+    if last_item then
+        lease := judge_fold_worker(
+            p_campaign, p_user, null, false, p_lease_seconds, null,
+            1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
+            users, cpp, cpn, cnp, cnn);
+    else
+        lease := judge_next_pair(
+            p_campaign, p_user, r.served_count, r.test_position,
+            r.assignment_status = 'expired', p_lease_seconds, p_key, p_test_every, p_per_pair,
+            p_new_position, p_ordinary_per_test, p_test_max, p_sweep,
+            1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
+            users, cpp, cpn, cnp, cnn);
+    end if;
+    return row('judged', null, lease.judgments, lease.tests_answered, lease.tests_correct,
+               lease.kappa_pp, lease.kappa_pn, lease.kappa_np, lease.kappa_nn,
+               r.gate_overridden, r.is_test, r.gold_label, r.gold_explanation,
+               lease.assignment_id, lease.sentence1, lease.sentence2,
+               coalesce(queued, 0) > 0)::judge_answered;
+end $$;
+-- end of definition: judge_answer
+
+-- definition: study_item_limit
+-- `study_item_limit_row` as a value (null for a worker with no such rule), for the servers of
+-- the release before it, whose statements name this function. Nothing of this release calls it:
+-- drop it in the next release's migrations, with this file.
+-- needs: study_item_limit_row
+create or replace function study_item_limit(campaign uuid, worker uuid) returns int4
+language plpgsql stable as $$
+begin
+    return (select l from study_item_limit_row(campaign, worker) l);
+end $$;
+-- end of definition: study_item_limit
+
+-- definition: study_items
+-- Items a worker made in a campaign: judgments, or sentences submitted. One definition for the
+-- task's guard, the progress line and the payments page. Not inlined (its body has subqueries):
+-- parsed and planned on each call, which is rare beside an answer (a study worker's calls, not
+-- the answer itself; `study_item_limit_row` shows the form the planner inlines).
+create or replace function study_items(campaign uuid, worker uuid) returns bigint
+language sql stable as $$
+    select coalesce((select w.judgments::int8 from judge_worker w
+                     where w.campaign_id = campaign and w.app_user_id = worker), 0)
+           + (select count(*) from apt_submission s
+              where s.campaign_id = campaign and s.app_user_id = worker)
+$$;
+-- end of definition: study_items
