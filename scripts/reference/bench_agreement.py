@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import krippendorff
-from crowdkit.aggregation import DawidSkene
+from crowdkit.aggregation import GLAD, MACE, DawidSkene
 from irrCAC.raw import CAC
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
@@ -34,8 +34,15 @@ mean_kappa = np.nanmean(kappas)
 t4 = time.perf_counter()
 ds = DawidSkene(n_iter=100, tol=1e-5).fit(df)
 t5 = time.perf_counter()
+glad = GLAD().fit(df)
+t6 = time.perf_counter()
+mace = MACE().fit(df)
+t7 = time.perf_counter()
 print(f"Python references: {len(counts)} pairs, {len(df)} judgments")
 print(f"  statsmodels fleiss_kappa {t1 - t0:.3f} s, krippendorff.alpha {t2 - t1:.3f} s, irrCAC gwet {t3 - t2:.3f} s,")
 print(f"  sklearn cohen_kappa_score per worker {t4 - t3:.3f} s, crowd-kit DawidSkene {t5 - t4:.3f} s")
-print(f"  all statistics: {t5 - t0:.3f} s")
+print(f"  crowd-kit GLAD {t6 - t5:.3f} s, crowd-kit MACE {t7 - t6:.3f} s")
+print(f"  all statistics: {t7 - t0:.3f} s")
+same = lambda m: int((m.labels_.sort_index() == ds.labels_.sort_index()).sum())
+print(f"  labels equal to Dawid-Skene's: GLAD {same(glad)}, MACE {same(mace)} of {len(counts)}")
 print(f"  fleiss {fleiss:.6f}  alpha {alpha:.6f}  ac1 {ac1:.6f}  mean kappa vs majority {mean_kappa:.6f}  DS prior {ds.priors_[1]:.6f}")

@@ -1,7 +1,8 @@
 """Reference values for paracrowd's agreement statistics (app/src/domain/agreement.rs,
-dawid_skene.rs), computed with the libraries researchers cite: scikit-learn's cohen_kappa_score,
-statsmodels' fleiss_kappa, the krippendorff package, irrCAC's Gwet AC1 and crowd-kit's
-DawidSkene. Writes tests/fixtures/agreement_reference.json (inputs and outputs).
+dawid_skene.rs, glad.rs, mace.rs), computed with the libraries researchers cite: scikit-learn's
+cohen_kappa_score, statsmodels' fleiss_kappa, the krippendorff package, irrCAC's Gwet AC1 and
+crowd-kit's DawidSkene, GLAD and MACE. Writes tests/fixtures/agreement_reference.json (inputs and
+outputs).
 
     python3 -m venv .tools/agree && .tools/agree/bin/pip install -r scripts/reference/requirements-agreement.txt
     .tools/agree/bin/python scripts/reference/make_agreement_reference.py [SHARED_DATA_DIR]
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import krippendorff
-from crowdkit.aggregation import DawidSkene
+from crowdkit.aggregation import GLAD, MACE, DawidSkene
 from irrCAC.raw import CAC
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
@@ -77,7 +78,23 @@ def synthetic(seed, items, workers, per_item):
             else:
                 label = int(truth[i]) if rng.random() < k else 1 - int(truth[i])
             answers.append([i, w, label])
-    return answers
+    return first_appearance_order(answers)
+
+
+def first_appearance_order(answers):
+    """The same answers with workers numbered, and labels met, in the order they first appear.
+
+    crowd-kit numbers workers and labels by first appearance (pandas' factorize), and its MACE
+    mixes that order with the sorted one (its strategy counts come out of a sorted groupby): with
+    the two orders equal, its numbers are those of the model as published, in the order paracrowd
+    indexes workers and labels. The other statistics do not depend on the order.
+    """
+    first_zero = next(n for n, a in enumerate(answers) if a[2] == 0)
+    answers = [answers[first_zero]] + answers[:first_zero] + answers[first_zero + 1:]
+    number = {}
+    for _, w, _ in answers:
+        number.setdefault(w, len(number))
+    return [[i, number[w], label] for i, w, label in answers]
 
 
 def answers_stats(answers, items, workers):
@@ -125,6 +142,22 @@ def answers_stats(answers, items, workers):
         },
         "labels": [int(x) for x in ds.labels_.reindex(range(items))],
         "iterations": len(ds.loss_history_),
+    }
+    glad = GLAD()
+    glad.fit(df)
+    probas = glad.probas_.reindex(columns=[0, 1]).fillna(0.0)
+    out["glad"] = {
+        "posteriors": [[float(probas.loc[i, 0]), float(probas.loc[i, 1])] for i in range(items)],
+        "abilities": [float(glad.alphas_[w]) for w in range(workers)],
+        "labels": [int(x) for x in glad.labels_.reindex(range(items))],
+    }
+    mace = MACE()
+    mace.fit(df)
+    probas = mace.probas_.reindex(columns=[0, 1]).fillna(0.0)
+    out["mace"] = {
+        "posteriors": [[float(probas.loc[i, 0]), float(probas.loc[i, 1])] for i in range(items)],
+        "competence": [float(mace.spamming_[w, 1]) for w in range(workers)],
+        "labels": [int(x) for x in mace.labels_.reindex(range(items))],
     }
     return out
 

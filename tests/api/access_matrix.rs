@@ -142,6 +142,12 @@ const SERVER_FNS: &[Fn] = &[
         Level::Research,
         &[("campaign_id", "{judge}")],
     ),
+    // An unknown worker: allowed callers get a 404, which the matrix reads as allowed.
+    f(
+        "research/exclude_worker",
+        Level::Research,
+        &[("campaign_id", "{judge}"), ("worker", "W00000000")],
+    ),
     f(
         "research/export_view",
         Level::Research,

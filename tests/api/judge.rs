@@ -337,6 +337,20 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
         a["vote_vs_dawid_skene"],
         serde_json::json!([[20, 0], [0, 20], [0, 0]])
     );
+    // So do GLAD and MACE, and they trust every one of these workers.
+    assert_eq!(
+        a["vote_vs_glad"],
+        serde_json::json!([[20, 0], [0, 20], [0, 0]])
+    );
+    assert_eq!(
+        a["vote_vs_mace"],
+        serde_json::json!([[20, 0], [0, 20], [0, 0]])
+    );
+    for w in report["workers"].as_array().unwrap() {
+        assert!(w["glad_ability"].as_f64().unwrap() > 1.0, "{w}");
+        assert!(w["mace_competence"].as_f64().unwrap() > 0.9, "{w}");
+        assert_eq!(w["harvest_flag"], false, "{w}");
+    }
     assert_eq!(report["workers"].as_array().unwrap().len(), 20);
     assert!(report["votes_svg"].as_str().unwrap().starts_with("<svg"));
     let html = app
@@ -2087,4 +2101,159 @@ async fn a_judged_campaign_exports_as_csv_jsonl_and_msrp_with_leakage_free_split
     assert_eq!(get(&annotator, "").await.status(), StatusCode::FORBIDDEN);
     assert_eq!(get(&client(), "").await.status(), StatusCode::UNAUTHORIZED);
     app.stop().await;
+}
+
+/// A worker who has the test pairs' answers from elsewhere (here: from their text) and answers
+/// the ordinary pairs without reading them passes every test pair; the dashboard flags them for
+/// review, with the numbers, and not the honest workers.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            test_every: 5,
+            tests_csv: Some(&tests_csv(20)),
+            ..Setup::pairs(&pairs_csv(40))
+        },
+    )
+    .await;
+    let mut workers = Vec::new();
+    for _ in 0..4 {
+        workers.push(app.annotator().await.0);
+    }
+    // Honest workers 0-2 answer every pair as it is; worker 3 answers the test pairs right and
+    // says "paraphrase" to every ordinary pair.
+    for (i, w) in workers.iter().enumerate() {
+        let mut task = next(&app, w, &id).await;
+        while task.get("Judge").is_some() {
+            let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+            let is_test = task["Judge"]["sentence1"]
+                .as_str()
+                .unwrap()
+                .starts_with("Test ");
+            let label = if i == 3 && !is_test {
+                true
+            } else {
+                truth(&task)
+            };
+            let outcome = json(answer(&app, w, &id, &a, label).await).await;
+            task = outcome["next"].clone();
+        }
+    }
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let report = judge_report(&app, &researcher, &id).await;
+    let flagged: Vec<&Value> = report["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["harvest_flag"] == true)
+        .collect();
+    assert_eq!(flagged.len(), 1, "{report}");
+    let harvester = flagged[0];
+    assert_eq!(harvester["test_accuracy"], 1.0, "{harvester}");
+    let (agree, of) = (
+        harvester["ordinary_agreement"][0].as_u64().unwrap(),
+        harvester["ordinary_agreement"][1].as_u64().unwrap(),
+    );
+    assert_eq!(of, 40, "{harvester}");
+    assert_eq!(agree, 20, "{harvester}");
+    assert!(harvester["tests_vs_ordinary_p"].as_f64().unwrap() < 0.01);
+    // The page says so, and marks the worker.
+    let html = app
+        .get(&researcher, &format!("/research/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains(r#"data-testid="harvest-flags""#), "{html}");
+    assert_eq!(html.matches(r#"data-testid="harvest-flag""#).count(), 1);
+    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 1);
+
+    // The researcher excludes them in one action: their 40 judgments of ordinary pairs are set
+    // aside, those 40 pairs go back in the queue, and they are stopped, with the reason.
+    let pseudonym = harvester["worker"].as_str().unwrap().to_owned();
+    let exclude = |c: &Client, worker: &str| {
+        let (id, worker) = (id.clone(), worker.to_owned());
+        let c = c.clone();
+        let app = &app;
+        async move {
+            app.call(
+                &c,
+                "research/exclude_worker",
+                &[("campaign_id", id.as_str()), ("worker", worker.as_str())],
+            )
+            .await
+        }
+    };
+    assert_eq!(
+        exclude(&workers[0], &pseudonym).await.status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        exclude(&researcher, "W00000000").await.status(),
+        StatusCode::NOT_FOUND
+    );
+    let open_before: i64 = count(
+        &pool,
+        "select sum(open_slots)::int8 from judge_pair where not is_test",
+    )
+    .await;
+    let done = json(exclude(&researcher, &pseudonym).await).await;
+    assert_eq!(
+        (done["judgments"].as_i64(), done["pairs"].as_i64()),
+        (Some(40), Some(40)),
+        "{done}"
+    );
+    let open_after: i64 = count(
+        &pool,
+        "select sum(open_slots)::int8 from judge_pair where not is_test",
+    )
+    .await;
+    assert_eq!(open_after - open_before, 40);
+    // The statistics are counted again in the background: read them once they are.
+    let mut report = judge_report(&app, &researcher, &id).await;
+    for _ in 0..100 {
+        if report["stale"] == false {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        report = judge_report(&app, &researcher, &id).await;
+    }
+    let row = report["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["worker"] == pseudonym.as_str())
+        .unwrap();
+    assert_eq!(row["status"], "stopped", "{row}");
+    assert_eq!(
+        row["judgments"], 0,
+        "their judgments no longer count: {row}"
+    );
+    let history = report["history"].as_array().unwrap();
+    assert!(
+        history.iter().any(|e| e["worker"] == pseudonym.as_str()
+            && e["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("Excluded after a researcher's review")),
+        "{history:?}"
+    );
+    // Again: nothing more to set aside.
+    let again = json(exclude(&researcher, &pseudonym).await).await;
+    assert_eq!(
+        (again["judgments"].as_i64(), again["pairs"].as_i64()),
+        (Some(0), Some(0))
+    );
+    // A stopped worker has no exclude button.
+    let html = app
+        .get(&researcher, &format!("/research/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 0);
 }

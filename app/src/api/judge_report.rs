@@ -12,7 +12,9 @@ use leptos::prelude::*;
 use crate::domain::CampaignId;
 use crate::error::AppError;
 
-pub use crate::dto::judge_report::{JudgeReportView, JudgeWorkerReport, StatusEvent};
+pub use crate::dto::judge_report::{
+    ExcludeSummary, JudgeReportView, JudgeWorkerReport, StatusEvent,
+};
 
 /// Researchers and admins only.
 #[server(endpoint = "research/judge_report")]
@@ -21,6 +23,29 @@ pub async fn judge_report(campaign_id: CampaignId) -> Result<JudgeReportView, Ap
         async {
             let pool = super::researcher().await?;
             crate::service::judge_report::report(&pool, campaign_id).await
+        }
+        .await,
+    )
+}
+
+/// Excludes a worker after review (researchers and admins): their judgments of ordinary pairs
+/// are set aside, those pairs go back in the queue, and the worker is stopped, with the reason
+/// and the numbers in the status history. `worker` is the pseudonym the dashboard shows.
+#[server(endpoint = "research/exclude_worker")]
+pub async fn exclude_worker(
+    campaign_id: CampaignId,
+    worker: String,
+) -> Result<ExcludeSummary, AppError> {
+    super::with_status(
+        async {
+            let pool = crate::state::pool()?;
+            let me = crate::session::require_role(&[
+                crate::domain::Role::Researcher,
+                crate::domain::Role::Admin,
+            ])
+            .await?;
+            crate::service::quality::exclude_worker(&pool, campaign_id, &worker, me.app_user_id)
+                .await
         }
         .await,
     )

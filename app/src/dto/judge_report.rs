@@ -18,6 +18,13 @@ pub struct JudgeWorkerReport {
     pub low_test_accuracy: bool,
     pub tests_answered: i64,
     pub test_accuracy: Option<f64>,
+    /// Test pairs answered far better than ordinary pairs (`domain::judge::harvest`): the
+    /// one-sided p-value of Fisher's exact test, `None` before enough test answers.
+    pub tests_vs_ordinary_p: Option<f64>,
+    /// Ordinary pairs that agree with the others' majority, of those with one.
+    pub ordinary_agreement: (u32, u32),
+    /// The p-value is below the flag's threshold: a researcher should look at this worker.
+    pub harvest_flag: bool,
     #[serde(flatten)]
     pub agreement: WorkerAgreement,
 }
@@ -62,4 +69,13 @@ pub struct JudgeReportView {
     /// True when judgments came in since: these statistics are being recomputed in the
     /// background (a reload in a few seconds shows them).
     pub stale: bool,
+}
+
+/// What excluding a worker did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExcludeSummary {
+    /// Their judgments of ordinary pairs set aside.
+    pub judgments: i64,
+    /// The pairs those judgments were of, back in the queue.
+    pub pairs: i64,
 }

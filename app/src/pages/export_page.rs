@@ -110,11 +110,17 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
         .as_deref()
         .map(str::trim)
         .is_none_or(|r| r == "pairs");
-    let by_ds = q.labels.as_deref().map(str::trim) == Some("dawid_skene");
+    // By a model of the workers (Dawid-Skene, GLAD, MACE), not a vote count: its name.
+    let by_model = match q.labels.as_deref().map(str::trim) {
+        Some("dawid_skene") => Some("Dawid-Skene"),
+        Some("glad") => Some("GLAD"),
+        Some("mace") => Some("MACE"),
+        _ => None,
+    };
     let kept = q.unresolved.as_deref().map(str::trim) == Some("keep");
     let unlabelled = v.unlabelled.filter(|u| by_pairs && u.total() > 0).map(|u| {
         let labelled = (v.pairs.max(0) as u64).saturating_sub(u.total());
-        let short = if by_ds {
+        let short = if by_model.is_some() {
             "have no trusted judgment"
         } else {
             "have fewer trusted judgments than each pair needs"
@@ -124,7 +130,7 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
         } else {
             "Their rows are left out; choose \"Unresolved pairs: kept, empty label\" to include them."
         };
-        let unresolved = if by_ds {
+        let unresolved = if by_model.is_some() {
             "are unresolved (both labels equally likely)"
         } else {
             "are unresolved (a vote between the thresholds)"
@@ -132,7 +138,7 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
         format!(
             "{labelled} of {} pairs have a label {}: {} {short} and {} {unresolved}. {what}",
             v.pairs,
-            if by_ds { "by Dawid-Skene" } else { "by vote" },
+            by_model.map_or_else(|| "by vote".to_owned(), |m| format!("by {m}")),
             u.short_of_judgments,
             u.unresolved,
         )
@@ -183,7 +189,7 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
     };
     let judge_options = (!is_apt).then(|| {
         view! {
-            {select("labels", "Labels", q.labels.clone(), &[("vote", "by vote (> 3 of 6 yes, < 3 no)"), ("dawid_skene", "by Dawid-Skene")])}
+            {select("labels", "Labels", q.labels.clone(), &[("vote", "by vote (> 3 of 6 yes, < 3 no)"), ("dawid_skene", "by Dawid-Skene"), ("glad", "by GLAD"), ("mace", "by MACE")])}
             {select("unresolved", "Unresolved pairs", q.unresolved.clone(), &[("drop", "left out"), ("keep", "kept, empty label")])}
             {select("untrusted", "Untrusted judgments", q.untrusted.clone(), &[("drop", "left out"), ("keep", "kept, flagged")])}
         }

@@ -4,7 +4,7 @@ use crate::pages::{route_id, with_route_id};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::judge_report::{judge_report, JudgeReportView, JudgeWorkerReport};
+use crate::api::judge_report::{judge_report, ExcludeWorker, JudgeReportView, JudgeWorkerReport};
 use crate::error::ErrorMessage;
 
 fn num(v: Option<f64>) -> String {
@@ -18,16 +18,18 @@ fn pct(v: Option<f64>) -> String {
 #[component]
 pub fn JudgeReportPage() -> impl IntoView {
     let params = use_params_map();
+    let exclude = ServerAction::<ExcludeWorker>::new();
     let report = Resource::new(
-        move || route_id::<CampaignId>(params),
-        |id| with_route_id(id, judge_report),
+        move || (route_id::<CampaignId>(params), exclude.version().get()),
+        |(id, _)| with_route_id(id, judge_report),
     );
+    let campaign_id = move || params.read().get("id").unwrap_or_default();
     view! {
         <section class="card wide report">
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match report.await {
-                        Ok(r) => view! { <Report r /> }.into_any(),
+                        Ok(r) => view! { <Report r exclude campaign_id=campaign_id() /> }.into_any(),
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }
                 })}
@@ -36,8 +38,32 @@ pub fn JudgeReportPage() -> impl IntoView {
     }
 }
 
+/// What the last exclusion did, or why it failed.
 #[component]
-fn Report(r: JudgeReportView) -> impl IntoView {
+fn ExcludeResult(exclude: ServerAction<ExcludeWorker>) -> impl IntoView {
+    move || {
+        exclude.value().get().map(|result| match result {
+            Ok(s) => view! {
+                <p class="notice" role="status" data-testid="excluded">
+                    {format!(
+                        "Excluded: {} judgments set aside; {} pairs went back in the queue for other workers.",
+                        s.judgments, s.pairs
+                    )}
+                </p>
+            }
+            .into_any(),
+            Err(error) => view! { <ErrorMessage error /> }.into_any(),
+        })
+    }
+}
+
+#[component]
+fn Report(
+    r: JudgeReportView,
+    exclude: ServerAction<ExcludeWorker>,
+    campaign_id: String,
+) -> impl IntoView {
+    let campaign_id = StoredValue::new(campaign_id);
     let a = r.agreement.clone();
     let cmp = a.vote_vs_dawid_skene;
     let sort = RwSignal::new("judgments");
@@ -103,18 +129,53 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                 <p class="empty" data-testid="no-alpha-yet">"Alpha is not defined yet: it needs a pair judged by two workers, and both answers given somewhere."</p>
             }.into_any(),
         }}
-        <h2>"Labels: vote threshold vs Dawid-Skene"</h2>
-        <div class="scroll-x" role="region" aria-label="Vote labels against Dawid-Skene" tabindex="0">
-            <table class="table2" aria-label="Vote labels against Dawid-Skene">
-                <thead><tr><th><span class="sr-only">"Vote label"</span></th><th scope="col">"DS paraphrase"</th><th scope="col">"DS not"</th></tr></thead>
+        <h2>"Labels: vote threshold vs the models of the workers"</h2>
+        <p class="muted">
+            "Complete pairs by their vote label and the label each model gives them. The models weigh every worker by their estimated quality: "
+            "Dawid-Skene by a confusion matrix per worker, GLAD by an ability per worker and a difficulty per pair, "
+            "MACE by how often a worker knows the answer rather than guesses. Exports can label pairs by any of them."
+        </p>
+        <div class="scroll-x" role="region" aria-label="Vote labels against the models" tabindex="0">
+            <table class="table2" aria-label="Vote labels against the models" data-testid="labels-by-model">
+                <thead>
+                    <tr>
+                        <th><span class="sr-only">"Vote label"</span></th>
+                        <th scope="col">"Dawid-Skene: paraphrase"</th><th scope="col">"not"</th>
+                        <th scope="col">"GLAD: paraphrase"</th><th scope="col">"not"</th>
+                        <th scope="col">"MACE: paraphrase"</th><th scope="col">"not"</th>
+                    </tr>
+                </thead>
                 <tbody>
-                    <tr><th scope="row">"Votes: paraphrase"</th><td>{cmp[0][0]}</td><td>{cmp[0][1]}</td></tr>
-                    <tr><th scope="row">"Votes: not paraphrase"</th><td>{cmp[1][0]}</td><td>{cmp[1][1]}</td></tr>
-                    <tr><th scope="row">"Votes: unresolved"</th><td>{cmp[2][0]}</td><td>{cmp[2][1]}</td></tr>
+                    {[(0usize, "Votes: paraphrase"), (1, "Votes: not paraphrase"), (2, "Votes: unresolved")].into_iter().map(|(v, name)| view! {
+                        <tr>
+                            <th scope="row">{name}</th>
+                            <td>{cmp[v][0]}</td><td>{cmp[v][1]}</td>
+                            <td>{a.vote_vs_glad[v][0]}</td><td>{a.vote_vs_glad[v][1]}</td>
+                            <td>{a.vote_vs_mace[v][0]}</td><td>{a.vote_vs_mace[v][1]}</td>
+                        </tr>
+                    }).collect_view()}
                 </tbody>
             </table>
         </div>
         <h2>"Workers"</h2>
+        {
+            // Flagged workers still to review (an excluded one is stopped, and keeps its mark).
+            let flagged = r
+                .workers
+                .iter()
+                .filter(|w| w.harvest_flag && w.status == crate::domain::WorkerStatus::Active)
+                .count();
+            (flagged > 0).then(|| view! {
+                <p class="notice" role="status" data-testid="harvest-flags">
+                    {flagged} {if flagged == 1 { " worker answers" } else { " workers answer" }}
+                    " the test pairs far better than the ordinary pairs (Fisher's exact test, p below "
+                    {crate::domain::judge::harvest::FLAG_BELOW} "): they may have the test answers from elsewhere. "
+                    "Look at them below (marked \"review\"); the gate does not stop anyone for it. "
+                    "Excluding one sets their judgments of ordinary pairs aside, sends those pairs back to other workers and stops them."
+                </p>
+            })
+        }
+        <ExcludeResult exclude />
         <p class="controls">
             <label>
                 "Sort by "
@@ -140,7 +201,11 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                     <tr>
                         <th scope="col">"Worker"</th><th scope="col">"Status"</th><th scope="col">"Judgments"</th>
                         <th scope="col">"Test accuracy"</th><th scope="col">"Kappa vs majority"</th>
-                        <th scope="col">"DS sensitivity"</th><th scope="col">"DS specificity"</th><th scope="col">"Median s"</th>
+                        <th scope="col"><abbr title="Test answers right against ordinary pairs agreeing with the others' majority; p: how likely so large a gap is for a worker who answers both alike (Fisher's exact test)">"Tests vs ordinary pairs"</abbr></th>
+                        <th scope="col">"DS sensitivity"</th><th scope="col">"DS specificity"</th>
+                        <th scope="col"><abbr title="GLAD's ability: 0 is guessing, below 0 worse than guessing">"GLAD ability"</abbr></th>
+                        <th scope="col"><abbr title="MACE's competence: how often the worker knows the answer rather than guesses">"MACE competence"</abbr></th>
+                        <th scope="col">"Median s"</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -159,8 +224,34 @@ fn Report(r: JudgeReportView) -> impl IntoView {
                             </td>
                             <td>{format!("{} of {}", pct(w.test_accuracy), w.tests_answered)}</td>
                             <td>{num(w.agreement.kappa_vs_majority)}</td>
+                            <td class=if w.harvest_flag { "status blocked" } else { "status" }>
+                                {format!("{} vs {}", pct(w.test_accuracy), pct((w.ordinary_agreement.1 > 0).then(|| f64::from(w.ordinary_agreement.0) / f64::from(w.ordinary_agreement.1))))}
+                                {w.tests_vs_ordinary_p.map(|p| if p < 0.001 { " · p < 0.001".to_owned() } else { format!(" · p {p:.3}") })}
+                                {w.harvest_flag.then(|| view! { <span data-testid="harvest-flag">" — review"</span> })}
+                                {(w.harvest_flag && w.status == crate::domain::WorkerStatus::Active).then(|| {
+                                    let (cid, worker) = (campaign_id.get_value(), w.worker.clone());
+                                    view! {
+                                        // Asks first: the worker's judgments are set aside.
+                                        <details class="inline confirm">
+                                            <summary class="small" data-testid="exclude">"Exclude…"</summary>
+                                            <p class="small">
+                                                {format!("Exclude {worker}? Their judgments of ordinary pairs are set aside, those pairs go back to other workers, and they are stopped. The status history keeps the reason.")}
+                                            </p>
+                                            <ActionForm action=exclude attr:class="inline">
+                                                <input type="hidden" name="campaign_id" value=cid />
+                                                <input type="hidden" name="worker" value=worker.clone() />
+                                                <button type="submit" class="small danger" data-testid="exclude-confirm">
+                                                    {format!("Exclude {worker}")}
+                                                </button>
+                                            </ActionForm>
+                                        </details>
+                                    }
+                                })}
+                            </td>
                             <td>{num(w.agreement.sensitivity)}</td>
                             <td>{num(w.agreement.specificity)}</td>
+                            <td>{num(w.agreement.glad_ability)}</td>
+                            <td>{num(w.agreement.mace_competence)}</td>
                             <td>{w.agreement.median_seconds.map_or_else(|| "–".into(), |s| format!("{s:.1}"))}</td>
                         </tr>
                     </For>

@@ -21,7 +21,7 @@ use crate::domain::account::pseudonym;
 use crate::domain::export::format::{
     attempt_line, header_for, judgment_line, pair_line, AttemptRow, JudgmentRow, PairRow,
 };
-use crate::domain::export::labels::{dawid_skene_labels, Vote};
+use crate::domain::export::labels::{model_labels, Vote};
 use crate::domain::export::spec::{CampaignKind, ExportQuery, ExportSpec, LabelBy, Rows};
 use crate::domain::export::split::{split, Part, Row};
 use crate::domain::export::stats::{
@@ -103,10 +103,11 @@ pub async fn open(
 }
 
 /// A judging campaign's labels: gold for test pairs; otherwise by vote over trusted judgments
-/// (a pair short of its judgments has none) or by Dawid-Skene.
+/// (a pair short of its judgments has none) or by a model of the workers (Dawid-Skene, GLAD,
+/// MACE).
 struct Labeller {
     settings: JudgeSettings,
-    dawid_skene: Option<HashMap<PairId, Option<u8>>>,
+    by_model: Option<HashMap<PairId, Option<u8>>>,
 }
 
 impl Labeller {
@@ -119,9 +120,9 @@ impl Labeller {
         let settings = crate::db::judge::settings(pool, campaign_id)
             .await?
             .ok_or(AppError::NotFound)?;
-        let dawid_skene = match by {
-            LabelBy::Vote => None,
-            LabelBy::DawidSkene => {
+        let by_model = match by.model() {
+            None => None,
+            Some(model) => {
                 // Every trusted judgment of an ordinary pair at once: EM needs them all.
                 let judgments = crate::db::judge::trusted_judgments(pool, campaign_id).await?;
                 let pair_index: HashMap<PairId, usize> =
@@ -139,14 +140,20 @@ impl Labeller {
                         })
                     })
                     .collect();
-                let labels = dawid_skene_labels(&votes, pair_ids.len(), workers.len());
+                // EM over every judgment is CPU work: off the request threads.
+                let (pairs, n_workers) = (pair_ids.len(), workers.len());
+                let labels = tokio::task::spawn_blocking(move || {
+                    model_labels(model, &votes, pairs, n_workers)
+                })
+                .await
+                .map_err(|e| {
+                    tracing::error!(error = %e, "labelling an export panicked");
+                    AppError::Internal
+                })?;
                 Some(pair_ids.iter().copied().zip(labels).collect())
             }
         };
-        Ok(Labeller {
-            settings,
-            dawid_skene,
-        })
+        Ok(Labeller { settings, by_model })
     }
 
     /// The pair's label, or why it has none.
@@ -157,9 +164,9 @@ impl Labeller {
                 .map(u8::from)
                 .ok_or(Unlabelled::ShortOfJudgments);
         }
-        if let Some(ds) = &self.dawid_skene {
-            // Dawid-Skene labels every judged pair but one whose two posteriors are equal.
-            return match ds.get(&p.pair_id).copied().flatten() {
+        if let Some(by_model) = &self.by_model {
+            // A model labels every judged pair but one whose two posteriors are equal.
+            return match by_model.get(&p.pair_id).copied().flatten() {
                 Some(label) => Ok(label),
                 None if p.n_judgments > 0 => Err(Unlabelled::Unresolved),
                 None => Err(Unlabelled::ShortOfJudgments),

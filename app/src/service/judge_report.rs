@@ -18,6 +18,7 @@ use sqlx::PgPool;
 use crate::db::{campaigns, judge as db};
 use crate::domain::account::pseudonym;
 use crate::domain::judge::gate::below_test_bar;
+use crate::domain::judge::harvest::HarvestCheck;
 use crate::domain::judge::report::{
     agreement, agreement_over_time, agreement_over_time_svg, vote_distribution_svg, Agreement,
     WorkerAgreement,
@@ -227,7 +228,11 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
         .iter()
         .map(|w| {
             let s = by_worker.get(&w.app_user_id).copied();
+            let harvest = HarvestCheck::of(&w.counts());
             JudgeWorkerReport {
+                tests_vs_ordinary_p: harvest.p_value,
+                ordinary_agreement: harvest.agreement,
+                harvest_flag: harvest.flagged(),
                 worker: pseudonym(&w.app_user_id),
                 status: w.status,
                 judgments_made: w.judgments,

@@ -1,6 +1,7 @@
-//! The quality of a judging campaign's work beyond the gate (admins): stopping or reinstating a
-//! worker by hand, republishing low-agreement work (ParaSCI §5), and the indexing of trusted
-//! judgments that republishing shares with the researcher's statistics.
+//! The quality of a judging campaign's work beyond the gate: stopping or reinstating a worker by
+//! hand and republishing low-agreement work (ParaSCI §5), for admins; excluding a worker after
+//! review, for researchers; and the indexing of trusted judgments that republishing shares with
+//! the researcher's statistics.
 use crate::domain::{CampaignId, PairId, UserId, WorkerStatus};
 use std::collections::HashMap;
 
@@ -8,8 +9,10 @@ use sqlx::PgPool;
 
 use crate::db::judge::{self as db, JudgmentRow};
 use crate::domain::judge::gate::GateNumbers;
+use crate::domain::judge::harvest::HarvestCheck;
 use crate::domain::judge::report::{worker_kappas, Judgment};
 use crate::dto::judge_admin::RepublishSummary;
+use crate::dto::judge_report::ExcludeSummary;
 use crate::error::AppError;
 use crate::service::gate_table;
 
@@ -145,4 +148,62 @@ pub async fn set_worker_status(
     gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// Excludes a worker after a researcher's review (the dashboard flags one whose test pairs are
+/// answered far better than their ordinary pairs, `domain::judge::harvest`): in one
+/// transaction, their judgments of ordinary pairs are set aside (untrusted, as republishing does)
+/// and those pairs go back in the queue, and the worker is stopped with the reason and the
+/// numbers. `worker` is the pseudonym the dashboard shows. Doing it again changes nothing.
+pub async fn exclude_worker(
+    pool: &PgPool,
+    campaign_id: CampaignId,
+    worker: &str,
+    by: UserId,
+) -> Result<ExcludeSummary, AppError> {
+    super::judge_campaigns::settings(pool, campaign_id).await?;
+    let mut tx = pool.begin().await?;
+    db::lock_settings(&mut tx, campaign_id).await?;
+    let workers = db::list_workers(&mut *tx, campaign_id).await?;
+    let mut named = workers
+        .iter()
+        .filter(|w| crate::domain::account::pseudonym(&w.app_user_id) == worker.trim());
+    let (Some(w), None) = (named.next(), named.next()) else {
+        return Err(AppError::NotFound);
+    };
+    let check = HarvestCheck::of(&w.counts());
+    let flips = db::republish(&mut tx, campaign_id, &[w.app_user_id]).await?;
+    gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
+    let judgments = flips.len() as i64;
+    let pairs = flips
+        .iter()
+        .map(|f| f.pair_id)
+        .collect::<std::collections::HashSet<_>>()
+        .len() as i64;
+    if w.status == WorkerStatus::Active {
+        let reason = format!(
+            "Excluded after a researcher's review: {} of {} check answers right against {} of {} ordinary pairs agreeing with the others' majority{}; their judgments were set aside and their pairs went back to the queue.",
+            check.tests.0,
+            check.tests.1,
+            check.agreement.0,
+            check.agreement.1,
+            check
+                .p_value
+                .map(|p| format!(" (Fisher's exact test, p = {p:.4})"))
+                .unwrap_or_default()
+        );
+        let flips = db::set_worker_status(
+            &mut tx,
+            campaign_id,
+            w.app_user_id,
+            WorkerStatus::Stopped,
+            &reason,
+            &w.counts().numbers(),
+            Some(by),
+        )
+        .await?;
+        gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
+    }
+    tx.commit().await?;
+    Ok(ExcludeSummary { judgments, pairs })
 }

@@ -7,7 +7,7 @@ use crate::error::AppError;
 
 use super::gate::stored_counts;
 use super::TrustFlip;
-use crate::domain::judge::gate_table::GateCounts;
+use crate::domain::judge::gate_table::{GateCounts, KappaTable};
 use sqlx::{PgConnection, PgExecutor};
 
 /// A worker's standing, locked for the rest of the transaction (created on first use).
@@ -200,12 +200,38 @@ pub struct WorkerSummary {
     pub tests_seen: i64,
     /// Why their status last changed.
     pub last_reason: Option<String>,
+    /// Their gate table (label against the others' majority on ordinary pairs), the changes
+    /// recorded for them and not yet folded in included: "paraphrase" where the majority says
+    /// "paraphrase" ...
+    pub kappa_pp: i64,
+    /// ... "paraphrase" where it says "not" ...
+    pub kappa_pn: i64,
+    /// ... "not" where it says "paraphrase" ...
+    pub kappa_np: i64,
+    /// ... and "not" where it says "not".
+    pub kappa_nn: i64,
 }
 
 impl WorkerSummary {
     /// The share of test pairs answered correctly; `None` before the first.
     pub fn test_accuracy(&self) -> Option<f64> {
         (self.tests_answered > 0).then(|| self.tests_correct as f64 / self.tests_answered as f64)
+    }
+
+    /// The counts the gate reads, as they stand.
+    pub fn counts(&self) -> GateCounts {
+        let clamp = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
+        GateCounts {
+            judgments: clamp(self.judgments),
+            tests_answered: clamp(self.tests_answered),
+            tests_correct: clamp(self.tests_correct),
+            table: KappaTable {
+                pp: self.kappa_pp,
+                pn: self.kappa_pn,
+                np: self.kappa_np,
+                nn: self.kappa_nn,
+            },
+        }
     }
 }
 
@@ -224,8 +250,18 @@ pub async fn list_workers(
                      and a.is_test) as "tests_seen!",
                   (select e.reason from judge_worker_event e
                    where e.campaign_id = w.campaign_id and e.app_user_id = w.app_user_id
-                   order by e.created_at desc, e.event_id desc limit 1) as last_reason
+                   order by e.created_at desc, e.event_id desc limit 1) as last_reason,
+                  w.kappa_pp::int8 + coalesce(c.pp, 0) as "kappa_pp!",
+                  w.kappa_pn::int8 + coalesce(c.pn, 0) as "kappa_pn!",
+                  w.kappa_np::int8 + coalesce(c.np, 0) as "kappa_np!",
+                  w.kappa_nn::int8 + coalesce(c.nn, 0) as "kappa_nn!"
            from judge_worker w join app_user u using (app_user_id)
+                left join lateral (
+                    select sum(g.pp)::int8 as pp, sum(g.pn)::int8 as pn, sum(g.np)::int8 as np,
+                           sum(g.nn)::int8 as nn
+                    from judge_gate_change g
+                    where g.campaign_id = w.campaign_id and g.app_user_id = w.app_user_id) c
+                  on true
            where w.campaign_id = $1
            order by u.username"#,
         campaign_id as CampaignId

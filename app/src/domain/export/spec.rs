@@ -74,6 +74,23 @@ pub enum LabelBy {
     Vote,
     /// Dawid-Skene's most probable label from the trusted judgments.
     DawidSkene,
+    /// GLAD's most probable label from the trusted judgments.
+    Glad,
+    /// MACE's most probable label from the trusted judgments.
+    Mace,
+}
+
+impl LabelBy {
+    /// The model of the workers behind the labels; `None` for the vote count.
+    pub fn model(self) -> Option<super::labels::Model> {
+        use super::labels::Model;
+        match self {
+            LabelBy::Vote => None,
+            LabelBy::DawidSkene => Some(Model::DawidSkene),
+            LabelBy::Glad => Some(Model::Glad),
+            LabelBy::Mace => Some(Model::Mace),
+        }
+    }
 }
 
 /// A checked export request: what rows, in which format, which part of which split.
@@ -211,6 +228,8 @@ impl ExportSpec {
             &[
                 ("vote", LabelBy::Vote),
                 ("dawid_skene", LabelBy::DawidSkene),
+                ("glad", LabelBy::Glad),
+                ("mace", LabelBy::Mace),
             ],
         )?;
         let keep_unresolved = choice(
@@ -400,6 +419,9 @@ mod tests {
             "sum is 1.4"
         );
         let e = ExportSpec::parse(CampaignKind::Judge, &q(&[("labels", "magic")])).unwrap_err();
-        assert_eq!(e.message, "labels must be one of vote, dawid_skene.");
+        assert_eq!(
+            e.message,
+            "labels must be one of vote, dawid_skene, glad, mace."
+        );
     }
 }

@@ -122,7 +122,7 @@ impl KappaTable {
 
     /// The table as [`crate::domain::agreement::cohen_kappa_2x2`] takes it (`[label][majority]`,
     /// index 1 for "paraphrase"); a negative count, which the invariant rules out, reads as 0.
-    fn counts(&self) -> [[u64; 2]; 2] {
+    pub fn counts(&self) -> [[u64; 2]; 2] {
         let c = |v: i64| v.max(0) as u64;
         [[c(self.nn), c(self.np)], [c(self.pn), c(self.pp)]]
     }

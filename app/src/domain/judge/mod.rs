@@ -3,6 +3,7 @@
 //! a worker, and a pair's label from its votes. The database and pages build on these.
 pub mod gate;
 pub mod gate_table;
+pub mod harvest;
 pub mod labels;
 pub mod pair_import;
 pub mod report;

@@ -1,6 +1,7 @@
 //! A judging campaign's agreement, computed from its trusted judgments of ordinary pairs: the
-//! statistics of `domain::agreement` and `domain::dawid_skene` put together for the researcher's
-//! dashboard. Pure: the caller loads the judgments and maps ids to indices.
+//! statistics of `domain::agreement` and the models of the workers (`domain::dawid_skene`,
+//! `domain::glad`, `domain::mace`) put together for the researcher's dashboard. Pure: the caller
+//! loads the judgments and maps ids to indices.
 use serde::{Deserialize, Serialize};
 
 use super::labels::{vote_label, Thresholds, VoteLabel};
@@ -8,6 +9,8 @@ use crate::domain::agreement::{
     cohen_kappa, fleiss_kappa, gwet_ac1, krippendorff_alpha_nominal, majority,
 };
 use crate::domain::dawid_skene::{dawid_skene, Answer};
+use crate::domain::glad::glad;
+use crate::domain::mace::mace;
 use crate::domain::percentile::median;
 
 /// One trusted judgment of an ordinary pair.
@@ -34,6 +37,10 @@ pub struct WorkerAgreement {
     pub sensitivity: Option<f64>,
     /// Dawid-Skene: P(says not | not).
     pub specificity: Option<f64>,
+    /// GLAD: the worker's ability α (0: guessing; below 0: worse than guessing).
+    pub glad_ability: Option<f64>,
+    /// MACE: the probability that the worker knows the label rather than guesses.
+    pub mace_competence: Option<f64>,
     /// The worker's median time per judgment, in seconds.
     pub median_seconds: Option<f64>,
 }
@@ -60,6 +67,10 @@ pub struct Agreement {
     /// Complete pairs by vote label (paraphrase, not, unresolved) and Dawid-Skene label
     /// (paraphrase, not): `[vote][ds]`.
     pub vote_vs_dawid_skene: [[u64; 2]; 3],
+    /// The same for GLAD's labels.
+    pub vote_vs_glad: [[u64; 2]; 3],
+    /// The same for MACE's labels.
+    pub vote_vs_mace: [[u64; 2]; 3],
     /// Dawid-Skene's estimated share of paraphrase pairs (its class prior).
     pub ds_prior_paraphrase: Option<f64>,
     /// Each worker's agreement numbers, by worker index.
@@ -135,9 +146,11 @@ pub fn agreement(
         })
         .collect();
     let ds = (!answers.is_empty()).then(|| dawid_skene(&answers, pairs, workers, 2, 100, 1e-5));
-    let mut vote_vs_dawid_skene = [[0u64; 2]; 3];
-    if let Some(ds) = &ds {
-        let labels = ds.labels();
+    let glad = (!answers.is_empty()).then(|| glad(&answers, pairs, workers, 2));
+    let mace = (!answers.is_empty()).then(|| mace(&answers, pairs, workers, 2));
+    // Complete pairs by vote label (rows) and a model's label (columns).
+    let against_votes = |labels: &[Option<usize>]| {
+        let mut t = [[0u64; 2]; 3];
         for (i, r) in table.iter().enumerate() {
             if r[0] + r[1] != judgments_per_pair {
                 continue;
@@ -147,9 +160,21 @@ pub fn agreement(
                 VoteLabel::NotParaphrase => 1,
                 VoteLabel::Unresolved => 2,
             };
-            vote_vs_dawid_skene[v][usize::from(labels[i] == 0)] += 1;
+            if let Some(label) = labels[i] {
+                t[v][usize::from(label == 0)] += 1;
+            }
         }
-    }
+        t
+    };
+    let vote_vs_dawid_skene = ds.as_ref().map_or([[0; 2]; 3], |d| {
+        against_votes(&d.labels().into_iter().map(Some).collect::<Vec<_>>())
+    });
+    let vote_vs_glad = glad
+        .as_ref()
+        .map_or([[0; 2]; 3], |g| against_votes(&g.labels()));
+    let vote_vs_mace = mace
+        .as_ref()
+        .map_or([[0; 2]; 3], |m| against_votes(&m.labels()));
     let workers_out = (0..workers)
         .map(|w| WorkerAgreement {
             judgments: seconds[w].len() as u64,
@@ -162,6 +187,14 @@ pub fn agreement(
                 .as_ref()
                 .filter(|_| !seconds[w].is_empty())
                 .map(|d| d.rate(w, 0, 0)),
+            glad_ability: glad
+                .as_ref()
+                .filter(|_| !seconds[w].is_empty())
+                .map(|g| g.abilities[w]),
+            mace_competence: mace
+                .as_ref()
+                .filter(|_| !seconds[w].is_empty())
+                .map(|m| m.competence[w]),
             median_seconds: median(seconds[w].clone()),
         })
         .collect();
@@ -175,6 +208,8 @@ pub fn agreement(
         mean_kappa_vs_majority,
         vote_distribution,
         vote_vs_dawid_skene,
+        vote_vs_glad,
+        vote_vs_mace,
         ds_prior_paraphrase: ds.as_ref().map(|d| d.priors[1]),
         workers: workers_out,
     }
@@ -343,8 +378,19 @@ mod tests {
         assert_eq!((a.pairs_judged, a.judgments, a.fleiss_pairs), (3, 9, 3));
         assert_eq!(a.vote_distribution, [1, 0, 1, 1]);
         assert!(a.fleiss.unwrap() > 0.5 && a.alpha.unwrap() > 0.5);
-        // Vote labels: paraphrase (pairs 0, 2), not (pair 1); DS agrees.
+        // Vote labels: paraphrase (pairs 0, 2), not (pair 1); every model agrees.
         assert_eq!(a.vote_vs_dawid_skene, [[2, 0], [0, 1], [0, 0]]);
+        assert_eq!(a.vote_vs_glad, [[2, 0], [0, 1], [0, 0]]);
+        assert_eq!(a.vote_vs_mace, [[2, 0], [0, 1], [0, 0]]);
+        // The dissenting worker is trusted least by both.
+        let ability: Vec<f64> = a.workers.iter().map(|w| w.glad_ability.unwrap()).collect();
+        let competence: Vec<f64> = a
+            .workers
+            .iter()
+            .map(|w| w.mace_competence.unwrap())
+            .collect();
+        assert!(ability[2] < ability[0], "{ability:?}");
+        assert!(competence[2] < competence[0], "{competence:?}");
         assert_eq!(a.workers[2].median_seconds, Some(3.0));
         assert_eq!(a.workers[0].kappa_vs_majority, Some(1.0));
         let kappas: Vec<Option<f64>> = a.workers.iter().map(|w| w.kappa_vs_majority).collect();
@@ -382,5 +428,9 @@ mod tests {
             (None, None, None, None)
         );
         assert_eq!(a.workers[0].sensitivity, None);
+        assert_eq!(
+            (a.workers[0].glad_ability, a.workers[0].mace_competence),
+            (None, None)
+        );
     }
 }

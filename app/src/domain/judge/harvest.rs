@@ -1,0 +1,148 @@
+//! Harvested test pairs: a worker who has the test pairs' answers from elsewhere (shared by
+//! other workers through a browser extension or a server: Checco, Bates & Demartini, IJCAI 2019)
+//! passes every test pair while answering ordinary pairs no better than chance. An honest worker
+//! answers both alike: their test accuracy is about their agreement with the other workers'
+//! majority on ordinary pairs (a little above it, as that majority errs too). So the two rates
+//! are compared with Fisher's exact test, one-sided (tests better than ordinary pairs), and a
+//! worker whose p-value is below [`FLAG_BELOW`] is flagged for a researcher to review; the gate
+//! does not stop them for it.
+use super::gate_table::GateCounts;
+
+/// The p-value below which a worker is flagged.
+pub const FLAG_BELOW: f64 = 0.01;
+
+/// Fewest test answers before the test says anything (with fewer, no p-value can be small).
+pub const MIN_TESTS: u32 = 5;
+
+/// The one-sided p-value of Fisher's exact test on the table `[[a, b], [c, d]]` for the
+/// alternative that row 1's first-column share is greater than row 2's: the probability, with
+/// the margins fixed, of a top-left count of `a` or more (SciPy's
+/// `fisher_exact(table, alternative="greater")`).
+pub fn fisher_exact_greater(a: u64, b: u64, c: u64, d: u64) -> f64 {
+    let row1 = a + b;
+    let col1 = a + c;
+    let n = a + b + c + d;
+    let max = row1.min(col1);
+    // Hypergeometric probabilities in log space, summed from the largest term down.
+    let log_p =
+        |x: u64| -> f64 { ln_choose(col1, x) + ln_choose(n - col1, row1 - x) - ln_choose(n, row1) };
+    // At or below the least the margins allow, the tail is the whole distribution.
+    let min = row1.saturating_sub(n - col1);
+    if a <= min {
+        return 1.0;
+    }
+    let terms: Vec<f64> = (a..=max).map(log_p).collect();
+    let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = terms.iter().map(|t| (t - top).exp()).sum();
+    (top + sum.ln()).exp().min(1.0)
+}
+
+/// ln C(n, k).
+fn ln_choose(n: u64, k: u64) -> f64 {
+    if k > n {
+        return f64::NEG_INFINITY;
+    }
+    ln_factorial(n) - ln_factorial(k) - ln_factorial(n - k)
+}
+
+/// ln n!, summed exactly up to 256 and by Stirling's series beyond (error below 1e-15).
+fn ln_factorial(n: u64) -> f64 {
+    if n <= 256 {
+        return (2..=n).map(|i| (i as f64).ln()).sum();
+    }
+    let x = n as f64;
+    x * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI * x).ln() + 1.0 / (12.0 * x)
+        - 1.0 / (360.0 * x.powi(3))
+        + 1.0 / (1260.0 * x.powi(5))
+}
+
+/// A worker's test answers against their answers on ordinary pairs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HarvestCheck {
+    /// The one-sided p-value that the tests are answered better than the ordinary pairs;
+    /// `None` before [`MIN_TESTS`] test answers or without ordinary pairs to compare with.
+    pub p_value: Option<f64>,
+    /// Test answers right, of answered.
+    pub tests: (u32, u32),
+    /// Ordinary pairs agreeing with the others' majority, of those with one.
+    pub agreement: (u32, u32),
+}
+
+impl HarvestCheck {
+    /// The worker's counts, checked.
+    pub fn of(counts: &GateCounts) -> HarvestCheck {
+        let t = counts.table.counts();
+        let agreeing = (t[0][0] + t[1][1]) as u32;
+        let compared = (t[0][0] + t[0][1] + t[1][0] + t[1][1]) as u32;
+        let p_value = (counts.tests_answered >= MIN_TESTS && compared > 0).then(|| {
+            fisher_exact_greater(
+                u64::from(counts.tests_correct),
+                u64::from(counts.tests_answered - counts.tests_correct),
+                u64::from(agreeing),
+                u64::from(compared - agreeing),
+            )
+        });
+        HarvestCheck {
+            p_value,
+            tests: (counts.tests_correct, counts.tests_answered),
+            agreement: (agreeing, compared),
+        }
+    }
+
+    /// Whether a researcher should look at this worker.
+    pub fn flagged(&self) -> bool {
+        self.p_value.is_some_and(|p| p < FLAG_BELOW)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::judge::gate_table::KappaTable;
+
+    #[test]
+    fn fisher_s_exact_test_as_scipy_computes_it() {
+        // scipy.stats.fisher_exact([[8, 0], [16, 16]], alternative="greater").pvalue
+        assert!((fisher_exact_greater(8, 0, 16, 16) - 0.009_563_409_563_409_564).abs() < 1e-12);
+        // ... [[3, 1], [1, 3]]: 0.24285714285714285
+        assert!((fisher_exact_greater(3, 1, 1, 3) - 0.242_857_142_857_142_83).abs() < 1e-12);
+        // A top-left count at the least the margins allow is certain.
+        assert_eq!(fisher_exact_greater(0, 5, 5, 0), 1.0);
+        // Large counts go through Stirling's series: 60/60 against 150/300 (1.42319281015482e-16).
+        let p = fisher_exact_greater(60, 0, 150, 150);
+        assert!((p / 1.423_192_810_154_82e-16 - 1.0).abs() < 1e-9, "{p}");
+    }
+
+    #[test]
+    fn ln_factorial_is_continuous_where_the_series_takes_over() {
+        let exact: f64 = (2..=257u64).map(|i| (i as f64).ln()).sum();
+        assert!((ln_factorial(257) - exact).abs() < 1e-9);
+    }
+
+    fn counts(tests_correct: u32, tests: u32, agree: i64, disagree: i64) -> GateCounts {
+        GateCounts {
+            judgments: tests + (agree + disagree) as u32,
+            tests_answered: tests,
+            tests_correct,
+            table: KappaTable {
+                pp: agree / 2,
+                nn: agree - agree / 2,
+                pn: disagree / 2,
+                np: disagree - disagree / 2,
+            },
+        }
+    }
+
+    #[test]
+    fn a_harvester_is_flagged_and_an_honest_worker_is_not() {
+        // Every test right, ordinary pairs at chance: 10 tests, 40 ordinary pairs.
+        let harvester = HarvestCheck::of(&counts(10, 10, 20, 20));
+        assert!(harvester.flagged(), "{harvester:?}");
+        // 90% on both.
+        let honest = HarvestCheck::of(&counts(9, 10, 36, 4));
+        assert!(!honest.flagged(), "{honest:?}");
+        // Too few tests to say.
+        let early = HarvestCheck::of(&counts(4, 4, 2, 10));
+        assert_eq!(early.p_value, None);
+    }
+}

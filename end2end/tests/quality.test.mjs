@@ -1,0 +1,109 @@
+// Harvested test pairs in a real browser: a worker who passes every test pair while answering
+// the ordinary pairs without reading them is flagged on the researcher's dashboard, with the
+// numbers and why, at desktop and phone width; the researcher excludes them in one action after
+// confirming, and the page says what that did.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startServer, launchBrowser, newPage, unexpectedErrors, hydrated, phone, sidewaysScroll, uniqueName, PASSWORD,
+} from '../support.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// Ordinary pairs carry their true label in sentence 2, test pairs say they are tests: the
+// simulated workers answer from the text.
+const PAIRS = ['sentence1,sentence2']
+  .concat(Array.from({ length: 40 }, (_, i) => `Pair ${i} says one thing.,Pair ${i} says it again [${i % 2 ? 'N' : 'P'}].`))
+  .join('\n');
+const GOLD = ['sentence1,sentence2,label,explanation']
+  .concat(Array.from({ length: 20 }, (_, i) => `Test ${i} says one thing.,Test ${i} says it again [${i % 2 ? 'N' : 'P'}].,${i % 2 ? 0 : 1},Because check ${i} is what it is.`))
+  .join('\n');
+
+/** Calls a server function as the page's JavaScript does, in `context`'s cookie jar. */
+async function call(context, name, form) {
+  const r = await context.request.post(`${server.url}/api/${name}`, {
+    form,
+    headers: { Origin: server.url, Accept: 'application/json' },
+  });
+  assert.ok(r.ok(), `${name}: ${r.status()} ${await r.text()}`);
+  return r.json();
+}
+
+async function adminContext() {
+  const context = await browser.newContext();
+  await call(context, 'login', { username: 'admin', password: server.adminPassword });
+  return context;
+}
+
+test('a worker with the test answers is flagged on the dashboard and excluded in one action', async () => {
+  const admin = await adminContext();
+  const id = await call(admin, 'admin/create_judge_campaign', {
+    title: 'Harvest check', instructions: 'Read both sentences.', definition: 'loose',
+    judgments_per_pair: '6', test_every: '5', min_test_accuracy: '0.85', min_kappa: '0.2',
+    gate_min_judgments: '10000', gate_rule: '',
+  });
+  await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'pairs.csv', content: PAIRS, labels_are_tests: 'false' });
+  await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'gold.csv', content: GOLD, labels_are_tests: 'true' });
+  await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
+  // Three honest workers; the fourth answers every test pair right and says "paraphrase" to
+  // every ordinary pair.
+  for (let w = 0; w < 4; w += 1) {
+    const worker = await browser.newContext();
+    await call(worker, 'register', { username: uniqueName('q'), password: PASSWORD, password_confirmation: PASSWORD });
+    let task = await call(worker, 'judge/next', { campaign_id: id });
+    while (task.Judge) {
+      const isTest = task.Judge.sentence1.startsWith('Test ');
+      const truth = task.Judge.sentence2.includes('[P]');
+      const label = w === 3 && !isTest ? true : truth;
+      const outcome = await call(worker, 'judge/answer', {
+        campaign_id: id, assignment_id: task.Judge.assignment_id, is_paraphrase: String(label),
+      });
+      task = outcome.next;
+    }
+    await worker.close();
+  }
+  await admin.close();
+
+  for (const [what, options] of [['desktop', { viewport: { width: 1280, height: 900 } }], ['phone', phone(390)]]) {
+    const page = await newPage(browser, options);
+    await call(page.context(), 'login', { username: 'admin', password: server.adminPassword });
+    await page.goto(`${server.url}/research/judge/${id}`);
+    await page.getByRole('table', { name: 'Workers' }).waitFor();
+    await hydrated(page);
+    // The notice says what was found and what a researcher can do; one row is marked.
+    const notice = page.getByTestId('harvest-flags');
+    assert.match(await notice.textContent(), /^1 worker answers the test pairs far better than the ordinary pairs \(Fisher's exact test, p below 0\.01\)/);
+    assert.match(await notice.textContent(), /the gate does not stop anyone for it/);
+    const flagged = page.getByRole('table', { name: 'Workers' }).locator('tbody tr').filter({ has: page.getByTestId('harvest-flag') });
+    assert.equal(await flagged.count(), 1);
+    // Both rates and the p-value: every check right against half the ordinary pairs.
+    assert.match(await flagged.textContent(), /100% vs 50% · p (0\.\d{3}|< 0\.001) — review/);
+    assert.equal(await sidewaysScroll(page), 0, `the dashboard scrolls sideways at ${what} width`);
+    if (what === 'phone') {
+      // Asked first, then done; the page says what it did and the worker is stopped.
+      await flagged.getByTestId('exclude').tap();
+      await flagged.getByTestId('exclude-confirm').tap();
+      assert.match(
+        await page.getByTestId('excluded').textContent(),
+        /^Excluded: 40 judgments set aside; 40 pairs went back in the queue for other workers\.$/,
+      );
+      const row = page.getByRole('table', { name: 'Workers' }).locator('tbody tr').filter({ has: page.getByTestId('harvest-flag') });
+      await row.filter({ hasText: /stopped/ }).waitFor();
+      assert.equal(await page.getByTestId('exclude-confirm').count(), 0);
+      assert.match(await page.getByText(/Excluded after a researcher's review/).first().textContent(), /40 ordinary pairs/);
+    }
+    assert.deepEqual(unexpectedErrors(page), []);
+    await page.context().close();
+  }
+});
