@@ -218,16 +218,28 @@ begin
 end $$;
 -- end of definition: study_item_limit
 
--- definition: study_items
--- Items a worker made in a campaign: judgments, or sentences submitted. One definition for the
--- task's guard, the progress line and the payments page. Not inlined (its body has subqueries):
--- parsed and planned on each call, which is rare beside an answer (a study worker's calls, not
--- the answer itself; `study_item_limit_row` shows the form the planner inlines).
-create or replace function study_items(campaign uuid, worker uuid) returns bigint
+-- definition: study_items_row
+-- Items a worker made in a campaign, as a row: judgments, or sentences submitted. One definition
+-- for the task's guard, the progress line and the payments page. A set-returning SQL function of
+-- one SELECT: the planner inlines it into the statement that reads it
+-- (`(select n from study_items_row(c, w) n)`), where a scalar SQL function with subqueries would
+-- be parsed and planned again on every call (a study worker's every call checks it).
+create or replace function study_items_row(campaign uuid, worker uuid) returns setof int8
 language sql stable as $$
     select coalesce((select w.judgments::int8 from judge_worker w
                      where w.campaign_id = campaign and w.app_user_id = worker), 0)
            + (select count(*) from apt_submission s
               where s.campaign_id = campaign and s.app_user_id = worker)
+$$;
+-- end of definition: study_items_row
+
+-- definition: study_items
+-- `study_items_row` as a value, for the servers of the release before it, whose statements name
+-- this function. Nothing of this release calls it: drop it in the next release's migrations,
+-- with this file.
+-- needs: study_items_row
+create or replace function study_items(campaign uuid, worker uuid) returns bigint
+language sql stable as $$
+    select n from study_items_row(campaign, worker) n
 $$;
 -- end of definition: study_items

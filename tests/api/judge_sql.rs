@@ -334,7 +334,47 @@ async fn the_judging_path_calls_no_sql_function_it_plans_again(pool: PgPool) {
         },
     )
     .await;
-    let workers = [app.annotator().await.0, app.annotator().await.0];
+    // Two annotators and a study-link participant (every call of theirs checks their items
+    // against the number the study asks for).
+    crate::studies::json(
+        app.call(
+            &admin,
+            "admin/save_study_info",
+            &[
+                ("campaign_id", &id),
+                ("summary", "Judge pairs of sentences."),
+                ("minutes", "5"),
+                ("pay", "$1.00"),
+                ("consent_text", ""),
+                ("completion_code", "C1234ABC"),
+                ("complete_after", "30"),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let slug = crate::studies::link(&app, &admin, &id, "prolific", "", "").await;
+    let participant = crate::helpers::client();
+    crate::studies::json(
+        app.call(
+            &participant,
+            "study/open",
+            &[
+                ("slug", slug.as_str()),
+                (
+                    "query",
+                    "PROLIFIC_PID=5f3a9c0d1e2b4a0012345678&STUDY_ID=s&SESSION_ID=x",
+                ),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let workers = [
+        app.annotator().await.0,
+        app.annotator().await.0,
+        participant,
+    ];
     let tracked_options = pool
         .connect_options()
         .as_ref()

@@ -1,8 +1,9 @@
 //! The researcher's live dashboard of a judging campaign: Fleiss' kappa, Krippendorff's alpha,
 //! Gwet's AC1, kappa against the majority, the vote distribution (SVG), vote labels against
-//! Dawid-Skene, and each worker's numbers under a pseudonym.
+//! Dawid-Skene, GLAD and MACE, and each worker's numbers under a pseudonym, with the workers
+//! flagged for review (test pairs answered far better than ordinary pairs).
 //!
-//! The statistics over all judgments (2 s for 750,000 judgments, mostly reading them) are cached
+//! The statistics over all judgments (about 8 s for 750,000 judgments on 2 cores: reading them, and GLAD's 6 s) are cached
 //! per campaign: a load serves the cached ones when nothing they count has changed, serves them
 //! marked stale and recomputes in the background when judgments came in, and computes only when
 //! the campaign has none (one computation at a time per campaign).

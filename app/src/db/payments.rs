@@ -41,7 +41,7 @@ pub async fn workers(
                   extract(epoch from a.arrived_at)::float8 as "arrived_at!",
                   extract(epoch from c.completed_at)::float8 as completed_at,
                   c.reason as "completion_reason?",
-                  study_items($1, a.app_user_id) as "items!",
+                  (select n from study_items_row($1, a.app_user_id) n) as "items!",
                   (select coalesce(sum(s.paid_cents), 0)::int8 from apt_submission s
                    where s.campaign_id = $1 and s.app_user_id = a.app_user_id) as "submitted_cents!",
                   (select coalesce(sum(i.amount_cents), 0)::int8

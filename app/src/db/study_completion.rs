@@ -183,7 +183,7 @@ pub async fn items(
     user: UserId,
 ) -> Result<i64, AppError> {
     Ok(sqlx::query_scalar!(
-        r#"select study_items($1, $2) as "n!""#,
+        r#"select (select n from study_items_row($1, $2) n) as "n!""#,
         campaign as CampaignId,
         user as UserId,
     )
@@ -203,7 +203,7 @@ pub async fn work_state(
         r#"select exists(select 1 from study_completion c
                          where c.campaign_id = $1 and c.app_user_id = $2) as "completed!",
                   coalesce((select l from study_item_limit_row($1, $2) l)
-                           <= study_items($1, $2), false)
+                           <= (select n from study_items_row($1, $2) n), false)
                     as "reached!""#,
         campaign as CampaignId,
         user as UserId,

@@ -189,7 +189,8 @@ pub fn glad(answers: &[Answer], items: usize, workers: usize, k: usize) -> Glad 
         post = model.e_step(&alpha, &log_beta);
         m_step(&model, &post, &mut alpha, &mut log_beta);
         q = model.q(&post, &alpha, &log_beta, None) / rows;
-        if q - last < TOL {
+        // crowd-kit reads a Q that is not a number as −∞, which ends the iterations.
+        if !q.is_finite() || q - last < TOL {
             break;
         }
     }
@@ -287,6 +288,8 @@ fn wolfe_line_search(
     if slope0 >= 0.0 {
         return None;
     }
+    // The sufficient-decrease test fails at `t`; a value that is not a number fails it too.
+    let too_high = |ft: f64, t: f64| ft.is_nan() || ft > f0 + C1 * t * slope0;
     let at = |t: f64| {
         let xt: Vec<f64> = x.iter().zip(p).map(|(xi, pi)| xi + t * pi).collect();
         let mut g = vec![0.0; x.len()];
@@ -300,7 +303,7 @@ fn wolfe_line_search(
         for _ in 0..40 {
             let t = cubic_min(lo, hi).unwrap_or((lo.0 + hi.0) / 2.0);
             let (ft, st, gt) = at(t);
-            if ft > f0 + C1 * t * slope0 || ft >= lo.1 {
+            if too_high(ft, t) || ft >= lo.1 {
                 hi = (t, ft, st);
             } else {
                 if st.abs() <= -C2 * slope0 {
@@ -321,7 +324,7 @@ fn wolfe_line_search(
     let mut t = first;
     for i in 0..40 {
         let (ft, st, gt) = at(t);
-        if ft > f0 + C1 * t * slope0 || (i > 0 && ft >= prev.1) {
+        if too_high(ft, t) || (i > 0 && ft >= prev.1) {
             return zoom(prev, (t, ft, st));
         }
         if st.abs() <= -C2 * slope0 {

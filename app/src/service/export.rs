@@ -127,15 +127,21 @@ impl Labeller {
                 let judgments = crate::db::judge::trusted_judgments(pool, campaign_id).await?;
                 let pair_index: HashMap<PairId, usize> =
                     pair_ids.iter().enumerate().map(|(i, p)| (*p, i)).collect();
-                let mut workers: HashMap<UserId, usize> = HashMap::new();
+                // Workers numbered as the dashboard numbers them (`list_workers`' order): MACE
+                // starts from a seeded draw per worker in that order, so both give one label.
+                let workers: HashMap<UserId, usize> =
+                    crate::db::judge::list_workers(pool, campaign_id)
+                        .await?
+                        .iter()
+                        .enumerate()
+                        .map(|(i, w)| (w.app_user_id, i))
+                        .collect();
                 let votes: Vec<Vote> = judgments
                     .iter()
                     .filter_map(|j| {
-                        let next = workers.len();
-                        let worker = *workers.entry(j.app_user_id).or_insert(next);
                         Some(Vote {
                             pair: *pair_index.get(&j.pair_id)?,
-                            worker,
+                            worker: *workers.get(&j.app_user_id)?,
                             is_paraphrase: j.is_paraphrase,
                         })
                     })

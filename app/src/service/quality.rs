@@ -150,11 +150,16 @@ pub async fn set_worker_status(
     Ok(())
 }
 
-/// Excludes a worker after a researcher's review (the dashboard flags one whose test pairs are
-/// answered far better than their ordinary pairs, `domain::judge::harvest`): in one
+/// Excludes a flagged worker after a researcher's review (the dashboard flags one whose test
+/// pairs are answered far better than their ordinary pairs, `domain::judge::harvest`): in one
 /// transaction, their judgments of ordinary pairs are set aside (untrusted, as republishing does)
 /// and those pairs go back in the queue, and the worker is stopped with the reason and the
-/// numbers. `worker` is the pseudonym the dashboard shows. Doing it again changes nothing.
+/// numbers. `worker` is the pseudonym the dashboard shows. Refused for a worker the flag does
+/// not name, and for one an admin reinstated (an admin's decision stands; an admin can stop them).
+/// Doing it again changes nothing.
+///
+/// Locks as the answer does, the worker's row before the pairs (`judge_answer`), so an answer of
+/// theirs made meanwhile is either set aside with the rest or refused as stopped.
 pub async fn exclude_worker(
     pool: &PgPool,
     campaign_id: CampaignId,
@@ -168,11 +173,31 @@ pub async fn exclude_worker(
     let mut named = workers
         .iter()
         .filter(|w| crate::domain::account::pseudonym(&w.app_user_id) == worker.trim());
-    let (Some(w), None) = (named.next(), named.next()) else {
+    let user = match (named.next(), named.next()) {
+        (Some(w), None) => w.app_user_id,
+        (None, _) => return Err(AppError::NotFound),
+        (Some(_), Some(_)) => {
+            return Err(AppError::Conflict(
+                "Two workers of this campaign share this pseudonym: an admin can stop either by name on the campaign's page.".into(),
+            ))
+        }
+    };
+    let Some((status, overridden)) = db::lock_standing(&mut tx, campaign_id, user).await? else {
         return Err(AppError::NotFound);
     };
-    let check = HarvestCheck::of(&w.counts());
-    let flips = db::republish(&mut tx, campaign_id, &[w.app_user_id]).await?;
+    let counts = db::fold_gate_counts(&mut tx, campaign_id, user).await?;
+    let check = HarvestCheck::of(&counts);
+    if !check.flagged() {
+        return Err(AppError::Conflict(
+            "This worker is not flagged: their test pairs are not answered far better than their ordinary pairs. An admin can stop a worker for other reasons on the campaign's page.".into(),
+        ));
+    }
+    if overridden {
+        return Err(AppError::Conflict(
+            "An admin reinstated this worker after the gate stopped them; only an admin can stop them again.".into(),
+        ));
+    }
+    let flips = db::republish(&mut tx, campaign_id, &[user]).await?;
     gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
     let judgments = flips.len() as i64;
     let pairs = flips
@@ -180,7 +205,7 @@ pub async fn exclude_worker(
         .map(|f| f.pair_id)
         .collect::<std::collections::HashSet<_>>()
         .len() as i64;
-    if w.status == WorkerStatus::Active {
+    if status == WorkerStatus::Active {
         let reason = format!(
             "Excluded after a researcher's review: {} of {} check answers right against {} of {} ordinary pairs agreeing with the others' majority{}; their judgments were set aside and their pairs went back to the queue.",
             check.tests.0,
@@ -195,10 +220,10 @@ pub async fn exclude_worker(
         let flips = db::set_worker_status(
             &mut tx,
             campaign_id,
-            w.app_user_id,
+            user,
             WorkerStatus::Stopped,
             &reason,
-            &w.counts().numbers(),
+            &counts.numbers(),
             Some(by),
         )
         .await?;

@@ -4,7 +4,7 @@
 //!
 //! Query (all optional; `app::domain::export::spec` has the defaults and checks):
 //! - judging: `rows` = `pairs` | `judgments`; `format` = `csv` | `jsonl` | `msrp` (pairs);
-//!   `labels` = `vote` | `dawid_skene`; `unresolved` = `drop` | `keep`; `untrusted` = `drop` |
+//!   `labels` = `vote` | `dawid_skene` | `glad` | `mace`; `unresolved` = `drop` | `keep`; `untrusted` = `drop` |
 //!   `keep` (judgments);
 //! - APT: `rows` = `attempts` | `submissions`; `format` = `aph` | `csv` | `jsonl`;
 //! - both: `split` = `all` | `train` | `dev` | `test`, `split_by` = `group` | `time`, `seed`,

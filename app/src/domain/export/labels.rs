@@ -3,7 +3,7 @@
 //! `domain::dawid_skene`, crowd-kit's defaults: 100 iterations, tolerance 1e-5), GLAD (an
 //! ability per worker and a difficulty per pair, `domain::glad`) or MACE (a competence and a
 //! guessing strategy per worker, `domain::mace`). A pair nobody judged, or one whose posterior
-//! is exactly even, has no label (unresolved, like a 3-3 vote).
+//! is exactly even (or not a number), has no label (unresolved, like a 3-3 vote).
 use crate::domain::dawid_skene::{dawid_skene, Answer};
 use crate::domain::glad::glad;
 use crate::domain::mace::mace;
@@ -56,7 +56,7 @@ pub fn model_labels(model: Model, votes: &[Vote], pairs: usize, workers: usize) 
         .iter()
         .zip(judged)
         .map(|(p, judged)| {
-            if !judged || (p[1] - p[0]).abs() < 1e-12 {
+            if !judged || !p.iter().all(|v| v.is_finite()) || (p[1] - p[0]).abs() < 1e-12 {
                 None
             } else {
                 Some(u8::from(p[1] > p[0]))

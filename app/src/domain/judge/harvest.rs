@@ -1,17 +1,25 @@
 //! Harvested test pairs: a worker who has the test pairs' answers from elsewhere (shared by
 //! other workers through a browser extension or a server: Checco, Bates & Demartini, IJCAI 2019)
 //! passes every test pair while answering ordinary pairs no better than chance. An honest worker
-//! answers both alike: their test accuracy is about their agreement with the other workers'
-//! majority on ordinary pairs (a little above it, as that majority errs too). So the two rates
-//! are compared with Fisher's exact test, one-sided (tests better than ordinary pairs), and a
-//! worker whose p-value is below [`FLAG_BELOW`] is flagged for a researcher to review; the gate
-//! does not stop them for it.
+//! answers both about alike: their test accuracy runs somewhat above their agreement with the
+//! other workers' majority on ordinary pairs (test pairs are often the clearer ones, and they
+//! are scored against gold, not against a majority that errs too). So a worker is flagged for a
+//! researcher to review when both hold: Fisher's exact test, one-sided (tests better than
+//! ordinary pairs), gives a p-value below [`FLAG_BELOW`], and the gap between the two rates is at
+//! least [`MIN_GAP`]. The p-value alone would, given enough judgments, flag a diligent worker
+//! whose small honest gap is merely certain (95 of 100 checks against 830 of 1,000 ordinary pairs:
+//! p ≈ 0.0005); a harvester's gap is large (all checks against half the ordinary pairs: 0.5). The
+//! gate does not stop anyone for it.
 use super::gate_table::GateCounts;
 
 /// The p-value below which a worker is flagged.
 pub const FLAG_BELOW: f64 = 0.01;
 
-/// Fewest test answers before the test says anything (with fewer, no p-value can be small).
+/// ... and the least gap between the test accuracy and the agreement on ordinary pairs.
+pub const MIN_GAP: f64 = 0.2;
+
+/// Fewest test answers before a worker is judged on them: a handful of checks says little about
+/// a worker, however far it sits from their ordinary pairs.
 pub const MIN_TESTS: u32 = 5;
 
 /// The one-sided p-value of Fisher's exact test on the table `[[a, b], [c, d]]` for the
@@ -77,7 +85,7 @@ impl HarvestCheck {
         let p_value = (counts.tests_answered >= MIN_TESTS && compared > 0).then(|| {
             fisher_exact_greater(
                 u64::from(counts.tests_correct),
-                u64::from(counts.tests_answered - counts.tests_correct),
+                u64::from(counts.tests_answered.saturating_sub(counts.tests_correct)),
                 u64::from(agreeing),
                 u64::from(compared - agreeing),
             )
@@ -89,9 +97,15 @@ impl HarvestCheck {
         }
     }
 
+    /// The test accuracy less the agreement on ordinary pairs; `None` without both.
+    pub fn gap(&self) -> Option<f64> {
+        let rate = |(right, of): (u32, u32)| (of > 0).then(|| f64::from(right) / f64::from(of));
+        Some(rate(self.tests)? - rate(self.agreement)?)
+    }
+
     /// Whether a researcher should look at this worker.
     pub fn flagged(&self) -> bool {
-        self.p_value.is_some_and(|p| p < FLAG_BELOW)
+        self.p_value.is_some_and(|p| p < FLAG_BELOW) && self.gap().is_some_and(|g| g >= MIN_GAP)
     }
 }
 
@@ -144,5 +158,10 @@ mod tests {
         // Too few tests to say.
         let early = HarvestCheck::of(&counts(4, 4, 2, 10));
         assert_eq!(early.p_value, None);
+        // A diligent worker over a long study: 95 of 100 checks against 830 of 1,000 ordinary
+        // pairs is a certain gap (p ≈ 0.0005), and a small one: not flagged.
+        let diligent = HarvestCheck::of(&counts(95, 100, 830, 170));
+        assert!(diligent.p_value.unwrap() < FLAG_BELOW, "{diligent:?}");
+        assert!(!diligent.flagged(), "{diligent:?}");
     }
 }
