@@ -2121,8 +2121,11 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
     )
     .await;
     let mut workers = Vec::new();
+    let mut names = Vec::new();
     for _ in 0..4 {
-        workers.push(app.annotator().await.0);
+        let (c, name) = app.annotator().await;
+        workers.push(c);
+        names.push(name);
     }
     // Honest workers 0-2 answer every pair as it is; worker 3 answers the test pairs right and
     // says "paraphrase" to every ordinary pair.
@@ -2196,6 +2199,20 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
         exclude(&researcher, "W00000000").await.status(),
         StatusCode::NOT_FOUND
     );
+    // Only a flagged worker can be excluded this way.
+    let honest = report["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["harvest_flag"] == false)
+        .unwrap()["worker"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        exclude(&researcher, &honest).await.status(),
+        StatusCode::CONFLICT
+    );
     let open_before: i64 = count(
         &pool,
         "select sum(open_slots)::int8 from judge_pair where not is_test",
@@ -2256,4 +2273,27 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
         .await
         .unwrap();
     assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 0);
+    // An admin's reinstatement stands: the researcher cannot exclude that worker again.
+    let harvester_id: uuid::Uuid =
+        sqlx::query_scalar("select app_user_id from app_user where username = $1")
+            .bind(&names[3])
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    let reinstated = app
+        .call(
+            &admin,
+            "admin/set_judge_worker_status",
+            &[
+                ("campaign_id", id.as_str()),
+                ("user_id", harvester_id.to_string().as_str()),
+                ("status", "active"),
+            ],
+        )
+        .await;
+    assert_eq!(reinstated.status(), StatusCode::OK);
+    assert_eq!(
+        exclude(&researcher, &pseudonym).await.status(),
+        StatusCode::CONFLICT
+    );
 }
