@@ -234,11 +234,13 @@ fn elbo(
     joint + entropy
 }
 
+/// Answers the models' unit tests share.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod fixtures {
+    use super::Answer;
 
-    fn answers(rows: &[(usize, usize, usize)]) -> Vec<Answer> {
+    /// `(item, worker, label)` rows as answers.
+    pub(crate) fn answers(rows: &[(usize, usize, usize)]) -> Vec<Answer> {
         rows.iter()
             .map(|&(item, worker, label)| Answer {
                 item,
@@ -247,6 +249,27 @@ mod tests {
             })
             .collect()
     }
+
+    /// 20 items of two labels (item `i`'s truth is `i % 2`) judged by four workers: 0 and 1
+    /// give the truth, 2 errs on the first four items, and 3 answers `fourth(truth)`.
+    pub(crate) fn three_honest_and(fourth: impl Fn(usize) -> usize) -> Vec<Answer> {
+        let mut rows = Vec::new();
+        for item in 0..20 {
+            let truth = item % 2;
+            rows.push((item, 0, truth));
+            rows.push((item, 1, truth));
+            rows.push((item, 2, if item < 4 { 1 - truth } else { truth }));
+            rows.push((item, 3, fourth(truth)));
+        }
+        answers(&rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use super::fixtures::{answers, three_honest_and};
 
     #[test]
     fn unanimous_items_get_their_label_and_posteriors_sum_to_one() {
@@ -269,15 +292,7 @@ mod tests {
     #[test]
     fn an_always_yes_worker_is_seen_through() {
         // Workers 0-2 are right (worker 2 errs on four items); worker 3 always answers 1.
-        let mut rows = Vec::new();
-        for item in 0..20 {
-            let truth = item % 2;
-            rows.push((item, 0, truth));
-            rows.push((item, 1, truth));
-            rows.push((item, 2, if item < 4 { 1 - truth } else { truth }));
-            rows.push((item, 3, 1));
-        }
-        let ds = dawid_skene(&answers(&rows), 20, 4, 2, 100, 1e-5);
+        let ds = dawid_skene(&three_honest_and(|_| 1), 20, 4, 2, 100, 1e-5);
         assert_eq!(ds.labels(), (0..20).map(|i| i % 2).collect::<Vec<_>>());
         // Worker 3 never said 0: crowd-kit keeps no row for it; they say 1 whatever the truth.
         assert!(ds.confusion[3][0].is_none());

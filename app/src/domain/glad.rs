@@ -360,29 +360,13 @@ fn cubic_min(a: (f64, f64, f64), b: (f64, f64, f64)) -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn answers(rows: &[(usize, usize, usize)]) -> Vec<Answer> {
-        rows.iter()
-            .map(|&(item, worker, label)| Answer {
-                item,
-                worker,
-                label,
-            })
-            .collect()
-    }
+    use crate::domain::dawid_skene::fixtures::three_honest_and;
 
     #[test]
     fn a_worker_who_always_disagrees_gets_a_low_ability() {
         // Workers 0-2 give the truth (worker 2 errs on four items); worker 3 gives the other
         // label everywhere.
-        let mut rows = Vec::new();
-        for item in 0..20 {
-            let truth = item % 2;
-            rows.push((item, 0, truth));
-            rows.push((item, 1, truth));
-            rows.push((item, 2, if item < 4 { 1 - truth } else { truth }));
-            rows.push((item, 3, 1 - truth));
-        }
-        let g = glad(&answers(&rows), 21, 4, 2);
+        let g = glad(&three_honest_and(|truth| 1 - truth), 21, 4, 2);
         let labels = g.labels();
         assert_eq!(
             labels[..20],

@@ -228,28 +228,12 @@ mod tests {
         assert!((digamma(10.0) - 2.251_752_589_066_721).abs() < 1e-14);
     }
 
-    fn answers(rows: &[(usize, usize, usize)]) -> Vec<Answer> {
-        rows.iter()
-            .map(|&(item, worker, label)| Answer {
-                item,
-                worker,
-                label,
-            })
-            .collect()
-    }
+    use crate::domain::dawid_skene::fixtures::three_honest_and;
 
     #[test]
     fn a_worker_who_always_says_yes_is_not_trusted() {
         // Workers 0-2 give the truth (worker 2 errs on four items); worker 3 always says 1.
-        let mut rows = Vec::new();
-        for item in 0..20 {
-            let truth = item % 2;
-            rows.push((item, 0, truth));
-            rows.push((item, 1, truth));
-            rows.push((item, 2, if item < 4 { 1 - truth } else { truth }));
-            rows.push((item, 3, 1));
-        }
-        let m = mace(&answers(&rows), 21, 4, 2);
+        let m = mace(&three_honest_and(|_| 1), 21, 4, 2);
         let labels = m.labels();
         assert_eq!(
             labels[..20],
