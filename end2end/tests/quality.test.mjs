@@ -107,3 +107,64 @@ test('a worker with the test answers is flagged on the dashboard and excluded in
     await page.context().close();
   }
 });
+
+test('the confidence gate stops a worker who answers at random and says why, at desktop and phone width', async () => {
+  const admin = await adminContext();
+  // The default gate: MultiPIT's minimum decided with confidence, from judgment 20.
+  const id = await call(admin, 'admin/create_judge_campaign', {
+    title: 'Confidence gate', instructions: 'Read both sentences.', definition: 'loose',
+    judgments_per_pair: '6', test_every: '5', min_test_accuracy: '0.85', min_kappa: '0.2',
+    gate_min_judgments: '20',
+  });
+  await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'pairs.csv', content: PAIRS, labels_are_tests: 'false' });
+  await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'gold.csv', content: GOLD, labels_are_tests: 'true' });
+  await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
+  // Three careful workers first; then one who is right on every other answer.
+  let stoppedAt = null;
+  for (let w = 0; w < 4; w += 1) {
+    const worker = await browser.newContext();
+    await call(worker, 'register', { username: uniqueName('c'), password: PASSWORD, password_confirmation: PASSWORD });
+    let task = await call(worker, 'judge/next', { campaign_id: id });
+    let answered = 0;
+    while (task.Judge) {
+      const truth = task.Judge.sentence2.includes('[P]');
+      const label = w === 3 && answered % 2 === 1 ? !truth : truth;
+      const outcome = await call(worker, 'judge/answer', {
+        campaign_id: id, assignment_id: task.Judge.assignment_id, is_paraphrase: String(label),
+      });
+      answered += 1;
+      if (outcome.stopped) {
+        assert.equal(w, 3, `a careful worker was stopped: ${outcome.stopped}`);
+        assert.match(outcome.stopped, /show an accuracy of about \d+%, at most \d+% with 90% confidence; this study needs more than 85%/);
+        stoppedAt = answered;
+        break;
+      }
+      task = outcome.next;
+    }
+    await worker.close();
+  }
+  assert.ok(stoppedAt !== null && stoppedAt >= 20 && stoppedAt <= 30, `stopped at ${stoppedAt}`);
+  await admin.close();
+
+  for (const [what, options] of [['desktop', { viewport: { width: 1280, height: 900 } }], ['phone', phone(390)]]) {
+    const page = await newPage(browser, options);
+    await call(page.context(), 'login', { username: 'admin', password: server.adminPassword });
+    await page.goto(`${server.url}/research/judge/${id}`);
+    await page.getByRole('table', { name: 'Workers' }).waitFor();
+    await hydrated(page);
+    const rows = page.getByRole('table', { name: 'Workers' }).locator('tbody tr');
+    assert.equal(await rows.count(), 4);
+    // Each row draws the estimate against the minimum and says why, in the rule's terms.
+    const stopped = rows.filter({ hasText: /so stopped/ });
+    assert.equal(await stopped.count(), 1, `${what}: one worker stopped by the gate`);
+    assert.match(await stopped.getByTestId('gate-standing').textContent(), /Accuracy about \d+%, at most \d+% \(90% upper bound, any number of looks\): below the minimum of 85%, so stopped\./);
+    const kept = rows.filter({ hasText: /kept until the bound falls to 85%/ });
+    assert.equal(await kept.count(), 3, `${what}: three careful workers kept`);
+    assert.equal(await page.getByRole('img', { name: /^Accuracy about \d+%, at most \d+%; the minimum is 85%$/ }).count(), 4);
+    // The status history gives the same numbers the worker read.
+    assert.match(await page.getByRole('table', { name: 'Status history' }).textContent(), /show an accuracy of about \d+%/);
+    assert.equal(await sidewaysScroll(page), 0, `the dashboard scrolls sideways at ${what} width`);
+    assert.deepEqual(unexpectedErrors(page), []);
+    await page.context().close();
+  }
+});

@@ -27,12 +27,13 @@ pub async fn create_judge_campaign(
     #[server(default)] lease_seconds: Option<u32>,
     #[server(default)] gate_rule: Option<String>,
     #[server(default)] min_display_ms: Option<u32>,
+    #[server(default)] gate_alpha: Option<f64>,
 ) -> Result<String, AppError> {
     super::with_status(
         ssr::create(
             title,
             instructions,
-            (definition, gate_rule),
+            (definition, gate_rule, gate_alpha),
             [judgments_per_pair, test_every, gate_min_judgments],
             (min_test_accuracy, min_kappa),
             (
@@ -121,7 +122,7 @@ mod ssr {
     pub async fn create(
         title: String,
         instructions: String,
-        (definition, gate_rule): (String, Option<String>),
+        (definition, gate_rule, gate_alpha): (String, Option<String>, Option<f64>),
         [judgments_per_pair, test_every, gate_min_judgments]: [u32; 3],
         (min_test_accuracy, min_kappa): (f64, f64),
         (para_min, not_max, lease, min_display): (
@@ -136,9 +137,12 @@ mod ssr {
             AppError::validation("definition", "The definition is `loose` or `strict`.")
         })?;
         let gate_rule = match gate_rule.as_deref().map(str::trim) {
-            None | Some("") => GateRule::Evidence,
+            None | Some("") => GateRule::Confidence,
             Some(r) => GateRule::parse(r).ok_or_else(|| {
-                AppError::validation("gate_rule", "The gate rule is `paper` or `evidence`.")
+                AppError::validation(
+                    "gate_rule",
+                    "The gate rule is `confidence`, `evidence` or `paper`.",
+                )
             })?,
         };
         let defaults = default_thresholds(judgments_per_pair);
@@ -150,6 +154,7 @@ mod ssr {
             min_kappa,
             gate_min_judgments,
             gate_rule,
+            gate_alpha: gate_alpha.unwrap_or(JudgeSettings::default().gate_alpha),
             thresholds: Thresholds {
                 paraphrase_min: para_min.unwrap_or(defaults.paraphrase_min),
                 not_max: not_max.unwrap_or(defaults.not_max),

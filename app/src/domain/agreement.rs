@@ -36,6 +36,30 @@ pub fn cohen_kappa_2x2(table: [[u64; 2]; 2]) -> Option<f64> {
     Some((p_o - p_e) / (1.0 - p_e))
 }
 
+/// The large-sample standard error of [`cohen_kappa_2x2`] when kappa is not 0 (Fleiss, Cohen
+/// & Everitt 1969), as statsmodels' `cohens_kappa(...).std_kappa` computes it. `None` where
+/// kappa is undefined.
+pub fn cohen_kappa_se_2x2(table: [[u64; 2]; 2]) -> Option<f64> {
+    let kappa = cohen_kappa_2x2(table)?;
+    let n = (table[0][0] + table[0][1] + table[1][0] + table[1][1]) as f64;
+    let p = |i: usize, j: usize| table[i][j] as f64 / n;
+    let row = [p(0, 0) + p(0, 1), p(1, 0) + p(1, 1)];
+    let col = [p(0, 0) + p(1, 0), p(0, 1) + p(1, 1)];
+    let p_e = row[0] * col[0] + row[1] * col[1];
+    let mut a = 0.0;
+    let mut b = 0.0;
+    for i in 0..2 {
+        a += p(i, i) * (1.0 - (row[i] + col[i]) * (1.0 - kappa)).powi(2);
+        // The one cell off the diagonal in row i.
+        let j = 1 - i;
+        b += p(i, j) * (col[i] + row[j]).powi(2);
+    }
+    let b = (1.0 - kappa).powi(2) * b;
+    let c = (kappa - p_e * (1.0 - kappa)).powi(2);
+    let var = (a + b - c) / (1.0 - p_e).powi(2) / n;
+    Some(var.max(0.0).sqrt())
+}
+
 /// The majority label of `votes` (true = paraphrase); `None` for no votes or a tie.
 pub fn majority(votes: impl IntoIterator<Item = bool>) -> Option<bool> {
     let (mut yes, mut no) = (0usize, 0usize);
@@ -182,6 +206,36 @@ pub fn gwet_ac1(table: &[Vec<u32>], categories: usize) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn kappas_standard_error_equals_statsmodels() {
+        // statsmodels 0.15.0 `cohens_kappa(np.array(table))`: `.kappa`, `.std_kappa`.
+        let cases = [
+            (
+                [[20, 5], [3, 12]],
+                0.584_415_584_415_584_5,
+                0.130_205_707_073_055_87,
+            ),
+            (
+                [[40, 1], [2, 7]],
+                0.787_535_410_764_872_3,
+                0.117_518_248_809_015_14,
+            ),
+            (
+                [[6, 5], [5, 6]],
+                0.090_909_090_909_090_83,
+                0.212_317_893_862_233_54,
+            ),
+        ];
+        for (table, kappa, se) in cases {
+            let got = cohen_kappa_2x2(table).unwrap();
+            assert!((got - kappa).abs() < 1e-12, "{table:?}: {got}");
+            let got = cohen_kappa_se_2x2(table).unwrap();
+            assert!((got - se).abs() < 1e-12, "{table:?}: {got}");
+        }
+        assert_eq!(cohen_kappa_se_2x2([[0, 0], [0, 0]]), None);
+    }
+
     use super::*;
 
     fn rows(spec: &[(u8, u8, usize)]) -> Vec<(bool, bool)> {

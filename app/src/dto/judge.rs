@@ -2,6 +2,7 @@
 use crate::domain::AssignmentId;
 use serde::{Deserialize, Serialize};
 
+use crate::domain::judge::confidence::Ground;
 use crate::domain::judge::gate::StopReason;
 
 /// What the judging page shows next. The same shape for test and ordinary pairs.
@@ -83,6 +84,26 @@ pub fn stop_message(reason: &StopReason) -> String {
         StopReason::Chance { kappa } => format!(
             "Your answers agree with other workers' no more than chance would (kappa {kappa:.2})."
         ),
+        StopReason::Confident {
+            ground,
+            estimate,
+            upper,
+            minimum,
+            alpha,
+        } => match ground {
+            Ground::Overall => format!(
+                "Your answers (check questions and agreement with other workers' majority) show an accuracy of about {:.0}%, at most {:.0}% with {:.0}% confidence; this study needs more than {:.0}%.",
+                estimate * 100.0,
+                upper * 100.0,
+                (1.0 - alpha) * 100.0,
+                minimum * 100.0
+            ),
+            Ground::ParaphrasePairs | Ground::NotPairs => format!(
+                "On pairs other workers call {}, your answers agree with theirs no more often than chance would; this study needs more than {:.0}% accuracy.",
+                if ground == Ground::ParaphrasePairs { "paraphrases" } else { "not paraphrases" },
+                minimum * 100.0
+            ),
+        },
     }
 }
 
@@ -107,6 +128,27 @@ mod tests {
             maximum: 0.66,
         });
         assert!(m.contains("majority 64%") && m.contains("66%"), "{m}");
+        let m = stop_message(&StopReason::Confident {
+            ground: Ground::Overall,
+            estimate: 0.62,
+            upper: 0.8,
+            minimum: 0.85,
+            alpha: 0.1,
+        });
+        assert!(
+            m.contains(
+                "about 62%, at most 80% with 90% confidence; this study needs more than 85%"
+            ),
+            "{m}"
+        );
+        let m = stop_message(&StopReason::Confident {
+            ground: Ground::NotPairs,
+            estimate: 0.7,
+            upper: 0.9,
+            minimum: 0.85,
+            alpha: 0.1,
+        });
+        assert!(m.contains("call not paraphrases"), "{m}");
         let m = stop_message(&StopReason::Chance { kappa: 0.0 });
         assert!(m.contains("chance") && m.contains("kappa 0.00"), "{m}");
     }

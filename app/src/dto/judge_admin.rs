@@ -71,6 +71,27 @@ pub struct JudgeWorkerView {
     /// the answers (`domain::judge::test_pool::looks_like_gold_harvesting`).
     pub harvesting_gold: bool,
     pub last_reason: Option<String>,
+    /// Where the gate stands on them.
+    #[serde(default)]
+    pub gate: GateStanding,
+}
+
+/// Where the quality gate stands on a worker, as the researcher reads it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GateStanding {
+    /// The most likely accuracy from check answers and agreement with the others' majority
+    /// (`domain::judge::confidence`) ...
+    pub accuracy_estimate: Option<f64>,
+    /// ... its upper confidence bound at the campaign's error level ...
+    pub accuracy_upper: Option<f64>,
+    /// ... and the campaign's minimum.
+    pub minimum: f64,
+    /// Kappa against the others' majority, once there are enough pairs ...
+    pub kappa: Option<f64>,
+    /// ... and its 95% interval (Fleiss-Cohen-Everitt standard error; for this look only).
+    pub kappa_interval: Option<(f64, f64)>,
+    /// Why the gate keeps or stops them, in the campaign's rule's terms.
+    pub standing: String,
 }
 
 /// A judging campaign at a glance.
@@ -82,8 +103,11 @@ pub struct JudgeCampaignOverview {
     pub min_test_accuracy: f64,
     pub min_kappa: f64,
     pub gate_min_judgments: u32,
-    /// `paper` or `evidence`.
+    /// `confidence`, `evidence` or `paper`.
     pub gate_rule: String,
+    /// The `confidence` rule's error level.
+    #[serde(default)]
+    pub gate_alpha: f64,
     pub paraphrase_min_votes: u32,
     pub non_paraphrase_max_votes: u32,
     pub lease_seconds: u32,

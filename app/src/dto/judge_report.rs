@@ -25,6 +25,9 @@ pub struct JudgeWorkerReport {
     pub ordinary_agreement: (u32, u32),
     /// The p-value is below the flag's threshold: a researcher should look at this worker.
     pub harvest_flag: bool,
+    /// Where the gate stands on them.
+    #[serde(default)]
+    pub gate: crate::dto::judge_admin::GateStanding,
     #[serde(flatten)]
     pub agreement: WorkerAgreement,
 }

@@ -3,13 +3,15 @@
 use sqlx::PgPool;
 
 use crate::db::{campaigns, judge as db};
+use crate::domain::agreement::cohen_kappa_se_2x2;
 use crate::domain::judge::labels::vote_label;
 use crate::domain::judge::pair_import::unbalanced_gold;
 use crate::domain::judge::settings::JudgeSettings;
 use crate::domain::judge::test_pool::{looks_like_gold_harvesting, small_test_pool};
+use crate::domain::judge::{confidence, rule_text};
 use crate::domain::{CampaignId, CampaignKind, PairId, UserId};
 use crate::dto::judge_admin::{
-    AdminPair, JudgeCampaignOverview, JudgeWorkerView, PairImportSummary,
+    AdminPair, GateStanding, JudgeCampaignOverview, JudgeWorkerView, PairImportSummary,
 };
 use crate::error::AppError;
 
@@ -87,6 +89,7 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
         min_kappa: s.min_kappa,
         gate_min_judgments: s.gate_min_judgments,
         gate_rule: s.gate_rule.as_str().to_owned(),
+        gate_alpha: s.gate_alpha,
         paraphrase_min_votes: s.thresholds.paraphrase_min,
         non_paraphrase_max_votes: s.thresholds.not_max,
         lease_seconds: s.lease_seconds,
@@ -102,6 +105,7 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
         workers: workers
             .into_iter()
             .map(|w| JudgeWorkerView {
+                gate: gate_standing(&s, &w),
                 test_accuracy: w.test_accuracy(),
                 user_id: w.app_user_id,
                 username: w.username,
@@ -116,6 +120,26 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
             })
             .collect(),
     })
+}
+
+/// Where the gate stands on worker `w`, from their counts as they stand (changes others
+/// recorded for them included).
+pub fn gate_standing(s: &JudgeSettings, w: &db::WorkerSummary) -> GateStanding {
+    let counts = w.counts();
+    let n = counts.numbers();
+    let a = confidence::assess(s.min_test_accuracy, s.gate_alpha, &n.evidence());
+    let kappa_interval = n.kappa.and_then(|k| {
+        let se = cohen_kappa_se_2x2(counts.table.counts())?;
+        Some(((k - 1.96 * se).max(-1.0), (k + 1.96 * se).min(1.0)))
+    });
+    GateStanding {
+        accuracy_estimate: a.estimate,
+        accuracy_upper: a.upper,
+        minimum: s.min_test_accuracy,
+        kappa: n.kappa,
+        kappa_interval,
+        standing: rule_text::standing(s, &n),
+    }
 }
 
 /// Pairs with their gold fields, 100 per page (`page` from 0); `tests_only` lists test pairs.

@@ -234,6 +234,7 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
                 tests_vs_ordinary_p: harvest.p_value,
                 ordinary_agreement: harvest.agreement,
                 harvest_flag: harvest.flagged(),
+                gate: super::judge_campaigns::gate_standing(&settings, w),
                 worker: pseudonym(&w.app_user_id),
                 status: w.status,
                 judgments_made: w.judgments,

@@ -13,7 +13,7 @@ use app::domain::judge::labels::default_thresholds;
 use app::domain::judge::report::{agreement, Judgment};
 use app::domain::judge::settings::GateRule;
 use app::domain::judge::settings::JudgeSettings;
-use app::domain::judge::simulation::stop_rates;
+use app::domain::judge::simulation::{goal_rates, stop_rates, Crowd};
 use app::domain::mace::mace;
 
 // Seeded (`domain::rng`), so every run sees the same data.
@@ -58,14 +58,43 @@ fn synthetic(pairs: usize, workers: usize) -> Vec<Judgment> {
     out
 }
 
+/// Each rule as new campaigns get it: the confidence rule from judgment 20 (the default), the
+/// older rules from 30, as they were designed.
+fn settings_of(rule: GateRule) -> JudgeSettings {
+    JudgeSettings {
+        gate_rule: rule,
+        gate_min_judgments: if rule == GateRule::Confidence { 20 } else { 30 },
+        ..JudgeSettings::default()
+    }
+}
+
+fn gate_goals() {
+    let mut rng = Rng::new(0x5eed_1234_abcd_0002);
+    let runs = 1000;
+    for rule in [GateRule::Confidence, GateRule::Evidence, GateRule::Paper] {
+        let s = settings_of(rule);
+        for crowd in [Crowd::FiveHonest, Crowd::Early] {
+            let r = goal_rates(&s, crowd, runs, &mut || rng.unit());
+            println!(
+                "gate goals, {} rule, others {crowd:?} ({runs} workers per kind): honest 90-97% stopped within 300 {:.1}% (goal <= 2%); at 85% within 300 {:.1}% (error level {}); within 30: always paraphrase {:.1}%, always not {:.1}%, random {:.1}% (goal >= 95%); 75% within 100 {:.1}% (goal >= 80%)",
+                rule.as_str(),
+                r.honest_300 * 100.0,
+                r.at_threshold_300 * 100.0,
+                s.gate_alpha,
+                r.always_paraphrase_30 * 100.0,
+                r.always_not_30 * 100.0,
+                r.random_30 * 100.0,
+                r.at_75_100 * 100.0
+            );
+        }
+    }
+}
+
 fn gate_simulation() {
     let mut rng = Rng::new(0x5eed_1234_abcd_0001);
     let runs = 2000;
-    for rule in [GateRule::Paper, GateRule::Evidence] {
-        let s = JudgeSettings {
-            gate_rule: rule,
-            ..JudgeSettings::default()
-        };
+    for rule in [GateRule::Paper, GateRule::Evidence, GateRule::Confidence] {
+        let s = settings_of(rule);
         println!(
             "gate simulation, {} rule ({runs} workers per kind; test 1 in {}, from {} judgments):",
             rule.as_str(),
@@ -155,5 +184,6 @@ fn main() -> anyhow::Result<()> {
         a.ds_prior_paraphrase.unwrap_or(f64::NAN)
     );
     gate_simulation();
+    gate_goals();
     Ok(())
 }

@@ -16,6 +16,7 @@ struct SettingsRow {
     min_kappa: f64,
     gate_min_judgments: i32,
     gate_rule: GateRule,
+    gate_alpha: f64,
     paraphrase_min_votes: i32,
     non_paraphrase_max_votes: i32,
     lease_seconds: i32,
@@ -32,6 +33,7 @@ impl From<SettingsRow> for JudgeSettings {
             min_kappa: r.min_kappa,
             gate_min_judgments: r.gate_min_judgments as u32,
             gate_rule: r.gate_rule,
+            gate_alpha: r.gate_alpha,
             thresholds: Thresholds {
                 paraphrase_min: r.paraphrase_min_votes as u32,
                 not_max: r.non_paraphrase_max_votes as u32,
@@ -51,8 +53,8 @@ pub async fn insert_settings(
     sqlx::query!(
         r#"insert into judge_settings (campaign_id, definition, judgments_per_pair, test_every,
                min_test_accuracy, min_kappa, gate_min_judgments, paraphrase_min_votes,
-               non_paraphrase_max_votes, lease_seconds, gate_rule, min_display_ms)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"#,
+               non_paraphrase_max_votes, lease_seconds, gate_rule, min_display_ms, gate_alpha)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"#,
         campaign_id as CampaignId,
         s.definition as Definition,
         s.judgments_per_pair as i32,
@@ -64,7 +66,8 @@ pub async fn insert_settings(
         s.thresholds.not_max as i32,
         s.lease_seconds as i32,
         s.gate_rule as GateRule,
-        s.min_display_ms as i32
+        s.min_display_ms as i32,
+        s.gate_alpha
     )
     .execute(db)
     .await?;
@@ -109,7 +112,7 @@ pub async fn judge_campaign(
                   s.definition as "definition: Definition", s.judgments_per_pair, s.test_every,
                   s.min_test_accuracy, s.min_kappa, s.gate_min_judgments,
                   s.gate_rule as "gate_rule: GateRule", s.paraphrase_min_votes,
-                  s.non_paraphrase_max_votes, s.lease_seconds, s.min_display_ms
+                  s.non_paraphrase_max_votes, s.lease_seconds, s.min_display_ms, s.gate_alpha
            from campaign c join judge_settings s using (campaign_id)
            where c.campaign_id = $1 and c.kind = 'judge'"#,
         campaign_id as CampaignId
@@ -130,6 +133,7 @@ pub async fn judge_campaign(
             min_kappa: r.min_kappa,
             gate_min_judgments: r.gate_min_judgments,
             gate_rule: r.gate_rule,
+            gate_alpha: r.gate_alpha,
             paraphrase_min_votes: r.paraphrase_min_votes,
             non_paraphrase_max_votes: r.non_paraphrase_max_votes,
             lease_seconds: r.lease_seconds,

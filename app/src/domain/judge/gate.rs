@@ -19,10 +19,14 @@
 //! observations, the share that agrees is at most [`EVIDENCE_MAX_SHARE`], or when their kappa
 //! against the majority is at most 0 (no better than chance: an always-"paraphrase" worker).
 //! Simulated (`simulation.rs`): honest 80-95% workers are stopped within 30 judgments about 1%
-//! of the time, always-"paraphrase" and random workers 95-100%. `evidence` is the default for
-//! new campaigns; `paper` stays selectable for replicating the study as written.
+//! of the time, always-"paraphrase" and random workers 95-100%.
+//!
+//! The `confidence` rule (`confidence.rs`, the default for new campaigns) keeps MultiPIT's
+//! accuracy minimum and decides it with a sequential test at a stated error level; `evidence`
+//! and `paper` stay selectable.
 use serde::{Deserialize, Serialize};
 
+use super::confidence::{self, Evidence, Ground};
 use super::settings::{GateRule, JudgeSettings};
 use crate::domain::agreement::{cohen_kappa, majority};
 
@@ -65,6 +69,28 @@ pub struct GateNumbers {
     /// All observations: test answers and answers on pairs with a majority of others.
     #[serde(default)]
     pub evidence: u32,
+    /// The ordinary pairs with a majority of others, by (worker's label, majority):
+    /// `[paraphrase/paraphrase, paraphrase/not, not/paraphrase, not/not]`.
+    #[serde(default)]
+    pub by_majority: [u32; 4],
+}
+
+impl GateNumbers {
+    /// The counts the `confidence` rule weighs.
+    pub fn evidence(&self) -> Evidence {
+        let correct = self
+            .test_accuracy
+            .map_or(0, |a| (a * f64::from(self.tests_answered)).round() as u32);
+        let [pp, pn, np, nn] = self.by_majority;
+        Evidence {
+            tests_correct: correct,
+            tests_wrong: self.tests_answered - correct.min(self.tests_answered),
+            paraphrase_agreed: pp,
+            paraphrase_disagreed: np,
+            not_agreed: nn,
+            not_disagreed: pn,
+        }
+    }
 }
 
 /// What the gate says about a worker.
@@ -109,6 +135,20 @@ pub enum StopReason {
         /// The worker's kappa.
         kappa: f64,
     },
+    /// `confidence` rule: the evidence shows, at the campaign's error level, an accuracy at or
+    /// below the minimum (`confidence.rs`).
+    Confident {
+        /// Which evidence showed it.
+        ground: Ground,
+        /// The most likely accuracy.
+        estimate: f64,
+        /// The upper confidence bound on the accuracy.
+        upper: f64,
+        /// The campaign's minimum accuracy.
+        minimum: f64,
+        /// The campaign's error level.
+        alpha: f64,
+    },
 }
 
 /// The test accuracy and leave-one-out kappa of a worker.
@@ -127,6 +167,13 @@ pub fn numbers(judgments: u32, test_correct: &[bool], comparisons: &[Comparison]
     let agreements = test_correct.iter().filter(|c| **c).count() as u32
         + pairs.iter().filter(|(a, b)| a == b).count() as u32;
     let evidence = tests_answered + pairs.len() as u32;
+    let cell = |l: bool, m: bool| pairs.iter().filter(|p| **p == (l, m)).count() as u32;
+    let by_majority = [
+        cell(true, true),
+        cell(true, false),
+        cell(false, true),
+        cell(false, false),
+    ];
     let kappa = if pairs.len() >= MIN_KAPPA_ITEMS {
         cohen_kappa(&pairs)
     } else {
@@ -140,6 +187,7 @@ pub fn numbers(judgments: u32, test_correct: &[bool], comparisons: &[Comparison]
         kappa_items: pairs.len() as u32,
         agreements,
         evidence,
+        by_majority,
     }
 }
 
@@ -148,8 +196,10 @@ pub fn decide(settings: &JudgeSettings, n: &GateNumbers) -> GateDecision {
     if n.judgments < settings.gate_min_judgments {
         return GateDecision::NotYet;
     }
-    if settings.gate_rule == GateRule::Evidence {
-        return decide_by_evidence(n);
+    match settings.gate_rule {
+        GateRule::Evidence => return decide_by_evidence(n),
+        GateRule::Confidence => return decide_by_confidence(settings, n),
+        GateRule::Paper => {}
     }
     if let Some(acc) = n.test_accuracy {
         if acc <= settings.min_test_accuracy {
@@ -182,6 +232,24 @@ pub fn below_test_bar(
 ) -> bool {
     tests_answered >= i64::from(super::rule_text::WARN_AFTER_TESTS)
         && test_accuracy.is_some_and(|a| a <= settings.min_test_accuracy)
+}
+
+fn decide_by_confidence(settings: &JudgeSettings, n: &GateNumbers) -> GateDecision {
+    let a = confidence::assess(
+        settings.min_test_accuracy,
+        settings.gate_alpha,
+        &n.evidence(),
+    );
+    match a.stop {
+        None => GateDecision::Keep,
+        Some(ground) => GateDecision::Stop(StopReason::Confident {
+            ground,
+            estimate: a.estimate.unwrap_or(0.0),
+            upper: a.upper.unwrap_or(0.0),
+            minimum: settings.min_test_accuracy,
+            alpha: settings.gate_alpha,
+        }),
+    }
 }
 
 fn decide_by_evidence(n: &GateNumbers) -> GateDecision {
@@ -283,6 +351,7 @@ mod tests {
                     kappa_items: 20,
                     agreements: 0,
                     evidence: 0,
+                    by_majority: [0; 4],
                 },
             )
         };

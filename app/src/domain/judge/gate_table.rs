@@ -212,6 +212,7 @@ impl GateCounts {
             kappa_items: items,
             agreements: self.tests_correct + agreeing,
             evidence: self.tests_answered + items,
+            by_majority: [t[1][1], t[1][0], t[0][1], t[0][0]].map(|c| c as u32),
         }
     }
 }

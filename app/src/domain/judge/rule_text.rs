@@ -1,6 +1,7 @@
 //! The quality gate in the words a worker reads: the rule before the first
 //! pair, and a gentle warning while a worker is heading for the bar, so that being stopped is
 //! never a surprise. Pure: the numbers come from `gate::numbers` / `GateCounts::numbers`.
+use super::confidence;
 use super::gate::{GateNumbers, EVIDENCE_MAX_SHARE, MIN_EVIDENCE};
 use super::settings::{GateRule, JudgeSettings};
 
@@ -37,6 +38,13 @@ pub fn quality_rule(s: &JudgeSettings) -> String {
             "You can keep judging while your answers, check questions and other pairs together, agree with the known answers and other annotators' majority more than {:.0}% of the time, and more than chance would",
             EVIDENCE_MAX_SHARE * 100.0
         ),
+        (GateRule::Confidence, _) => format!(
+            "You can keep judging unless your answers ({}agreement with other annotators' majority) show clearly that you are right less than {:.0}% of the time; someone right exactly that often is stopped at most {} time{} in 100, however long they work",
+            if s.test_every == 0 { "" } else { "check questions, and " },
+            s.min_test_accuracy * 100.0,
+            fmt_rate(s.gate_alpha * 100.0),
+            if (s.gate_alpha * 100.0 - 1.0).abs() < 1e-9 { "" } else { "s" }
+        ),
     };
     format!(
         "{checks}{bar}, checked from your {} judgment on. If you are stopped, the judgments you made are kept.",
@@ -58,6 +66,7 @@ pub fn warning(s: &JudgeSettings, n: &GateNumbers) -> Option<String> {
         .map_or(0, |a| (a * f64::from(n.tests_answered)).round() as u32);
     let advice = "Take your time, and open the definition if you are unsure.";
     match s.gate_rule {
+        GateRule::Confidence => confidence_warning(s, n, &checks(right)),
         GateRule::Paper => {
             if let Some(accuracy) = n.test_accuracy {
                 if n.tests_answered >= WARN_AFTER_TESTS && accuracy <= s.min_test_accuracy {
@@ -103,6 +112,107 @@ pub fn warning(s: &JudgeSettings, n: &GateNumbers) -> Option<String> {
     }
 }
 
+/// A rate in plain figures: `10`, `2.5`.
+fn fmt_rate(x: f64) -> String {
+    let s = format!("{x:.1}");
+    s.strip_suffix(".0").map_or(s.clone(), str::to_owned)
+}
+
+/// Under the `confidence` rule, a worker whose evidence is at least this far towards the stop
+/// (as a share of the log-likelihood ratio's bound) is warned.
+pub const WARN_PROGRESS: f64 = 0.5;
+
+fn confidence_warning(s: &JudgeSettings, n: &GateNumbers, checks: &str) -> Option<String> {
+    let a = confidence::assess(s.min_test_accuracy, s.gate_alpha, &n.evidence());
+    if a.progress() < WARN_PROGRESS {
+        return None;
+    }
+    let e = n.evidence();
+    let compared = e.agreed() + e.disagreed();
+    let mut seen = Vec::new();
+    if n.tests_answered > 0 {
+        seen.push(checks.to_owned());
+    }
+    if compared > 0 {
+        seen.push(format!(
+            "you matched other annotators' majority on {} of {compared} pairs",
+            e.agreed()
+        ));
+    }
+    Some(format!(
+        "Careful: {}. That suggests you are right about {:.0}% of the time; this study needs more than {:.0}%, and stops a worker once their answers show clearly that they are below it{}. Take your time, and open the definition if you are unsure.",
+        seen.join(", and "),
+        a.estimate.unwrap_or(0.0) * 100.0,
+        s.min_test_accuracy * 100.0,
+        from_judgment(s, n)
+    ))
+}
+
+/// Why the gate keeps or stops a worker with these numbers, for the researcher: the estimate,
+/// its bound and what would change the decision, in the rule's own terms.
+pub fn standing(s: &JudgeSettings, n: &GateNumbers) -> String {
+    match s.gate_rule {
+        GateRule::Confidence => {
+            let a = confidence::assess(s.min_test_accuracy, s.gate_alpha, &n.evidence());
+            let (Some(estimate), Some(upper)) = (a.estimate, a.upper) else {
+                return "No evidence yet: no check answer and no pair with a majority of others."
+                    .to_owned();
+            };
+            let level = fmt_rate((1.0 - s.gate_alpha) * 100.0);
+            let head = format!(
+                "Accuracy about {:.0}%, at most {:.0}% ({level}% upper bound, any number of looks)",
+                estimate * 100.0,
+                upper * 100.0
+            );
+            if n.judgments < s.gate_min_judgments {
+                let already = if a.stop.is_some() {
+                    " The evidence already shows them below the minimum."
+                } else {
+                    ""
+                };
+                return format!(
+                    "{head}; the gate applies from judgment {}.{already}",
+                    s.gate_min_judgments
+                );
+            }
+            match a.stop {
+                Some(confidence::Ground::Overall) => format!(
+                    "{head}: below the minimum of {:.0}%, so stopped.",
+                    s.min_test_accuracy * 100.0
+                ),
+                Some(confidence::Ground::ParaphrasePairs) => format!(
+                    "{head}; but on pairs the others call paraphrases they agree with them no better than chance, so stopped."
+                ),
+                Some(confidence::Ground::NotPairs) => format!(
+                    "{head}; but on pairs the others call not paraphrases they agree with them no better than chance, so stopped."
+                ),
+                None => format!(
+                    "{head}: kept until the bound falls to {:.0}% (the evidence is {:.0}% of the way there).",
+                    s.min_test_accuracy * 100.0,
+                    a.progress() * 100.0
+                ),
+            }
+        }
+        GateRule::Evidence => {
+            let share = (n.evidence > 0)
+                .then(|| f64::from(n.agreements) * 100.0 / f64::from(n.evidence));
+            match share {
+                Some(share) => format!(
+                    "Agreed with the check answers and the others' majority {share:.0}% of {} times; stopped at or below {:.0}% from {MIN_EVIDENCE} observations on, or at kappa ≤ 0.",
+                    n.evidence,
+                    EVIDENCE_MAX_SHARE * 100.0
+                ),
+                None => "No evidence yet.".to_owned(),
+            }
+        }
+        GateRule::Paper => format!(
+            "Stopped when test accuracy is at or below {:.0}% or kappa at or below {:.2}, as point estimates.",
+            s.min_test_accuracy * 100.0,
+            s.min_kappa
+        ),
+    }
+}
+
 fn from_judgment(s: &JudgeSettings, n: &GateNumbers) -> String {
     if n.judgments < s.gate_min_judgments {
         format!(" from their {} judgment on", ordinal(s.gate_min_judgments))
@@ -140,13 +250,61 @@ mod tests {
             kappa_items: evidence - tests,
             agreements,
             evidence,
+            by_majority: [0; 4],
         }
+    }
+
+    fn evidence() -> JudgeSettings {
+        JudgeSettings {
+            gate_rule: GateRule::Evidence,
+            gate_min_judgments: 30,
+            ..JudgeSettings::default()
+        }
+    }
+
+    fn with_table(mut n: GateNumbers, by_majority: [u32; 4]) -> GateNumbers {
+        n.by_majority = by_majority;
+        n
+    }
+
+    #[test]
+    fn the_confidence_rule_warns_and_explains_with_the_same_numbers() {
+        let s = JudgeSettings::default();
+        // 3 of 6 checks and 12 of 22 pairs with the majority: heading for the stop.
+        let n = with_table(numbers(18, 6, 3, 15, 28), [6, 5, 5, 6]);
+        let w = warning(&s, &n).expect("a warning");
+        assert!(w.contains("3 of 6 check questions"), "{w}");
+        assert!(w.contains("majority on 12 of 22 pairs"), "{w}");
+        assert!(w.contains("right about"), "{w}");
+        assert!(w.contains("from their 20th judgment on"), "{w}");
+        let why = standing(&s, &n);
+        assert!(why.contains("the gate applies from judgment 20"), "{why}");
+        assert!(why.contains("90% upper bound"), "{why}");
+        // The estimate the worker reads is the one the researcher reads.
+        let estimate = w
+            .split("right about ")
+            .nth(1)
+            .unwrap()
+            .split('%')
+            .next()
+            .unwrap();
+        assert!(
+            why.contains(&format!("Accuracy about {estimate}%")),
+            "{why} / {w}"
+        );
+        // Five of six checks and the majority matched on 20 of 22: no warning, kept.
+        let good = with_table(numbers(40, 6, 5, 25, 28), [10, 1, 1, 10]);
+        assert_eq!(warning(&s, &good), None);
+        let why = standing(&s, &good);
+        assert!(why.contains("kept until the bound falls to 85%"), "{why}");
+        assert!(standing(&s, &numbers(3, 0, 0, 0, 0)).starts_with("No evidence yet"));
     }
 
     #[test]
     fn the_rule_names_the_checks_the_bar_and_when_it_applies() {
         let paper = JudgeSettings {
             gate_rule: GateRule::Paper,
+            gate_min_judgments: 30,
             ..JudgeSettings::default()
         };
         let r = quality_rule(&paper);
@@ -154,21 +312,27 @@ mod tests {
         assert!(r.contains("more than 85% of your check answers"), "{r}");
         assert!(r.contains("kappa above 0.20"), "{r}");
         assert!(r.contains("from your 30th judgment on"), "{r}");
-        let r = quality_rule(&JudgeSettings::default());
+        let r = quality_rule(&evidence());
         assert!(
             r.contains("more than 66% of the time, and more than chance would"),
+            "{r}"
+        );
+        let r = quality_rule(&JudgeSettings::default());
+        assert!(
+            r.contains("right less than 85% of the time; someone right exactly that often is stopped at most 10 times in 100"),
             "{r}"
         );
         let none = JudgeSettings {
             test_every: 0,
             ..JudgeSettings::default()
         };
+        assert!(quality_rule(&none).contains("(agreement with other annotators' majority)"));
         assert!(!quality_rule(&none).contains("check question"));
     }
 
     #[test]
     fn missed_checks_warn_before_the_gate_applies() {
-        let s = JudgeSettings::default();
+        let s = evidence();
         // Five missed checks in a row (the case), long before judgment 30.
         let w = warning(&s, &numbers(25, 5, 0, 10, 15)).expect("a warning");
         assert!(w.contains("0 of 5 check questions"), "{w}");
@@ -184,6 +348,7 @@ mod tests {
         // Under MultiPIT's rule the checks' accuracy itself is the bar.
         let paper = JudgeSettings {
             gate_rule: GateRule::Paper,
+            gate_min_judgments: 30,
             ..JudgeSettings::default()
         };
         let w = warning(&paper, &numbers(25, 5, 0, 10, 15)).expect("a warning");
@@ -194,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_worker_well_above_the_bar_is_not_warned() {
-        let s = JudgeSettings::default();
+        let s = evidence();
         assert_eq!(warning(&s, &numbers(40, 8, 8, 28, 32)), None);
         let paper = JudgeSettings {
             gate_rule: GateRule::Paper,
@@ -208,7 +373,7 @@ mod tests {
 
     #[test]
     fn low_agreement_with_the_majority_warns_under_the_evidence_rule() {
-        let s = JudgeSettings::default();
+        let s = evidence();
         // No checks answered, 7 of 10 pairs with the majority: 70%, within 10 points of 66%.
         let w = warning(&s, &numbers(12, 0, 0, 7, 10)).expect("a warning");
         assert!(w.contains("70% of the time"), "{w}");

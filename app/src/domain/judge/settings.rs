@@ -94,6 +94,9 @@ pub const EXAMPLES: [Example; 3] = [
     },
 ];
 
+/// The `confidence` rule's error level unless a campaign sets another.
+pub const DEFAULT_GATE_ALPHA: f64 = 0.1;
+
 /// Everything a judging campaign is configured with.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct JudgeSettings {
@@ -109,9 +112,12 @@ pub struct JudgeSettings {
     pub min_kappa: f64,
     /// The gate applies from this many judgments on.
     pub gate_min_judgments: u32,
-    /// Pooled evidence (the default: it meets the quality targets) or MultiPIT's rule as
-    /// written (see `gate.rs`).
+    /// The sequential test of MultiPIT's threshold (the default, `confidence.rs`), pooled
+    /// evidence, or MultiPIT's rule on point estimates (`gate.rs`).
     pub gate_rule: GateRule,
+    /// The `confidence` rule's error level: the most often a worker at the threshold is
+    /// stopped, over a study of any length.
+    pub gate_alpha: f64,
     /// Vote thresholds that turn a pair's votes into a label.
     pub thresholds: Thresholds,
     /// An abandoned assignment frees its slot after this long.
@@ -129,8 +135,9 @@ impl Default for JudgeSettings {
             test_every: 5,
             min_test_accuracy: 0.85,
             min_kappa: 0.2,
-            gate_min_judgments: 30,
-            gate_rule: GateRule::Evidence,
+            gate_min_judgments: 20,
+            gate_rule: GateRule::Confidence,
+            gate_alpha: DEFAULT_GATE_ALPHA,
             thresholds: default_thresholds(6),
             lease_seconds: 900,
             min_display_ms: 300,
@@ -162,6 +169,12 @@ impl JudgeSettings {
         if !(-1.0..=1.0).contains(&self.min_kappa) {
             return Err(Invalid::new("min_kappa", "Minimum kappa is -1 to 1."));
         }
+        if !(0.001..=0.5).contains(&self.gate_alpha) {
+            return Err(Invalid::new(
+                "gate_alpha",
+                "The gate's error level is 0.001 to 0.5.",
+            ));
+        }
         if !(1..=100_000).contains(&self.gate_min_judgments) {
             return Err(Invalid::new(
                 "gate_min_judgments",
@@ -192,24 +205,28 @@ impl JudgeSettings {
 pub enum GateRule {
     /// MultiPIT as written: test accuracy > minimum and kappa > minimum.
     Paper,
-    /// Pooled evidence (see the module comment).
+    /// Pooled evidence (see `gate.rs`).
     Evidence,
+    /// MultiPIT's accuracy minimum, decided by a sequential test (see `confidence.rs`).
+    Confidence,
 }
 
 impl GateRule {
-    /// `paper` or `evidence`, as stored and sent in forms.
+    /// `paper`, `evidence` or `confidence`, as stored and sent in forms.
     pub fn as_str(self) -> &'static str {
         match self {
             GateRule::Paper => "paper",
             GateRule::Evidence => "evidence",
+            GateRule::Confidence => "confidence",
         }
     }
 
-    /// `paper` or `evidence`, surrounding blanks ignored.
+    /// `paper`, `evidence` or `confidence`, surrounding blanks ignored.
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim() {
             "paper" => Some(GateRule::Paper),
             "evidence" => Some(GateRule::Evidence),
+            "confidence" => Some(GateRule::Confidence),
             _ => None,
         }
     }
@@ -222,8 +239,9 @@ mod tests {
     #[test]
     fn defaults_are_multipits_and_valid() {
         let s = JudgeSettings::default();
-        // MultiPIT's minimums, applied through the pooled-evidence rule (gate.rs says why).
-        assert_eq!(s.gate_rule, GateRule::Evidence);
+        // MultiPIT's minimums, decided by the sequential test (confidence.rs says why).
+        assert_eq!(s.gate_rule, GateRule::Confidence);
+        assert_eq!(GateRule::parse("confidence"), Some(GateRule::Confidence));
         assert_eq!((s.judgments_per_pair, s.test_every), (6, 5));
         assert_eq!((s.min_test_accuracy, s.min_kappa), (0.85, 0.2));
         assert!(s.check().is_ok());
@@ -241,6 +259,8 @@ mod tests {
         assert_eq!(bad(|s| s.min_test_accuracy = 1.5), "min_test_accuracy");
         assert_eq!(bad(|s| s.min_kappa = f64::NAN), "min_kappa");
         assert_eq!(bad(|s| s.lease_seconds = 5), "lease_seconds");
+        assert_eq!(bad(|s| s.gate_alpha = 0.0), "gate_alpha");
+        assert_eq!(bad(|s| s.gate_alpha = f64::NAN), "gate_alpha");
         assert_eq!(bad(|s| s.min_display_ms = 60_000), "min_display_ms");
         assert_eq!(bad(|s| s.judgments_per_pair = 3), "thresholds");
     }

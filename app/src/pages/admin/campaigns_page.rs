@@ -89,18 +89,20 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                                 <label>"One test pair in every" <input name="test_every" type="number" min="0" max="100" value="5" required /></label>
                                 <label>"Minimum test accuracy" <input name="min_test_accuracy" type="number" step="0.01" min="0" max="1" value="0.85" required /></label>
                                 <label>"Minimum kappa" <input name="min_kappa" type="number" step="0.01" min="-1" max="1" value="0.2" required /></label>
-                                <label>"Gate applies after (judgments)" <input name="gate_min_judgments" type="number" min="1" value="30" required /></label>
+                                <label>"Gate applies after (judgments)" <input name="gate_min_judgments" type="number" min="1" value="20" required /></label>
                                 <label>"Ignore answers faster than (ms)" <input name="min_display_ms" type="number" min="0" max="5000" value="300" required /></label>
                             </div>
                             <label>
                                 "Quality gate"
                                 <select name="gate_rule">
-                                    <option value="evidence" selected>"Pooled evidence (recommended)"</option>
+                                    <option value="confidence" selected>"MultiPIT's minimum, with confidence (recommended)"</option>
+                                    <option value="evidence">"Pooled evidence"</option>
                                     <option value="paper">"MultiPIT's rule as written"</option>
                                 </select>
                             </label>
+                            <label>"Error level of the gate" <input name="gate_alpha" type="number" step="0.001" min="0.001" max="0.5" value="0.1" required /></label>
                             <p class="muted small">
-                                "Pooled evidence counts check answers and agreement with the others' majority together: it keeps honest workers and stops bad ones. MultiPIT's rule as written needs test accuracy and kappa above the minimums, and stops about half of honest workers who are right 80-95% of the time."
+                                "With confidence: a worker is stopped only once check answers and agreement with the others' majority show, at the error level, that their accuracy is below the minimum; a worker right exactly as often as the minimum is stopped at most that often, however long they work. Pooled evidence stops at 66% agreement over 10 answers (made for a gate from judgment 30). MultiPIT's rule as written needs test accuracy and kappa above the minimums, and stops about half of honest workers who are right 80-95% of the time."
                             </p>
                             <p class="muted small">
                                 "Labels: a strict majority of judgments either way; a tie is unresolved (6 judgments: ≥ 4 paraphrase, ≤ 2 not, 3 unresolved)."

@@ -15,8 +15,7 @@ pub(super) fn Overview(
         <p>
             "Definition: " <strong>{o.definition.clone()}</strong> " · "
             {o.judgments_per_pair} " judgments per pair · one test pair in every " {o.test_every}
-            " · kept while test accuracy > " {format!("{:.0}%", o.min_test_accuracy * 100.0)}
-            " and kappa > " {format!("{:.2}", o.min_kappa)} " (after " {o.gate_min_judgments} " judgments, " {o.gate_rule.clone()} " rule)"
+            {gate_summary(&o)}
             " · labels: ≥ " {o.paraphrase_min_votes} " paraphrase, ≤ " {o.non_paraphrase_max_votes} " not"
             " · answers within " {o.min_display_ms} " ms of a pair appearing are ignored"
         </p>
@@ -43,6 +42,7 @@ pub(super) fn Overview(
                                 <th scope="col">"Judgments"</th>
                                 <th scope="col">"Test accuracy"</th>
                                 <th scope="col">"Test pairs seen / missed"</th>
+                                <th scope="col">"Gate"</th>
                                 <th scope="col">"Status"</th>
                                 <th scope="col">"Why"</th>
                                 <th scope="col"><span class="sr-only">"Actions"</span></th>
@@ -56,5 +56,24 @@ pub(super) fn Overview(
             }
                 .into_any()
         }}
+    }
+}
+
+/// The gate's rule in one phrase, as the overview states it.
+fn gate_summary(o: &JudgeCampaignOverview) -> String {
+    let after = format!("from judgment {}", o.gate_min_judgments);
+    if o.gate_rule == "confidence" {
+        format!(
+            " · a worker is stopped once the evidence shows accuracy at or below {:.0}% at error level {} ({after}; confidence rule)",
+            o.min_test_accuracy * 100.0,
+            o.gate_alpha
+        )
+    } else {
+        format!(
+            " · kept while test accuracy > {:.0}% and kappa > {:.2} ({after}, {} rule)",
+            o.min_test_accuracy * 100.0,
+            o.min_kappa,
+            o.gate_rule
+        )
     }
 }

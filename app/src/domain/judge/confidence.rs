@@ -1,0 +1,333 @@
+//! The `confidence` gate rule: MultiPIT's accuracy threshold, decided by a sequential test so
+//! that a worker is stopped only when their answers show, at the campaign's error level, that
+//! they are below it.
+//!
+//! **The evidence.** A test pair's answer is right or wrong with the worker's accuracy `a`. An
+//! ordinary pair with a majority of other workers' trusted votes is evidence too: the worker
+//! agrees with that majority with probability `q(a) = m·a + (1 − m)·(1 − a)`, where `m` is how
+//! often the majority is right. `m` is not known; the rule takes [`MAJORITY_ACCURACY`], a value
+//! the majority of even one or two trusted votes reaches when those workers are above the
+//! threshold. Taking `m` lower than it is only makes the evidence weaker in both directions
+//! (see the proof sketch below), never a false stop more likely.
+//!
+//! **The test.** Wald's likelihood ratio between "at the threshold" (`a = a₀`) and a stated
+//! worse level (`a₁ = a₀ −` [`WORSE_BY`]), over all of a worker's tests and majority
+//! agreements, looked at after every answer. The worker is stopped when it reaches
+//! `1 / α_overall`. Under any `a ≥ a₀` the ratio is a non-negative supermartingale (each factor
+//! has expectation ≤ 1, also when the true `m` is above [`MAJORITY_ACCURACY`]), so by Ville's
+//! inequality the chance it *ever* reaches `1/α` is at most `α`, however many looks: that is
+//! the stated false-stop rate, for a worker at the threshold, over a study of any length.
+//!
+//! **Chance-level workers.** Someone who always answers "paraphrase" agrees with most
+//! majorities in a campaign of mostly paraphrases. So two more ratios look at each class of
+//! pair on its own: on pairs whose majority says "paraphrase", and on those whose majority says
+//! "not". A worker whose balanced accuracy is at least `a₀` is right at least `2·a₀ − 1` of the
+//! time on each class (the other class can at best be perfect), so each class is tested at
+//! `2·a₀ − 1` against [`CLASS_WORSE`]. The error level is split between the three ratios
+//! ([`OVERALL_SHARE`] to the pooled one, the rest halved), so the stated rate holds for the
+//! three together (Bonferroni).
+//!
+//! Kappa against the majority is shown with its interval but does not stop anyone under this
+//! rule: telling kappa 0.2 from 0 takes about 150 pairs at any useful error level, and the
+//! per-class ratios already stop the workers no better than chance (`simulation.rs` measures
+//! both). The `paper` and `evidence` rules (`gate.rs`) stay selectable.
+use serde::{Deserialize, Serialize};
+
+/// How often the majority of the other workers' trusted votes is taken to be right.
+pub const MAJORITY_ACCURACY: f64 = 0.95;
+/// The worse accuracy the pooled ratio tests against: the threshold minus this.
+pub const WORSE_BY: f64 = 0.2;
+/// The accuracy on one class of pairs the per-class ratios test against.
+pub const CLASS_WORSE: f64 = 0.05;
+/// The share of the error level spent on the pooled ratio; each class ratio gets half the rest.
+pub const OVERALL_SHARE: f64 = 0.8;
+
+/// A worker's evidence, as counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Test pairs answered correctly ...
+    pub tests_correct: u32,
+    /// ... and wrongly.
+    pub tests_wrong: u32,
+    /// Ordinary pairs whose others' majority says "paraphrase": the worker agreed ...
+    pub paraphrase_agreed: u32,
+    /// ... or not.
+    pub paraphrase_disagreed: u32,
+    /// Ordinary pairs whose others' majority says "not paraphrase": the worker agreed ...
+    pub not_agreed: u32,
+    /// ... or not.
+    pub not_disagreed: u32,
+}
+
+impl Evidence {
+    /// Agreements with the others' majority, both classes.
+    pub fn agreed(&self) -> u32 {
+        self.paraphrase_agreed + self.not_agreed
+    }
+
+    /// Disagreements with the others' majority, both classes.
+    pub fn disagreed(&self) -> u32 {
+        self.paraphrase_disagreed + self.not_disagreed
+    }
+}
+
+/// Which ratio reached its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Ground {
+    /// Tests and majority agreements together.
+    Overall,
+    /// Pairs the others' majority calls paraphrases.
+    ParaphrasePairs,
+    /// Pairs the others' majority calls not paraphrases.
+    NotPairs,
+}
+
+/// What the rule makes of a worker's evidence.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Assessment {
+    /// The most likely accuracy given the evidence (`None` without any).
+    pub estimate: Option<f64>,
+    /// The upper confidence bound on the accuracy at the campaign's level, valid after any
+    /// number of looks (`None` without evidence).
+    pub upper: Option<f64>,
+    /// The pooled ratio's logarithm and the bound it stops at.
+    pub log_ratio: f64,
+    /// `ln(1 / α_overall)`.
+    pub log_bound: f64,
+    /// The ratio that reached its bound, if one did.
+    pub stop: Option<Ground>,
+}
+
+impl Assessment {
+    /// How far the pooled ratio is towards its bound: 0 = no evidence against the worker,
+    /// 1 = stopped.
+    pub fn progress(&self) -> f64 {
+        (self.log_ratio / self.log_bound).clamp(0.0, 1.0)
+    }
+}
+
+/// `ln` of the likelihood ratio of accuracy `a1` against `a0` for `right` agreeing and `wrong`
+/// disagreeing observations with a reference right `m` of the time (`m = 1`: test pairs).
+pub fn log_ratio(a0: f64, a1: f64, m: f64, right: u32, wrong: u32) -> f64 {
+    let q = |a: f64| m * a + (1.0 - m) * (1.0 - a);
+    let (q0, q1) = (q(a0), q(a1));
+    let term = |count: u32, p1: f64, p0: f64| {
+        if count == 0 {
+            0.0
+        } else {
+            f64::from(count) * (p1.max(1e-12).ln() - p0.max(1e-12).ln())
+        }
+    };
+    term(right, q1, q0) + term(wrong, 1.0 - q1, 1.0 - q0)
+}
+
+fn pooled(a0: f64, e: &Evidence) -> f64 {
+    let a1 = (a0 - WORSE_BY).max(0.0);
+    log_ratio(a0, a1, 1.0, e.tests_correct, e.tests_wrong)
+        + log_ratio(a0, a1, MAJORITY_ACCURACY, e.agreed(), e.disagreed())
+}
+
+/// The rule on `e` for an accuracy threshold `threshold` at error level `alpha`.
+pub fn assess(threshold: f64, alpha: f64, e: &Evidence) -> Assessment {
+    let log_bound = (1.0 / (alpha * OVERALL_SHARE)).ln();
+    let log_ratio_now = pooled(threshold, e);
+    let class_bound = (2.0 / (alpha * (1.0 - OVERALL_SHARE))).ln();
+    let t0 = 2.0 * threshold - 1.0;
+    let class = |agreed: u32, disagreed: u32| {
+        t0 > CLASS_WORSE
+            && log_ratio(t0, CLASS_WORSE, MAJORITY_ACCURACY, agreed, disagreed) >= class_bound
+    };
+    let stop = if log_ratio_now >= log_bound {
+        Some(Ground::Overall)
+    } else if class(e.paraphrase_agreed, e.paraphrase_disagreed) {
+        Some(Ground::ParaphrasePairs)
+    } else if class(e.not_agreed, e.not_disagreed) {
+        Some(Ground::NotPairs)
+    } else {
+        None
+    };
+    let any = e.tests_correct + e.tests_wrong + e.agreed() + e.disagreed() > 0;
+    Assessment {
+        estimate: any.then(|| estimate(e)),
+        upper: any.then(|| upper_bound(log_bound, e)),
+        log_ratio: log_ratio_now,
+        log_bound,
+        stop,
+    }
+}
+
+/// The largest accuracy the pooled ratio does not reject: every accuracy above it would have
+/// been rejected by now.
+fn upper_bound(log_bound: f64, e: &Evidence) -> f64 {
+    if pooled(1.0 - 1e-9, e) < log_bound {
+        return 1.0;
+    }
+    // The ratio against a0 grows as a0 rises past the evidence: bisect for where it crosses.
+    let (mut lo, mut hi) = (WORSE_BY, 1.0 - 1e-9);
+    if pooled(lo, e) >= log_bound {
+        return lo;
+    }
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if pooled(mid, e) >= log_bound {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    lo
+}
+
+/// The accuracy that makes the evidence most likely (golden-section search on a concave
+/// log-likelihood).
+fn estimate(e: &Evidence) -> f64 {
+    let m = MAJORITY_ACCURACY;
+    let ll = |a: f64| {
+        let q = m * a + (1.0 - m) * (1.0 - a);
+        let t = |n: u32, p: f64| {
+            if n == 0 {
+                0.0
+            } else {
+                f64::from(n) * p.max(1e-12).ln()
+            }
+        };
+        t(e.tests_correct, a)
+            + t(e.tests_wrong, 1.0 - a)
+            + t(e.agreed(), q)
+            + t(e.disagreed(), 1.0 - q)
+    };
+    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+    let g = (5.0_f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..80 {
+        let x1 = hi - g * (hi - lo);
+        let x2 = lo + g * (hi - lo);
+        if ll(x1) < ll(x2) {
+            lo = x1;
+        } else {
+            hi = x2;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tests_only(correct: u32, wrong: u32) -> Evidence {
+        Evidence {
+            tests_correct: correct,
+            tests_wrong: wrong,
+            ..Evidence::default()
+        }
+    }
+
+    #[test]
+    fn the_log_ratio_is_walds() {
+        // One wrong test: ln(0.4 / 0.15); one right: ln(0.6 / 0.85).
+        let l = log_ratio(0.85, 0.6, 1.0, 1, 1);
+        assert!((l - ((0.4f64 / 0.15).ln() + (0.6f64 / 0.85).ln())).abs() < 1e-12);
+        // A reference right half the time carries no evidence.
+        assert!(log_ratio(0.85, 0.6, 0.5, 7, 3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn no_evidence_keeps_and_says_nothing() {
+        let a = assess(0.85, 0.1, &Evidence::default());
+        assert_eq!((a.stop, a.estimate, a.upper), (None, None, None));
+        assert_eq!(a.progress(), 0.0);
+    }
+
+    #[test]
+    fn one_miss_in_six_does_not_stop_but_three_do() {
+        // The paper's point rule stops at 5 of 6 (83%); the test does not.
+        let a = assess(0.85, 0.1, &tests_only(5, 1));
+        assert_eq!(a.stop, None);
+        assert!(a.upper.unwrap() > 0.85);
+        // 3 of 6 is not enough on test pairs alone either (a one in 20 chance at 85%) ...
+        assert_eq!(assess(0.85, 0.1, &tests_only(3, 3)).stop, None);
+        // ... but 3 of 6 with matching disagreement on ordinary pairs is.
+        let e = Evidence {
+            paraphrase_agreed: 6,
+            paraphrase_disagreed: 5,
+            not_agreed: 6,
+            not_disagreed: 5,
+            ..tests_only(3, 3)
+        };
+        let a = assess(0.85, 0.1, &e);
+        assert_eq!(a.stop, Some(Ground::Overall));
+        assert!(a.upper.unwrap() < 0.85, "{a:?}");
+    }
+
+    #[test]
+    fn the_upper_bound_and_the_stop_agree() {
+        let mut rng = crate::domain::rng::SplitMix64::new(5);
+        for _ in 0..500 {
+            let mut n = || (rng.unit() * 30.0) as u32;
+            let e = Evidence {
+                tests_correct: n(),
+                tests_wrong: n() / 4,
+                paraphrase_agreed: n(),
+                paraphrase_disagreed: n() / 3,
+                not_agreed: n(),
+                not_disagreed: n() / 3,
+            };
+            let a = assess(0.85, 0.1, &e);
+            let upper = a.upper.unwrap();
+            if a.stop == Some(Ground::Overall) {
+                assert!(upper <= 0.85 + 1e-6, "{e:?} {a:?}");
+            } else {
+                assert!(upper >= 0.85 - 1e-6, "{e:?} {a:?}");
+            }
+            let est = a.estimate.unwrap();
+            assert!((0.0..=1.0).contains(&est));
+        }
+    }
+
+    #[test]
+    fn an_always_paraphrase_worker_is_stopped_on_the_other_class() {
+        // Mostly paraphrases: 80% agreement overall, but every "not" majority missed.
+        let e = Evidence {
+            tests_correct: 3,
+            tests_wrong: 3,
+            paraphrase_agreed: 20,
+            not_disagreed: 6,
+            ..Evidence::default()
+        };
+        assert_eq!(assess(0.85, 0.1, &e).stop, Some(Ground::NotPairs));
+        let mirrored = Evidence {
+            tests_correct: 3,
+            tests_wrong: 3,
+            not_agreed: 20,
+            paraphrase_disagreed: 6,
+            ..Evidence::default()
+        };
+        assert_eq!(
+            assess(0.85, 0.1, &mirrored).stop,
+            Some(Ground::ParaphrasePairs)
+        );
+    }
+
+    #[test]
+    fn a_lower_error_level_asks_for_more_evidence() {
+        let e = tests_only(6, 6);
+        assert_eq!(assess(0.85, 0.1, &e).stop, Some(Ground::Overall));
+        assert_eq!(assess(0.85, 0.001, &e).stop, None);
+    }
+
+    #[test]
+    fn the_ratio_is_a_supermartingale_at_the_threshold() {
+        // The expectation of one factor under a = a0 is 1 with the true m, and below 1 when the
+        // majority is right more often than assumed.
+        let factor = |a: f64, m_true: f64| {
+            let m = MAJORITY_ACCURACY;
+            let q = |a: f64, m: f64| m * a + (1.0 - m) * (1.0 - a);
+            let (q0, q1) = (q(0.85, m), q(0.6, m));
+            let p = q(a, m_true);
+            p * q1 / q0 + (1.0 - p) * (1.0 - q1) / (1.0 - q0)
+        };
+        assert!((factor(0.85, MAJORITY_ACCURACY) - 1.0).abs() < 1e-12);
+        assert!(factor(0.85, 0.99) < 1.0);
+        assert!(factor(0.95, MAJORITY_ACCURACY) < 1.0);
+    }
+}
