@@ -5,6 +5,9 @@ use leptos::prelude::*;
 
 use crate::dto::judge_admin::GateStanding;
 
+/// What the Gate column shows, for its heading's title.
+pub const GATE_TITLE: &str = "The accuracy the worker's check answers and agreement with the others' majority suggest (dot), its upper confidence bound (bar) against the campaign's minimum (red line), and why the gate keeps or stops them";
+
 /// The gate's standing, for a table cell.
 #[component]
 pub fn GateStandingCell(gate: GateStanding) -> impl IntoView {
@@ -32,7 +35,7 @@ pub fn GateStandingCell(gate: GateStanding) -> impl IntoView {
             .kappa_interval
             .map(|(lo, hi)| format!(" (95%: {lo:.2} to {hi:.2})"))
             .unwrap_or_default();
-        view! { <span class="muted">{format!("kappa {k:.2}{range}")}</span> }
+        view! { <span class="muted">{format!("kappa vs the others' majority {k:.2}{range}")}</span> }
     });
     view! {
         <div class="gate-standing" data-testid="gate-standing">

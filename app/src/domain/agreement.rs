@@ -206,6 +206,7 @@ pub fn gwet_ac1(table: &[Vec<u32>], categories: usize) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn kappas_standard_error_equals_statsmodels() {
@@ -235,8 +236,6 @@ mod tests {
         }
         assert_eq!(cohen_kappa_se_2x2([[0, 0], [0, 0]]), None);
     }
-
-    use super::*;
 
     fn rows(spec: &[(u8, u8, usize)]) -> Vec<(bool, bool)> {
         spec.iter()

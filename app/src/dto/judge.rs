@@ -99,9 +99,8 @@ pub fn stop_message(reason: &StopReason) -> String {
                 minimum * 100.0
             ),
             Ground::ParaphrasePairs | Ground::NotPairs => format!(
-                "On pairs other workers call {}, your answers agree with theirs no more often than chance would; this study needs more than {:.0}% accuracy.",
-                if ground == Ground::ParaphrasePairs { "paraphrases" } else { "not paraphrases" },
-                minimum * 100.0
+                "On pairs other workers call {}, your answers agree with theirs no more often than chance would; this study stops workers whose answers on either kind of pair are no better than chance.",
+                if ground == Ground::ParaphrasePairs { "paraphrases" } else { "not paraphrases" }
             ),
         },
     }

@@ -6,7 +6,7 @@ use crate::db::{campaigns, judge as db};
 use crate::domain::agreement::cohen_kappa_se_2x2;
 use crate::domain::judge::labels::vote_label;
 use crate::domain::judge::pair_import::unbalanced_gold;
-use crate::domain::judge::settings::JudgeSettings;
+use crate::domain::judge::settings::{GateRule, JudgeSettings};
 use crate::domain::judge::test_pool::{looks_like_gold_harvesting, small_test_pool};
 use crate::domain::judge::{confidence, rule_text};
 use crate::domain::{CampaignId, CampaignKind, PairId, UserId};
@@ -132,13 +132,20 @@ pub fn gate_standing(s: &JudgeSettings, w: &db::WorkerSummary) -> GateStanding {
         let se = cohen_kappa_se_2x2(counts.table.counts())?;
         Some(((k - 1.96 * se).max(-1.0), (k + 1.96 * se).min(1.0)))
     });
+    // The interval is the confidence rule's; other rules decide on other numbers.
+    let drawn = s.gate_rule == GateRule::Confidence;
+    let standing = rule_text::standing(s, &n);
     GateStanding {
-        accuracy_estimate: a.estimate,
-        accuracy_upper: a.upper,
+        accuracy_estimate: a.estimate.filter(|_| drawn),
+        accuracy_upper: a.upper.filter(|_| drawn),
         minimum: s.min_test_accuracy,
         kappa: n.kappa,
         kappa_interval,
-        standing: rule_text::standing(s, &n),
+        standing: if w.gate_overridden {
+            format!("The gate is off for this worker: an admin reinstated them. ({standing})")
+        } else {
+            standing
+        },
     }
 }
 

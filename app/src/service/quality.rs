@@ -84,6 +84,7 @@ pub async fn republish(
             judgments: w.judgments as u32,
             tests_answered: w.tests_answered as u32,
             test_accuracy: w.test_accuracy(),
+            tests_correct: w.tests_correct.max(0) as u32,
             kappa,
             kappa_items: 0,
             agreements: 0,

@@ -13,6 +13,7 @@ use app::domain::judge::labels::default_thresholds;
 use app::domain::judge::report::{agreement, Judgment};
 use app::domain::judge::settings::GateRule;
 use app::domain::judge::settings::JudgeSettings;
+use app::domain::judge::settle::{settle, Redundancy, Settling, Vote};
 use app::domain::judge::simulation::{goal_rates, stop_rates, Crowd};
 use app::domain::mace::mace;
 
@@ -87,6 +88,94 @@ fn gate_goals() {
                 r.at_75_100 * 100.0
             );
         }
+    }
+}
+
+/// Adaptive redundancy against fixed redundancy, on a simulated crowd whose workers differ
+/// (70% careful at 85-97%, 20% at 65-80%, 10% at random), each worker's accuracy estimated from
+/// their 10 test answers as the gate would know it: the share of pairs whose label equals the
+/// truth and the judgments spent per pair. Ties of a fixed count are unresolved (wrong here).
+fn redundancy_simulation() {
+    let mut rng = Rng::new(0x5eed_1234_abcd_0003);
+    let workers: Vec<(f64, f64)> = (0..60)
+        .map(|w| {
+            let accuracy = match w % 10 {
+                0 => 0.5,
+                1 | 2 => 0.65 + 0.15 * rng.unit(),
+                _ => 0.85 + 0.12 * rng.unit(),
+            };
+            let right = (0..10).filter(|_| rng.unit() < accuracy).count() as f64;
+            (accuracy, (right + 1.0) / 12.0)
+        })
+        .collect();
+    let pairs = 20_000;
+    let max = 10u32;
+    // (right labels, judgments) per rule: fixed 6, fixed 10, count-only, weighted.
+    let mut tally = [(0u32, 0u64); 4];
+    for _ in 0..pairs {
+        let truth = rng.unit() < 0.4;
+        let mut order: Vec<usize> = Vec::new();
+        while order.len() < max as usize {
+            let w = (rng.next_u64() % workers.len() as u64) as usize;
+            if !order.contains(&w) {
+                order.push(w);
+            }
+        }
+        let votes: Vec<(bool, f64)> = order
+            .iter()
+            .map(|&w| {
+                let (accuracy, estimate) = workers[w];
+                (if rng.unit() < accuracy { truth } else { !truth }, estimate)
+            })
+            .collect();
+        let fixed = |n: usize| {
+            let yes = votes[..n].iter().filter(|v| v.0).count();
+            (2 * yes != n).then_some(2 * yes > n)
+        };
+        for (i, n) in [(0, 6), (1, 10)] {
+            tally[i].0 += u32::from(fixed(n) == Some(truth));
+            tally[i].1 += n as u64;
+        }
+        let r = Redundancy {
+            min: 3,
+            max,
+            confidence: 0.95,
+        };
+        for (i, weighted) in [(2, false), (3, true)] {
+            let mut seen = Vec::new();
+            for &(paraphrase, estimate) in &votes {
+                seen.push(Vote {
+                    paraphrase,
+                    accuracy: if weighted { estimate } else { 0.8 },
+                });
+                match settle(&r, 0.5, &seen, 0.8) {
+                    Settling::Open => continue,
+                    Settling::Settled { paraphrase, .. } => {
+                        tally[i].0 += u32::from(paraphrase == truth);
+                        break;
+                    }
+                    Settling::Unresolved { .. } => break,
+                }
+            }
+            tally[i].1 += seen.len() as u64;
+        }
+    }
+    println!("adaptive redundancy, simulated ({pairs} pairs, 60 workers of mixed quality, at most {max} judgments, target 0.95):");
+    for (name, (right, judgments)) in [
+        "fixed 6, majority",
+        "fixed 10, majority",
+        "adaptive, votes counted (lead of 3)",
+        "adaptive, votes weighted by estimated accuracy",
+    ]
+    .iter()
+    .zip(tally)
+    {
+        println!(
+            "  {name:48} accuracy {:5.2}%  judgments per pair {:5.2} ({:3.0}% of fixed 10)",
+            f64::from(right) * 100.0 / f64::from(pairs),
+            judgments as f64 / f64::from(pairs),
+            judgments as f64 * 100.0 / (f64::from(pairs) * f64::from(max))
+        );
     }
 }
 
@@ -185,5 +274,6 @@ fn main() -> anyhow::Result<()> {
     );
     gate_simulation();
     gate_goals();
+    redundancy_simulation();
     Ok(())
 }

@@ -58,6 +58,9 @@ pub struct GateNumbers {
     pub tests_answered: u32,
     /// The share of test pairs answered correctly; `None` before the first.
     pub test_accuracy: Option<f64>,
+    /// Test pairs answered correctly.
+    #[serde(default)]
+    pub tests_correct: u32,
     /// Cohen's kappa against the others' majority; `None` below [`MIN_KAPPA_ITEMS`] or undefined.
     pub kappa: Option<f64>,
     /// Pairs with a majority of others that kappa was computed over.
@@ -78,13 +81,11 @@ pub struct GateNumbers {
 impl GateNumbers {
     /// The counts the `confidence` rule weighs.
     pub fn evidence(&self) -> Evidence {
-        let correct = self
-            .test_accuracy
-            .map_or(0, |a| (a * f64::from(self.tests_answered)).round() as u32);
+        let correct = self.tests_correct.min(self.tests_answered);
         let [pp, pn, np, nn] = self.by_majority;
         Evidence {
             tests_correct: correct,
-            tests_wrong: self.tests_answered - correct.min(self.tests_answered),
+            tests_wrong: self.tests_answered - correct,
             paraphrase_agreed: pp,
             paraphrase_disagreed: np,
             not_agreed: nn,
@@ -183,6 +184,7 @@ pub fn numbers(judgments: u32, test_correct: &[bool], comparisons: &[Comparison]
         judgments,
         tests_answered,
         test_accuracy,
+        tests_correct: test_correct.iter().filter(|c| **c).count() as u32,
         kappa,
         kappa_items: pairs.len() as u32,
         agreements,
@@ -347,6 +349,7 @@ mod tests {
                     judgments: 20,
                     tests_answered: 4,
                     test_accuracy: Some(acc),
+                    tests_correct: (acc * 4.0).round() as u32,
                     kappa: Some(kappa),
                     kappa_items: 20,
                     agreements: 0,

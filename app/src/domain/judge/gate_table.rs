@@ -208,6 +208,7 @@ impl GateCounts {
             tests_answered: self.tests_answered,
             test_accuracy: (self.tests_answered > 0)
                 .then(|| f64::from(self.tests_correct) / f64::from(self.tests_answered)),
+            tests_correct: self.tests_correct,
             kappa,
             kappa_items: items,
             agreements: self.tests_correct + agreeing,

@@ -11,5 +11,6 @@ pub mod report;
 pub mod rule_text;
 pub mod schedule;
 pub mod settings;
+pub mod settle;
 pub mod simulation;
 pub mod test_pool;

@@ -123,25 +123,17 @@ fn fmt_rate(x: f64) -> String {
 pub const WARN_PROGRESS: f64 = 0.5;
 
 fn confidence_warning(s: &JudgeSettings, n: &GateNumbers, checks: &str) -> Option<String> {
+    if n.tests_answered < WARN_AFTER_TESTS {
+        return None;
+    }
     let a = confidence::assess(s.min_test_accuracy, s.gate_alpha, &n.evidence());
     if a.progress() < WARN_PROGRESS {
         return None;
     }
-    let e = n.evidence();
-    let compared = e.agreed() + e.disagreed();
-    let mut seen = Vec::new();
-    if n.tests_answered > 0 {
-        seen.push(checks.to_owned());
-    }
-    if compared > 0 {
-        seen.push(format!(
-            "you matched other annotators' majority on {} of {compared} pairs",
-            e.agreed()
-        ));
-    }
+    // The estimate only, rounded: exact counts of agreement with the others' majority, compared
+    // between two warnings, would tell the worker how others voted on a pair.
     Some(format!(
-        "Careful: {}. That suggests you are right about {:.0}% of the time; this study needs more than {:.0}%, and stops a worker once their answers show clearly that they are below it{}. Take your time, and open the definition if you are unsure.",
-        seen.join(", and "),
+        "Careful: {checks}. With your other answers, that suggests you are right about {:.0}% of the time; this study needs more than {:.0}%, and stops a worker once their answers show clearly that they are below it{}. Take your time, and open the definition if you are unsure.",
         a.estimate.unwrap_or(0.0) * 100.0,
         s.min_test_accuracy * 100.0,
         from_judgment(s, n)
@@ -185,6 +177,10 @@ pub fn standing(s: &JudgeSettings, n: &GateNumbers) -> String {
                 ),
                 Some(confidence::Ground::NotPairs) => format!(
                     "{head}; but on pairs the others call not paraphrases they agree with them no better than chance, so stopped."
+                ),
+                None if a.progress() < 0.05 => format!(
+                    "{head}: kept; nothing points below the minimum of {:.0}%.",
+                    s.min_test_accuracy * 100.0
                 ),
                 None => format!(
                     "{head}: kept until the bound falls to {:.0}% (the evidence is {:.0}% of the way there).",
@@ -246,6 +242,7 @@ mod tests {
             judgments,
             tests_answered: tests,
             test_accuracy: (tests > 0).then(|| f64::from(right) / f64::from(tests)),
+            tests_correct: right,
             kappa: None,
             kappa_items: evidence - tests,
             agreements,
@@ -274,7 +271,7 @@ mod tests {
         let n = with_table(numbers(18, 6, 3, 15, 28), [6, 5, 5, 6]);
         let w = warning(&s, &n).expect("a warning");
         assert!(w.contains("3 of 6 check questions"), "{w}");
-        assert!(w.contains("majority on 12 of 22 pairs"), "{w}");
+        assert!(!w.contains("12 of 22"), "no exact counts of agreement: {w}");
         assert!(w.contains("right about"), "{w}");
         assert!(w.contains("from their 20th judgment on"), "{w}");
         let why = standing(&s, &n);
@@ -295,8 +292,18 @@ mod tests {
         // Five of six checks and the majority matched on 20 of 22: no warning, kept.
         let good = with_table(numbers(40, 6, 5, 25, 28), [10, 1, 1, 10]);
         assert_eq!(warning(&s, &good), None);
+        // One check answered: too early to warn, whatever else.
+        let one = with_table(numbers(18, 1, 0, 5, 22), [3, 8, 8, 3]);
+        assert_eq!(warning(&s, &one), None);
         let why = standing(&s, &good);
-        assert!(why.contains("kept until the bound falls to 85%"), "{why}");
+        assert!(why.contains(": kept"), "{why}");
+        // Some evidence against, not enough: how far it has come.
+        let some = with_table(numbers(40, 6, 4, 20, 28), [8, 3, 3, 8]);
+        let why = standing(&s, &some);
+        assert!(
+            why.contains("kept until the bound falls to 85% (the evidence is"),
+            "{why}"
+        );
         assert!(standing(&s, &numbers(3, 0, 0, 0, 0)).starts_with("No evidence yet"));
     }
 

@@ -42,8 +42,8 @@ pub(super) fn Overview(
                                 <th scope="col">"Judgments"</th>
                                 <th scope="col">"Test accuracy"</th>
                                 <th scope="col">"Test pairs seen / missed"</th>
-                                <th scope="col">"Gate"</th>
                                 <th scope="col">"Status"</th>
+                                <th scope="col"><abbr title=crate::components::gate_standing::GATE_TITLE>"Gate"</abbr></th>
                                 <th scope="col">"Why"</th>
                                 <th scope="col"><span class="sr-only">"Actions"</span></th>
                             </tr>
@@ -64,7 +64,7 @@ fn gate_summary(o: &JudgeCampaignOverview) -> String {
     let after = format!("from judgment {}", o.gate_min_judgments);
     if o.gate_rule == "confidence" {
         format!(
-            " · a worker is stopped once the evidence shows accuracy at or below {:.0}% at error level {} ({after}; confidence rule)",
+            " · a worker is stopped once the evidence shows accuracy below {:.0}% at error level {} ({after}; confidence rule)",
             o.min_test_accuracy * 100.0,
             o.gate_alpha
         )

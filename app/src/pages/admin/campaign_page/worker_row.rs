@@ -24,7 +24,7 @@ pub(super) fn WorkerRow(
             <td class=if stopped { "status blocked" } else { "status" }>
                 {w.status.as_str()} {w.gate_overridden.then_some(" (gate off)")}
             </td>
-            <td class="small"><GateStandingCell gate=w.gate.clone() /></td>
+            <td class="small gate"><GateStandingCell gate=w.gate.clone() /></td>
             <td class="small">{w.last_reason.clone().unwrap_or_default()}</td>
             <td>
                 <ActionForm action=set_worker attr:class="inline">
