@@ -201,7 +201,7 @@ fn Report(
                 <thead>
                     <tr>
                         <th scope="col">"Worker"</th><th scope="col">"Status"</th>
-                        <th scope="col"><abbr title=crate::components::gate_standing::GATE_TITLE>"Gate"</abbr></th><th scope="col">"Judgments"</th>
+                        <th scope="col">"Judgments"</th><th scope="col"><abbr title=crate::components::gate_standing::GATE_TITLE>"Gate"</abbr></th>
                         <th scope="col">"Test accuracy"</th><th scope="col">"Kappa vs majority"</th>
                         <th scope="col"><abbr title="Test answers right against ordinary pairs agreeing with the others' majority; p: how likely so large a gap is for a worker who answers both alike (Fisher's exact test)">"Tests vs ordinary pairs"</abbr></th>
                         <th scope="col">"DS sensitivity"</th><th scope="col">"DS specificity"</th>
@@ -220,11 +220,11 @@ fn Report(
                                     <span data-testid="low-test-accuracy" title="Test accuracy at or below the campaign's bar, whatever the gate decided">" — low test accuracy"</span>
                                 })}
                             </td>
-                            <td class="small gate"><GateStandingCell gate=w.gate.clone() /></td>
                             <td title="Every judgment made; in brackets, the trusted judgments of ordinary pairs the statistics use">
                                 {w.judgments_made}
                                 {(w.judgments_made != w.agreement.judgments as i64).then(|| format!(" ({} counted)", w.agreement.judgments))}
                             </td>
+                            <td class="small gate"><GateStandingCell gate=w.gate.clone() /></td>
                             <td>{format!("{} of {}", pct(w.test_accuracy), w.tests_answered)}</td>
                             <td>{num(w.agreement.kappa_vs_majority)}</td>
                             <td class=if w.harvest_flag { "status blocked" } else { "status" }>
@@ -271,7 +271,6 @@ fn Report(
                         <thead>
                             <tr>
                                 <th scope="col">"When (UTC)"</th><th scope="col">"Worker"</th><th scope="col">"Status"</th>
-                        <th scope="col"><abbr title=crate::components::gate_standing::GATE_TITLE>"Gate"</abbr></th>
                                 <th scope="col">"By"</th><th scope="col">"Judgments"</th><th scope="col">"Test accuracy"</th>
                                 <th scope="col">"Kappa"</th><th scope="col">"Why"</th>
                             </tr>
