@@ -83,12 +83,13 @@ test('a worker with the test answers is flagged on the dashboard and excluded in
     await hydrated(page);
     // The notice says what was found and what a researcher can do; one row is marked.
     const notice = page.getByTestId('harvest-flags');
-    assert.match(await notice.textContent(), /^1 worker answers the test pairs far better than the ordinary pairs \(Fisher's exact test, p below 0\.01\)/);
+    assert.match(await notice.textContent(), /^1 worker answers the test pairs far better than the ordinary pairs \(Fisher's exact test, p below 0\.01, or answers at least 100 times likelier from someone who has the test answers and guesses the rest than from an honest worker\)/);
     assert.match(await notice.textContent(), /the gate does not stop anyone for it/);
     const flagged = page.getByRole('table', { name: 'Workers' }).locator('tbody tr').filter({ has: page.getByTestId('harvest-flag') });
     assert.equal(await flagged.count(), 1);
-    // Both rates and the p-value: every check right against half the ordinary pairs.
-    assert.match(await flagged.textContent(), /100% vs 50% · p (0\.\d{3}|< 0\.001) — review/);
+    // Both rates, the p-value and the likelihood ratio: every check right against half the
+    // ordinary pairs.
+    assert.match(await flagged.textContent(), /100% vs 50% · p (0\.\d{3}|< 0\.001) · ([\d,]+|more than a million) times likelier harvested — review/);
     assert.equal(await sidewaysScroll(page), 0, `the dashboard scrolls sideways at ${what} width`);
     if (what === 'phone') {
       // Asked first, then done; the page says what it did and the worker is stopped.

@@ -1,5 +1,5 @@
 //! The command line, parsed by clap: `serve` (the default), `create-admin`, `migrate`, the
-//! imports, `export`, `score`, `models`, `precompress`, and `help` for all of them.
+//! imports, `export`, `score`, `models`, `replay`, `precompress`, and `help` for all of them.
 use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -104,6 +104,43 @@ pub enum Command {
         #[command(subcommand)]
         command: Option<ModelsCommand>,
     },
+    /// Replay a past study's labels through the gate and adaptive redundancy, to choose settings
+    /// before paying for a study: LABELS is tab-separated with a header and the columns item,
+    /// worker, label and optionally gold, one row per judgment in arrival order; prints one
+    /// JSON line (docs/replay.md)
+    Replay {
+        labels: PathBuf,
+        /// Every Nth item with a gold label is a hidden test pair (0: none)
+        #[arg(long, default_value_t = 5, value_name = "N")]
+        test_every: u32,
+        /// Judgments every item gets before it can settle
+        #[arg(long, default_value_t = 3)]
+        min: u32,
+        /// Judgments an item gets at most (min = max: fixed redundancy)
+        #[arg(long, default_value_t = 6)]
+        max: u32,
+        /// The posterior of the leading label at which an item settles
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+        /// How labels are made
+        #[arg(long, default_value = "posterior", value_parser = app::domain::judge::replay::Aggregator::NAMES)]
+        aggregator: String,
+        /// The gate rule, or off
+        #[arg(long, default_value = "confidence", value_parser = ["confidence", "evidence", "paper", "off"])]
+        gate: String,
+        /// The gate applies from this many judgments on
+        #[arg(long, value_name = "N")]
+        gate_from: Option<u32>,
+        /// The accuracy minimum (MultiPIT: 0.85)
+        #[arg(long)]
+        min_accuracy: Option<f64>,
+        /// The kappa minimum of the paper rule (MultiPIT: 0.2)
+        #[arg(long)]
+        min_kappa: Option<f64>,
+        /// The confidence rule's error level
+        #[arg(long)]
+        alpha: Option<f64>,
+    },
     /// Write brotli and gzip copies of DIR's scripts, WebAssembly and stylesheets
     /// (scripts/build.sh runs it on the site)
     Precompress { dir: PathBuf },
@@ -154,6 +191,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let command = cli.command.unwrap_or(Command::Serve { role: None });
     if let Command::Precompress { dir } = &command {
         return crate::precompress::run(dir);
+    }
+    if let Command::Replay { .. } = &command {
+        return replay(command);
     }
     let config = Config::from_env()?;
     match command {
@@ -221,8 +261,78 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
             }
         }
-        Command::Precompress { .. } => unreachable!("handled before the configuration is read"),
+        Command::Precompress { .. } | Command::Replay { .. } => {
+            unreachable!("handled before the configuration is read")
+        }
     }
+}
+
+/// `paracrowd replay`: reads the labels, replays them under the settings given, prints the
+/// summary as one JSON line. Needs neither the database nor the models.
+fn replay(command: Command) -> anyhow::Result<()> {
+    use app::domain::judge::replay::{self, Aggregator, Options};
+    use app::domain::judge::settings::{GateRule, JudgeSettings};
+    use app::domain::judge::settle::Redundancy;
+    let Command::Replay {
+        labels,
+        test_every,
+        min,
+        max,
+        confidence,
+        aggregator,
+        gate,
+        gate_from,
+        min_accuracy,
+        min_kappa,
+        alpha,
+    } = command
+    else {
+        unreachable!("called for replay only")
+    };
+    let defaults = JudgeSettings::default();
+    let settings = JudgeSettings {
+        test_every,
+        gate_rule: GateRule::parse(&gate).unwrap_or(defaults.gate_rule),
+        gate_min_judgments: gate_from.unwrap_or(defaults.gate_min_judgments),
+        min_test_accuracy: min_accuracy.unwrap_or(defaults.min_test_accuracy),
+        min_kappa: min_kappa.unwrap_or(defaults.min_kappa),
+        gate_alpha: alpha.unwrap_or(defaults.gate_alpha),
+        ..defaults
+    };
+    settings.check().map_err(|e| {
+        let flag = match e.field {
+            "min_test_accuracy" => "min-accuracy",
+            "gate_alpha" => "alpha",
+            "gate_min_judgments" => "gate-from",
+            other => other,
+        };
+        anyhow::anyhow!("--{}: {}", flag.replace('_', "-"), e.message)
+    })?;
+    let redundancy = Redundancy {
+        min,
+        max,
+        confidence,
+    };
+    redundancy.check().map_err(anyhow::Error::msg)?;
+    let options = Options {
+        settings,
+        gate: gate != "off",
+        redundancy,
+        aggregator: Aggregator::parse(&aggregator).context("an aggregator clap accepted")?,
+    };
+    let text =
+        std::fs::read(&labels).with_context(|| format!("{} cannot be read", labels.display()))?;
+    let text = String::from_utf8(text).map_err(|e| {
+        anyhow::anyhow!(
+            "{} is not UTF-8 text (byte {})",
+            labels.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let rows = replay::read_rows(&text).with_context(|| format!("{}", labels.display()))?;
+    let summary = replay::replay(&rows, &options);
+    println!("{}", serde_json::to_string(&summary)?);
+    Ok(())
 }
 
 /// `paracrowd score`: where `serve` would score Checks, checked as `serve` checks it.

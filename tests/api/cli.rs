@@ -257,3 +257,117 @@ fn a_replica_without_database_url_refuses_to_start_an_embedded_postgresql() {
         "no cluster was made"
     );
 }
+
+/// Runs `paracrowd replay ARGS` with no database and no models; returns (success, stdout,
+/// stderr).
+fn replay(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .arg("replay")
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .env("PARACROWD_MODELS", "none-needed")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A study of 300 items with gold labels, each judged by 8 of 21 workers in turn: 20 right 92%
+/// of the time and one who always says "paraphrase".
+fn replay_study() -> String {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut unit = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut text = String::from("item\tworker\tlabel\tgold\n");
+    for item in 0..300 {
+        let truth = unit() < 0.4;
+        let mut who: Vec<usize> = Vec::new();
+        while who.len() < 8 {
+            let w = (unit() * 21.0) as usize;
+            if !who.contains(&w) {
+                who.push(w);
+            }
+        }
+        for w in who {
+            let label = w == 20 || (unit() < 0.92) == truth;
+            text.push_str(&format!(
+                "p{item}\tw{w}\t{}\t{}\n",
+                u8::from(label),
+                u8::from(truth)
+            ));
+        }
+    }
+    text
+}
+
+#[test]
+fn replay_runs_a_past_study_through_the_gate_and_adaptive_redundancy() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("labels.tsv");
+    std::fs::write(&file, replay_study()).unwrap();
+    let path = file.to_str().unwrap();
+
+    let (ok, out, err) = replay(&[path, "--max", "8"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 1, "one JSON line: {out}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let n = |k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k} in {out}"));
+    assert_eq!(n("labels_available"), 2400.0);
+    assert_eq!((n("items"), n("test_items")), (300.0, 60.0));
+    assert!(n("labels_used") < 0.6 * 2400.0, "{out}");
+    assert_eq!(n("workers_stopped"), 1.0, "the always-yes worker: {out}");
+    assert!(
+        n("accuracy") > 0.97 && n("agreement_with_all_labels") > 0.95,
+        "{out}"
+    );
+    assert_eq!(s["aggregator"], "posterior");
+
+    // Fixed redundancy of all 8, no gate: every row is used and nobody stopped.
+    let (ok, out, err) = replay(&[
+        path,
+        "--min",
+        "8",
+        "--max",
+        "8",
+        "--gate",
+        "off",
+        "--aggregator",
+        "dawid_skene",
+    ]);
+    assert!(ok, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["labels_used"], 2400, "{out}");
+    assert_eq!(s["workers_stopped"], 0, "{out}");
+    assert_eq!(s["aggregator"], "dawid_skene");
+}
+
+#[test]
+fn replay_refuses_bad_files_and_settings_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.tsv");
+    std::fs::write(&file, "item\tworker\tlabel\np1\tw1\t1\np1\tw2\tmaybe\n").unwrap();
+    let path = file.to_str().unwrap();
+    let (ok, out, err) = replay(&[path]);
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(
+        err.contains("bad.tsv") && err.contains("line 3") && err.contains("\"maybe\""),
+        "{err}"
+    );
+    std::fs::write(&file, "item\tlabel\np1\t1\n").unwrap();
+    let (ok, _, err) = replay(&[path]);
+    assert!(!ok && err.contains("`worker`"), "{err}");
+    let (ok, _, err) = replay(&[path, "--min", "7", "--max", "6"]);
+    assert!(!ok && err.contains("minimum"), "{err}");
+    let (ok, _, err) = replay(&[path, "--alpha", "0.9"]);
+    assert!(!ok && err.contains("--alpha"), "{err}");
+    let (ok, _, err) = replay(&[dir.path().join("missing.tsv").to_str().unwrap()]);
+    assert!(!ok && err.contains("missing.tsv cannot be read"), "{err}");
+}

@@ -2185,6 +2185,21 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
     assert_eq!(of, 40, "{harvester}");
     assert_eq!(agree, 20, "{harvester}");
     assert!(harvester["tests_vs_ordinary_p"].as_f64().unwrap() < 0.01);
+    assert!(
+        harvester["harvest_likelihood_ratio"].as_f64().unwrap() > 100.0,
+        "{harvester}"
+    );
+    // Nobody else's answers look harvested.
+    for w in report["workers"].as_array().unwrap() {
+        if w["harvest_flag"] == false {
+            assert!(
+                w["harvest_likelihood_ratio"]
+                    .as_f64()
+                    .is_none_or(|r| r < 1.0),
+                "{w}"
+            );
+        }
+    }
     // The page says so, and marks the worker.
     let html = app
         .get(&researcher, &format!("/research/judge/{id}"))

@@ -23,6 +23,11 @@ pub struct JudgeWorkerReport {
     pub tests_vs_ordinary_p: Option<f64>,
     /// Ordinary pairs that agree with the others' majority, of those with one.
     pub ordinary_agreement: (u32, u32),
+    /// How much likelier the answers are from someone who has the test answers and guesses the
+    /// rest than from an honest worker (`domain::judge::harvest`); `None` before enough test
+    /// answers.
+    #[serde(default)]
+    pub harvest_likelihood_ratio: Option<f64>,
     /// The p-value is below the flag's threshold: a researcher should look at this worker.
     pub harvest_flag: bool,
     /// Where the gate stands on them.

@@ -19,7 +19,7 @@ use sqlx::PgPool;
 use crate::db::{campaigns, judge as db};
 use crate::domain::account::pseudonym;
 use crate::domain::judge::gate::below_test_bar;
-use crate::domain::judge::harvest::HarvestCheck;
+use crate::domain::judge::harvest::{HarvestCheck, MIN_TESTS};
 use crate::domain::judge::report::{
     agreement, agreement_over_time, agreement_over_time_svg, vote_distribution_svg, Agreement,
     WorkerAgreement,
@@ -233,6 +233,8 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
             JudgeWorkerReport {
                 tests_vs_ordinary_p: harvest.p_value,
                 ordinary_agreement: harvest.agreement,
+                harvest_likelihood_ratio: (harvest.tests.1 >= MIN_TESTS)
+                    .then_some(harvest.likelihood_ratio),
                 harvest_flag: harvest.flagged(),
                 gate: super::judge_campaigns::gate_standing(&settings, w),
                 worker: pseudonym(&w.app_user_id),

@@ -10,10 +10,12 @@ use std::time::Instant;
 use app::domain::dawid_skene::{dawid_skene, Answer};
 use app::domain::glad::glad;
 use app::domain::judge::labels::default_thresholds;
+use app::domain::judge::replay::{self, Aggregator, Options, Row};
 use app::domain::judge::report::{agreement, Judgment};
 use app::domain::judge::settings::GateRule;
 use app::domain::judge::settings::JudgeSettings;
 use app::domain::judge::settle::{settle, Redundancy, Settling, Vote};
+use app::domain::judge::simulated_study::{collusion_rates, fixed_six};
 use app::domain::judge::simulation::{goal_rates, stop_rates, Crowd};
 use app::domain::mace::mace;
 
@@ -275,5 +277,93 @@ fn main() -> anyhow::Result<()> {
     gate_simulation();
     gate_goals();
     redundancy_simulation();
+    collusion();
+    twitter_replay()?;
+    Ok(())
+}
+
+/// Five colluders who share the test pairs' answers and answer ordinary pairs at random, among
+/// 25 honest workers (`simulated_study.rs`), 1,000 studies.
+fn collusion() {
+    let mut rng = Rng::new(0x5eed_1234_abcd_0004);
+    let runs = 1000;
+    for gate in [true, false] {
+        let options = Options {
+            gate,
+            ..fixed_six()
+        };
+        let r = collusion_rates(&options, runs, &mut || rng.unit());
+        println!(
+            "colluders ({runs} studies of 25 honest workers and 5 colluders, 60 judgments each, gate {}): colluders flagged by judgment 40 {:.1}% (goal >= 95%), flagged or stopped {:.1}%; honest workers flagged {:.1}% (goal <= 1%), stopped {:.1}%",
+            if gate { "on" } else { "off" },
+            r.colluders_flagged_40 * 100.0,
+            r.colluders_caught_40 * 100.0,
+            r.honest_flagged * 100.0,
+            r.honest_stopped * 100.0
+        );
+    }
+}
+
+/// `paracrowd replay` on the Twitter URL test set's six votes per pair (`../shared`, where it
+/// is), each pair's votes in a seeded random order, every vote its own anonymous worker.
+fn twitter_replay() -> anyhow::Result<()> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/twitter_url/test_votes.tsv"
+    );
+    let Ok(text) = std::fs::read_to_string(path) else {
+        println!("replay of the Twitter URL votes: skipped, {path} is not here");
+        return Ok(());
+    };
+    let mut rng = Rng::new(0x5eed_1234_abcd_0005);
+    let mut rows = Vec::new();
+    for (n, line) in text.lines().skip(1).enumerate() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (Some(pos), Some(raters)) = (f.get(2), f.get(3)) else {
+            continue;
+        };
+        let (pos, raters): (usize, usize) = (pos.parse()?, raters.parse()?);
+        let mut votes: Vec<bool> = (0..raters).map(|i| i < pos).collect();
+        for i in (1..votes.len()).rev() {
+            votes.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        for (k, label) in votes.into_iter().enumerate() {
+            rows.push(Row {
+                item: format!("p{n}"),
+                worker: format!("p{n}-{k}"),
+                label,
+                gold: None,
+            });
+        }
+    }
+    println!(
+        "replay of the Twitter URL test set's votes ({} judgments):",
+        rows.len()
+    );
+    for (min, max, aggregator) in [
+        (6, 6, Aggregator::Majority),
+        (3, 6, Aggregator::Majority),
+        (3, 6, Aggregator::Posterior),
+        (1, 6, Aggregator::Majority),
+    ] {
+        let options = Options {
+            redundancy: Redundancy {
+                min,
+                max,
+                confidence: 0.95,
+            },
+            aggregator,
+            ..Options::default()
+        };
+        let s = replay::replay(&rows, &options);
+        println!(
+            "  --min {min} --max {max} --aggregator {:9}  labels used {:6} ({:5.1}%)  unresolved {:4}  agreement with all six {:.2}%",
+            serde_json::to_value(aggregator)?.as_str().unwrap_or("?"),
+            s.labels_used,
+            s.labels_used as f64 * 100.0 / s.labels_available as f64,
+            s.unresolved,
+            s.agreement_with_all_labels.unwrap_or(f64::NAN) * 100.0
+        );
+    }
     Ok(())
 }

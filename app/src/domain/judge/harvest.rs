@@ -10,6 +10,18 @@
 //! whose small honest gap is merely certain (95 of 100 checks against 830 of 1,000 ordinary pairs:
 //! p ≈ 0.0005); a harvester's gap is large (all checks against half the ordinary pairs: 0.5). The
 //! gate does not stop anyone for it.
+//!
+//! With a handful of test answers Fisher's test is weak: 8 of 8 checks against 14 of 28 ordinary
+//! pairs is p = 0.011. So a worker is also flagged by a likelihood ratio that looks after every
+//! answer, as the gate's does (`confidence.rs`): how much likelier their answers are from a
+//! harvester — right on [`HARVESTER_TEST_ACCURACY`] of the test pairs, at chance on ordinary
+//! ones — than from an honest worker of [`HONEST_ACCURACY`] on both (agreeing with a majority
+//! right [`MAJORITY_ACCURACY`] of the time). At `1 / HARVEST_ALPHA` the worker is flagged, once
+//! they have answered [`MIN_TESTS`] test pairs and their test accuracy is above their agreement.
+//! By Ville's inequality an honest worker of that accuracy reaches it with probability at most
+//! [`HARVEST_ALPHA`] over a study of any length; a better one, less. Measured on simulated
+//! groups of colluders (`simulated_study.rs`, `bench-agreement`).
+use super::confidence::{log_ratio, MAJORITY_ACCURACY};
 use super::gate_table::GateCounts;
 
 /// The p-value below which a worker is flagged.
@@ -21,6 +33,27 @@ pub const MIN_GAP: f64 = 0.2;
 /// Fewest test answers before a worker is judged on them: a handful of checks says little about
 /// a worker, however far it sits from their ordinary pairs.
 pub const MIN_TESTS: u32 = 5;
+
+/// The harvester the likelihood ratio looks for is right on this share of test pairs ...
+pub const HARVESTER_TEST_ACCURACY: f64 = 0.99;
+/// ... and at chance on ordinary pairs; it is weighed against an honest worker this accurate on
+/// both.
+pub const HONEST_ACCURACY: f64 = 0.9;
+/// The ratio flags a worker at `1 / HARVEST_ALPHA`.
+pub const HARVEST_ALPHA: f64 = 0.01;
+
+/// `ln` of how much likelier `tests_right` right and `tests_wrong` wrong test answers, and
+/// `agreed` and `disagreed` answers against the others' majority on ordinary pairs, are from a
+/// harvester than from an honest worker.
+pub fn harvest_log_ratio(tests_right: u32, tests_wrong: u32, agreed: u32, disagreed: u32) -> f64 {
+    log_ratio(
+        HONEST_ACCURACY,
+        HARVESTER_TEST_ACCURACY,
+        1.0,
+        tests_right,
+        tests_wrong,
+    ) + log_ratio(HONEST_ACCURACY, 0.5, MAJORITY_ACCURACY, agreed, disagreed)
+}
 
 /// The one-sided p-value of Fisher's exact test on the table `[[a, b], [c, d]]` for the
 /// alternative that row 1's first-column share is greater than row 2's: the probability, with
@@ -43,6 +76,23 @@ pub fn fisher_exact_greater(a: u64, b: u64, c: u64, d: u64) -> f64 {
     let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let sum: f64 = terms.iter().map(|t| (t - top).exp()).sum();
     (top + sum.ln()).exp().min(1.0)
+}
+
+/// A likelihood ratio in words: "140", "3,200", "more than a million".
+pub fn factor_text(r: f64) -> String {
+    if r.is_nan() || r >= 1e6 {
+        return "more than a million".into();
+    }
+    let n = r.round() as u64;
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// ln C(n, k).
@@ -74,6 +124,9 @@ pub struct HarvestCheck {
     pub tests: (u32, u32),
     /// Ordinary pairs agreeing with the others' majority, of those with one.
     pub agreement: (u32, u32),
+    /// How much likelier the answers are from a harvester than from an honest worker
+    /// ([`harvest_log_ratio`], as a factor).
+    pub likelihood_ratio: f64,
 }
 
 impl HarvestCheck {
@@ -90,10 +143,18 @@ impl HarvestCheck {
                 u64::from(compared - agreeing),
             )
         });
+        let right = counts.tests_correct.min(counts.tests_answered);
         HarvestCheck {
             p_value,
-            tests: (counts.tests_correct, counts.tests_answered),
+            tests: (right, counts.tests_answered),
             agreement: (agreeing, compared),
+            likelihood_ratio: harvest_log_ratio(
+                right,
+                counts.tests_answered - right,
+                agreeing,
+                compared - agreeing,
+            )
+            .exp(),
         }
     }
 
@@ -103,9 +164,23 @@ impl HarvestCheck {
         Some(rate(self.tests)? - rate(self.agreement)?)
     }
 
-    /// Whether a researcher should look at this worker.
+    /// Whether a researcher should look at this worker: Fisher's test with a large gap, or the
+    /// likelihood ratio.
     pub fn flagged(&self) -> bool {
+        self.by_fisher() || self.by_ratio()
+    }
+
+    /// Fisher's test below [`FLAG_BELOW`] with a gap of at least [`MIN_GAP`].
+    pub fn by_fisher(&self) -> bool {
         self.p_value.is_some_and(|p| p < FLAG_BELOW) && self.gap().is_some_and(|g| g >= MIN_GAP)
+    }
+
+    /// The likelihood ratio at `1 / HARVEST_ALPHA` or more, with [`MIN_TESTS`] test answers and
+    /// the tests answered better than the ordinary pairs.
+    pub fn by_ratio(&self) -> bool {
+        self.tests.1 >= MIN_TESTS
+            && self.gap().is_some_and(|g| g > 0.0)
+            && self.likelihood_ratio >= 1.0 / HARVEST_ALPHA
     }
 }
 
@@ -163,5 +238,45 @@ mod tests {
         let diligent = HarvestCheck::of(&counts(95, 100, 830, 170));
         assert!(diligent.p_value.unwrap() < FLAG_BELOW, "{diligent:?}");
         assert!(!diligent.flagged(), "{diligent:?}");
+    }
+
+    #[test]
+    fn factors_read_as_words() {
+        assert_eq!(factor_text(140.4), "140");
+        assert_eq!(factor_text(3200.0), "3,200");
+        assert_eq!(factor_text(999_999.0), "999,999");
+        assert_eq!(factor_text(2e9), "more than a million");
+        assert_eq!(factor_text(f64::INFINITY), "more than a million");
+    }
+
+    #[test]
+    fn the_likelihood_ratio_finds_a_harvester_fisher_s_test_cannot_yet() {
+        // By judgment 36: 8 of 8 checks, 14 of 28 ordinary pairs agreeing.
+        let early = HarvestCheck::of(&counts(8, 8, 14, 14));
+        assert!(early.p_value.unwrap() > FLAG_BELOW, "{early:?}");
+        assert!(
+            !early.by_fisher() && early.by_ratio() && early.flagged(),
+            "{early:?}"
+        );
+        // 14 × ln(0.5 / 0.14) + 14 × ln(0.5 / 0.86) + 8 × ln(0.99 / 0.9), the factor e^(...).
+        let expected = (14.0 * (0.5f64 / 0.14).ln()
+            + 14.0 * (0.5f64 / 0.86).ln()
+            + 8.0 * (0.99f64 / 0.9).ln())
+        .exp();
+        assert!(
+            (early.likelihood_ratio / expected - 1.0).abs() < 1e-9,
+            "{early:?}"
+        );
+        // A careless worker, at chance on checks too, is the gate's business, not a harvester.
+        let careless = HarvestCheck::of(&counts(4, 8, 14, 14));
+        assert!(!careless.flagged(), "{careless:?}");
+        // Honest workers of 90% and of 85% over a long study.
+        for honest in [counts(90, 100, 860, 140), counts(85, 100, 815, 185)] {
+            let h = HarvestCheck::of(&honest);
+            assert!(!h.flagged() && h.likelihood_ratio < 1e-6, "{h:?}");
+        }
+        // Below five checks nobody is flagged, whatever the ratio.
+        let few = HarvestCheck::of(&counts(4, 4, 10, 30));
+        assert!(few.likelihood_ratio > 100.0 && !few.flagged(), "{few:?}");
     }
 }

@@ -32,6 +32,26 @@ impl Default for Redundancy {
     }
 }
 
+impl Redundancy {
+    /// Checks the settings; the error says what is allowed.
+    pub fn check(&self) -> Result<(), String> {
+        if self.min < 1 || self.min > self.max || self.max > 50 {
+            return Err(format!(
+                "The minimum and maximum judgments per pair must satisfy 1 <= minimum <= maximum <= 50 \
+                 (here {} and {}).",
+                self.min, self.max
+            ));
+        }
+        if !(self.confidence > 0.5 && self.confidence < 1.0) {
+            return Err(format!(
+                "The confidence target is a probability above 0.5 and below 1 (here {}).",
+                self.confidence
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// One judgment as the rule weighs it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Vote {
@@ -45,6 +65,21 @@ pub struct Vote {
 pub const MIN_ACCURACY: f64 = 0.5;
 /// ... or as never wrong.
 pub const MAX_ACCURACY: f64 = 0.99;
+
+/// A worker with no evidence yet counts as this accurate ...
+pub const PRIOR_ACCURACY: f64 = 0.8;
+/// ... as if from this many observations; each test answer and each answer on a pair with a
+/// majority of others is one more.
+pub const PRIOR_OBSERVATIONS: f64 = 4.0;
+
+/// A worker's estimated accuracy from the gate's pooled evidence: `agreed` of `observations`
+/// test answers and answers equal to the others' majority, shrunk towards [`PRIOR_ACCURACY`]
+/// (a Beta prior worth [`PRIOR_OBSERVATIONS`]), so a newcomer's first answers neither settle
+/// a pair alone nor count for nothing.
+pub fn worker_accuracy(agreed: u32, observations: u32) -> f64 {
+    (f64::from(agreed) + PRIOR_ACCURACY * PRIOR_OBSERVATIONS)
+        / (f64::from(observations) + PRIOR_OBSERVATIONS)
+}
 
 /// Where a pair stands.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -201,6 +236,35 @@ mod tests {
             settle(&r, 0.5, &votes(&[true, true, false], 0.8), 0.8),
             Settling::Open
         );
+    }
+
+    #[test]
+    fn settings_are_checked() {
+        assert!(Redundancy::default().check().is_ok());
+        for bad in [
+            (0, 6, 0.95),
+            (4, 3, 0.95),
+            (3, 51, 0.95),
+            (3, 6, 0.5),
+            (3, 6, 1.0),
+        ] {
+            let r = Redundancy {
+                min: bad.0,
+                max: bad.1,
+                confidence: bad.2,
+            };
+            assert!(r.check().is_err(), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_newcomer_counts_as_the_prior_and_evidence_moves_them() {
+        assert!((worker_accuracy(0, 0) - PRIOR_ACCURACY).abs() < 1e-12);
+        // 4 of 4 right: (4 + 3.2) / 8.
+        assert!((worker_accuracy(4, 4) - 0.9).abs() < 1e-12);
+        // Many observations outweigh the prior.
+        assert!((worker_accuracy(500, 1000) - 0.5).abs() < 0.002);
+        assert!(worker_accuracy(3, 10) < worker_accuracy(0, 0));
     }
 
     #[test]
