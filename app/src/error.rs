@@ -162,6 +162,31 @@ impl From<sqlx::Error> for AppError {
     }
 }
 
+/// A page whose own data was refused or is not there: the error in words, under the page's
+/// heading when the page has none yet, and, rendered on the server, answered with its HTTP
+/// status (401, 403, 404) instead of 200, so a browser, a crawler or a monitor sees it too.
+/// Other errors (a closed campaign, a database away) keep the page's 200: the page itself is
+/// fine.
+#[component]
+pub fn PageError(
+    error: AppError,
+    #[prop(optional)] heading: Option<&'static str>,
+) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if matches!(
+        error,
+        AppError::Unauthenticated | AppError::Forbidden | AppError::NotFound
+    ) {
+        if let Some(resp) = use_context::<leptos_axum::ResponseOptions>() {
+            resp.set_status(error.status_code());
+        }
+    }
+    view! {
+        {heading.map(|h| view! { <h1>{h}</h1> })}
+        <ErrorMessage error />
+    }
+}
+
 /// Shows an error where a page's data would be, in words a user understands.
 #[component]
 pub fn ErrorMessage(error: AppError) -> impl IntoView {

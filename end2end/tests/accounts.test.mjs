@@ -57,9 +57,16 @@ test('with JavaScript: register, see the home page, log out, log in again (hydra
   await page.getByText('No campaigns are open for you yet').waitFor();
   assert.equal(await page.evaluate(() => window.__marker), 'kept', 'the form was handled by the hydrated app');
 
-  // An annotator on an admin page sees the refusal and no form to fill in.
-  await page.goto(`${server.url}/admin/campaigns`);
+  // An annotator on an admin page sees the refusal and no form to fill in, and the page says
+  // so in its status too.
+  const refused = await page.goto(`${server.url}/admin/campaigns`);
+  assert.equal(refused.status(), 403);
   await waitForHydration(page);
+  await page.getByText('You do not have permission').first().waitFor();
+  // A researcher's page refuses them under its own heading.
+  const dashboard = await page.goto(`${server.url}/research/judge/00000000-0000-4000-8000-000000000000`);
+  assert.equal(dashboard.status(), 403);
+  await page.getByRole('heading', { name: 'Worker quality report' }).waitFor();
   await page.getByText('You do not have permission').first().waitFor();
   assert.equal(await page.getByRole('button', { name: /^Create/ }).count(), 0, 'no creation forms');
   await page.goto(`${server.url}/`);
@@ -85,6 +92,10 @@ test('without JavaScript: register, log out, wrong password, log in', async () =
   const page = await newPage(browser, { javaScriptEnabled: false });
   const name = uniqueName('nojs');
 
+  // The password's rules are on the form before anything is refused, tied to the field.
+  await page.goto(`${server.url}/register`);
+  assert.match(await page.getByTestId('password-rules').textContent(), /^At least 8 characters, and not one a guesser would try early/);
+  assert.equal(await page.getByLabel('Password', { exact: true }).getAttribute('aria-describedby'), 'password-rules');
   await register(page, name);
   await page.getByText('No campaigns are open for you yet').waitFor();
   await page.goto(`${server.url}/admin/campaigns`);

@@ -119,6 +119,8 @@ for (const width of [320, 390, 430]) {
         feedbacks += 1;
         assert.match(await alert.getByTestId('explanation-fallback').textContent(), /^The definition: /);
         await assertFits(page, 'a test pair\'s feedback');
+        // A touch screen has no Enter key to name.
+        assert.equal(await alert.getByTestId('continue').innerText(), 'Continue');
         await shot(page, `feedback-${width}`);
         await alert.getByRole('button', { name: /Continue/ }).tap();
         await moved.waitFor();
@@ -133,6 +135,8 @@ for (const width of [320, 390, 430]) {
     await hydrated(page);
     await assertFits(page, 'the writing page');
     await page.getByLabel('Your sentence').fill('According to the firm, last year brought a steep increase in earnings.');
+    // Typed text reads as text, not as its bold label.
+    assert.equal(await page.getByLabel('Your sentence').evaluate((t) => getComputedStyle(t).fontWeight), '400');
     await page.getByRole('button', { name: 'Check', exact: true }).tap();
     const result = page.getByTestId('check-result');
     await result.waitFor();

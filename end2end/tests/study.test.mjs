@@ -197,8 +197,11 @@ test('a participant finishes the pairs asked for and goes back to Prolific; the 
   const file = await admin.request.get(`${server.url}${href}`);
   assert.equal(file.status(), 200);
   assert.equal(await file.text(), `${pid},0.06\n`);
+  // The batch's time reads to the minute, in UTC.
+  assert.match(await admin.getByTestId('batch-row').locator('time').textContent(), /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
   await admin.getByTestId('mark-paid').click();
   await admin.getByTestId('batch-paid').waitFor();
+  assert.match(await admin.getByTestId('batch-paid').textContent(), /^Paid \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
   assert.equal(await row.getByTestId('paid').textContent(), '$0.06');
   assert.match(await admin.getByTestId('outstanding').textContent(), /\$0\.00 in bonuses/);
   assert.deepEqual(unexpectedErrors(admin), []);

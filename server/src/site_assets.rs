@@ -13,7 +13,7 @@ use axum::http::{header, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::Router;
-use tower_http::services::ServeDir;
+use tower_http::services::{ServeDir, ServeFile};
 
 /// The file in `pkg/` that holds the bundle's hashed stem.
 pub const OUTPUT_NAME_FILE: &str = "output-name";
@@ -24,6 +24,9 @@ pub const PLAIN_NAME: &str = "paracrowd";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// Everything else under `/pkg` (an unhashed build, a missing file): ask again each time.
 const REVALIDATE: &str = "no-cache";
+/// The favicon has no hashed name and hardly ever changes: a browser keeps it for a week
+/// instead of asking on every page.
+const FAVICON: &str = "public, max-age=604800";
 
 /// The bundle's stem for this site: `paracrowd.<hash>` from `pkg/output-name`, or `paracrowd`.
 pub fn output_name(site_root: &Path) -> String {
@@ -68,6 +71,25 @@ pub fn pkg_router(site_root: &Path) -> Router {
     Router::new()
         .fallback_service(files)
         .layer(axum::middleware::from_fn(cache_control))
+}
+
+/// `/favicon.ico` from `SITE_ROOT`, kept by browsers for a week.
+pub fn favicon_router<S: Clone + Send + Sync + 'static>(site_root: &Path) -> Router<S> {
+    Router::new()
+        .route_service(
+            "/favicon.ico",
+            ServeFile::new(site_root.join("favicon.ico")),
+        )
+        .layer(axum::middleware::from_fn(favicon_cache))
+}
+
+async fn favicon_cache(req: Request, next: Next) -> Response {
+    let mut resp = next.run(req).await;
+    if resp.status().is_success() {
+        resp.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static(FAVICON));
+    }
+    resp
 }
 
 async fn cache_control(req: Request, next: Next) -> Response {

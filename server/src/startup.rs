@@ -236,6 +236,9 @@ pub async fn build_router(
             "/pkg",
             crate::site_assets::pkg_router(std::path::Path::new(&config.site_root)),
         )
+        .merge(crate::site_assets::favicon_router(std::path::Path::new(
+            &config.site_root,
+        )))
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(
             context, shell,
         ))

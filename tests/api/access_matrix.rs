@@ -642,6 +642,8 @@ async fn every_function_route_and_page_answers_each_role_as_the_table_declares(p
                 assert!(!refused, "{what}: {body}");
             } else {
                 assert!(body.contains(message), "{what}: {got} {body}");
+                // The refusal is the page's HTTP status too, not a 200.
+                assert_eq!(got, status, "{what}");
             }
             checked += 1;
         }

@@ -31,6 +31,12 @@ fn built_site() -> (tempfile::TempDir, Vec<u8>) {
     )
     .unwrap();
     std::fs::write(pkg.join("output-name"), format!("{STEM}\n")).unwrap();
+    // The favicon, as the build copies it from public/.
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../public/favicon.ico"),
+        site.path().join("favicon.ico"),
+    )
+    .unwrap();
     let done = server::precompress::precompress_dir(&pkg).unwrap();
     assert!(
         done.iter().all(|c| c.brotli.is_some() && c.gzip.is_some()),
@@ -143,5 +149,11 @@ async fn the_bundle_is_hashed_compressed_and_cached_for_a_year(pool: PgPool) {
     assert_eq!(missing.header(header::CACHE_CONTROL), "no-cache");
     let name = fetch(&app.url("/pkg/output-name"), None).await;
     assert_eq!(name.header(header::CACHE_CONTROL), "no-cache");
+
+    // The favicon is kept for a week, not asked for again on every page.
+    let icon = fetch(&app.url("/favicon.ico"), None).await;
+    assert_eq!(icon.status, StatusCode::OK);
+    assert_eq!(icon.header(header::CACHE_CONTROL), "public, max-age=604800");
+    assert_eq!(icon.header(header::CONTENT_TYPE), "image/x-icon");
     app.stop().await;
 }

@@ -5,3 +5,4 @@ pub mod gate_standing;
 pub mod nav;
 pub mod scorer_banner;
 pub mod study_progress;
+pub mod time_text;

@@ -14,7 +14,7 @@ use crate::components::study_progress::{FinishLink, StudyTerms};
 use crate::domain::apt::budget::payout;
 use crate::domain::reward::reward_table;
 use crate::domain::{AttemptId, CampaignId, SourceId};
-use crate::error::{AppError, ErrorMessage};
+use crate::error::{AppError, ErrorMessage, PageError};
 use crate::pages::{route_id, with_route_id};
 
 use crate::domain::money::usd as dollars;
@@ -91,7 +91,7 @@ pub fn AptPage() -> impl IntoView {
                     // offers the way to finish instead.
                     let task = task.await;
                     let Some(campaign_id) = campaign() else {
-                        return view! { <ErrorMessage error=AppError::NotFound /> }.into_any();
+                        return view! { <PageError error=AppError::NotFound /> }.into_any();
                     };
                     match task {
                         _ if finished => {
@@ -167,7 +167,7 @@ pub fn AptPage() -> impl IntoView {
                         Err(error) if study.done_href.is_some() => {
                             view! { <ErrorMessage error /> <FinishLink study /> }.into_any()
                         }
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        Err(error) => view! { <PageError error /> }.into_any(),
                     }
                 })}
             </Transition>

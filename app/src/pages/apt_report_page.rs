@@ -6,7 +6,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::apt_report::{apt_report, AptReportView, ScorerUse};
 use crate::domain::apt::stats::Table2;
-use crate::error::ErrorMessage;
+use crate::error::PageError;
 
 fn pct(part: u64, whole: u64) -> String {
     Table2::percent(part, whole).map_or_else(|| "–".into(), |p| format!("{p:.2}%"))
@@ -25,7 +25,7 @@ pub fn AptReportPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match report.await {
                         Ok(r) => view! { <Report r /> }.into_any(),
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        Err(error) => view! { <PageError error heading="APT report" /> }.into_any(),
                     }
                 })}
             </Transition>

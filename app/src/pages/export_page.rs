@@ -10,7 +10,7 @@ use crate::api::export::{export_view, ExportPageData};
 use crate::components::browser::DownloadProgress;
 use crate::domain::export::spec::ExportQuery;
 use crate::domain::export::stats::DatasetStats;
-use crate::error::ErrorMessage;
+use crate::error::PageError;
 
 fn query_from(map: &leptos_router::params::ParamsMap) -> ExportQuery {
     let get = |k: &str| map.get(k).filter(|v| !v.trim().is_empty());
@@ -45,7 +45,7 @@ pub fn ExportPage() -> impl IntoView {
                     let q = query_from(&query.read_untracked());
                     match view_data.await {
                         Ok(v) => view! { <Export v q /> }.into_any(),
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        Err(error) => view! { <PageError error heading="Export" /> }.into_any(),
                     }
                 })}
             </Transition>

@@ -10,7 +10,7 @@ use crate::api::studies::{load_study_progress, StudyProgress};
 use crate::components::study_progress::{FinishLink, StudyTerms};
 use crate::domain::judge::settings::{Definition, EXAMPLES};
 use crate::domain::{AssignmentId, CampaignId};
-use crate::error::{AppError, ErrorMessage};
+use crate::error::{AppError, ErrorMessage, PageError};
 use crate::pages::{route_id, with_route_id};
 
 #[component]
@@ -53,7 +53,7 @@ pub fn JudgePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     let study: StudyProgress = study.await.unwrap_or_default();
                     let Some(campaign_id) = campaign() else {
-                        return view! { <ErrorMessage error=AppError::NotFound /> }.into_any();
+                        return view! { <PageError error=AppError::NotFound /> }.into_any();
                     };
                     match task.await {
                         Ok(
@@ -135,7 +135,7 @@ pub fn JudgePage() -> impl IntoView {
                         Err(error) if study.done_href.is_some() => {
                             view! { <ErrorMessage error /> <FinishLink study /> }.into_any()
                         }
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        Err(error) => view! { <PageError error /> }.into_any(),
                     }
                 })}
             </Transition>
@@ -396,8 +396,9 @@ fn Judge(
                             } else {
                                 view! { <p data-testid="explanation">{f.explanation.clone()}</p> }.into_any()
                             }}
-                            <button type="button" node_ref=continue_ref on:click=move |_| dismiss()>
-                                "Continue (Enter)"
+                            // The key is a hint for keyboards; touch screens hide it (`kbd`).
+                            <button type="button" data-testid="continue" node_ref=continue_ref on:click=move |_| dismiss()>
+                                "Continue" <kbd aria-hidden="true">"Enter"</kbd>
                             </button>
                         </div>
                     }

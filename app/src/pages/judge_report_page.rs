@@ -6,7 +6,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::judge_report::{judge_report, ExcludeWorker, JudgeReportView, JudgeWorkerReport};
 use crate::components::gate_standing::GateStandingCell;
-use crate::error::ErrorMessage;
+use crate::error::{ErrorMessage, PageError};
 
 fn num(v: Option<f64>) -> String {
     v.map_or_else(|| "undefined".into(), |x| format!("{x:.3}"))
@@ -31,7 +31,11 @@ pub fn JudgeReportPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match report.await {
                         Ok(r) => view! { <Report r exclude campaign_id=campaign_id() /> }.into_any(),
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        // The page says what it is even when it cannot be shown.
+                        Err(error) => view! {
+                            <PageError error heading="Worker quality report" />
+                        }
+                        .into_any(),
                     }
                 })}
             </Transition>
@@ -170,7 +174,9 @@ fn Report(
                 <p class="notice" role="status" data-testid="harvest-flags">
                     {flagged} {if flagged == 1 { " worker answers" } else { " workers answer" }}
                     " the test pairs far better than the ordinary pairs (Fisher's exact test, p below "
-                    {crate::domain::judge::harvest::FLAG_BELOW} "): they may have the test answers from elsewhere. "
+                    {crate::domain::judge::harvest::FLAG_BELOW} ", or answers at least "
+                    {(1.0 / crate::domain::judge::harvest::HARVEST_ALPHA).round()}
+                    " times likelier from someone who has the test answers and guesses the rest than from an honest worker): they may have the test answers from elsewhere. "
                     "Look at them below (marked \"review\"); the gate does not stop anyone for it. "
                     "Excluding one sets their judgments of ordinary pairs aside, sends those pairs back to other workers and stops them."
                 </p>
@@ -230,6 +236,11 @@ fn Report(
                             <td class=if w.harvest_flag { "status blocked" } else { "status" }>
                                 {format!("{} vs {}", pct(w.test_accuracy), pct((w.ordinary_agreement.1 > 0).then(|| f64::from(w.ordinary_agreement.0) / f64::from(w.ordinary_agreement.1))))}
                                 {w.tests_vs_ordinary_p.map(|p| if p < 0.001 { " · p < 0.001".to_owned() } else { format!(" · p {p:.3}") })}
+                                {w.harvest_likelihood_ratio.filter(|r| *r >= 1.0).map(|r| view! {
+                                    <span title="How much likelier these answers are from someone who has the test answers and guesses the rest than from an honest worker">
+                                        {format!(" · {} times likelier harvested", crate::domain::judge::harvest::factor_text(r))}
+                                    </span>
+                                })}
                                 {w.harvest_flag.then(|| view! { <span data-testid="harvest-flag">" — review"</span> })}
                                 {(w.harvest_flag && w.status == crate::domain::WorkerStatus::Active).then(|| {
                                     let (cid, worker) = (campaign_id.get_value(), w.worker.clone());

@@ -11,8 +11,9 @@ use crate::api::studies::{
     load_payments, BatchView, DiscardPaymentBatch, MakePaymentBatch, MarkBatchPaid, PaymentsView,
     WorkerPayView,
 };
-use crate::error::ErrorMessage;
+use crate::error::{ErrorMessage, PageError};
 
+use crate::components::time_text::utc_minute;
 use crate::domain::money::usd as money;
 
 fn hourly(c: Option<f64>) -> String {
@@ -42,7 +43,7 @@ pub fn PaymentsPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match data.await {
                         Ok(v) => view! { <Payments v make paid discard /> }.into_any(),
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        Err(error) => view! { <PageError error heading="Payments" /> }.into_any(),
                     }
                 })}
             </Transition>
@@ -203,7 +204,10 @@ fn BatchRow(
         view! { <a href=format!("/payments/{}/{name}", b.batch_id) rel="external" download="">{label}</a> }
     };
     let state = match b.paid_at.clone() {
-        Some(at) => view! { <span data-testid="batch-paid">{format!("Paid {}", at.replace('T', " ").trim_end_matches('Z'))}</span> }.into_any(),
+        Some(at) => {
+            view! { <span data-testid="batch-paid">{format!("Paid {}", utc_minute(&at))}</span> }
+                .into_any()
+        }
         None => {
             let (cid, bid) = (campaign_id.clone(), b.batch_id.to_string());
             let (cid2, bid2) = (campaign_id.clone(), b.batch_id.to_string());
@@ -234,7 +238,7 @@ fn BatchRow(
     };
     view! {
         <tr data-testid="batch-row">
-            <td>{b.created_at.replace('T', " ").trim_end_matches('Z').to_owned()}</td>
+            <td><time datetime=b.created_at.clone()>{utc_minute(&b.created_at)}</time></td>
             <td class="num">{b.workers}</td>
             <td class="num">{money(b.total_cents)}{b.top_up.then_some(" (with top-ups)")}</td>
             <td>

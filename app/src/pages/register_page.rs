@@ -39,8 +39,16 @@ pub fn RegisterPage() -> impl IntoView {
                         required
                         minlength=Password::MIN_CHARS.to_string()
                         maxlength=Password::MAX_CHARS.to_string()
+                        aria-describedby="password-rules"
                     />
                 </label>
+                // The rules before a refusal, not after (the strength check is zxcvbn's).
+                <p class="muted small" id="password-rules" data-testid="password-rules">
+                    {format!(
+                        "At least {} characters, and not one a guesser would try early: no common passwords, keyboard runs, repeats or your username.",
+                        Password::MIN_CHARS
+                    )}
+                </p>
                 <label>
                     "Repeat the password"
                     <input

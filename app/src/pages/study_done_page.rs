@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::studies::{complete_study, CompletionView, ReturnTo};
-use crate::error::ErrorMessage;
+use crate::error::PageError;
 
 #[component]
 pub fn StudyDonePage() -> impl IntoView {
@@ -51,7 +51,7 @@ pub fn StudyDonePage() -> impl IntoView {
                             }
                                 .into_any()
                         }
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        Err(error) => view! { <PageError error /> }.into_any(),
                     }
                 })}
             </Transition>

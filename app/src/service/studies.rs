@@ -230,11 +230,19 @@ async fn consent_state(
     )
 }
 
-/// The quality rule in plain words: the judging gate's, or the writing task's cap.
-async fn quality_rule(pool: &PgPool, c: &CampaignSettings) -> Result<String, AppError> {
+/// The quality rule in plain words: the judging gate's (for a study of `items` judgments), or
+/// the writing task's cap.
+async fn quality_rule(
+    pool: &PgPool,
+    c: &CampaignSettings,
+    items: Option<i32>,
+) -> Result<String, AppError> {
     Ok(match c.kind {
         CampaignKind::Judge => match crate::db::judge::settings(pool, c.campaign_id).await? {
-            Some(settings) => rule_text::quality_rule(&settings),
+            Some(settings) => rule_text::quality_rule_within(
+                &settings,
+                items.and_then(|n| u32::try_from(n).ok()),
+            ),
             None => String::new(),
         },
         CampaignKind::Apt => format!(
@@ -261,7 +269,7 @@ async fn study_view(
         summary,
         minutes: info.and_then(|i| i.minutes),
         pay: info.map(|i| i.pay.clone()).unwrap_or_default(),
-        quality_rule: quality_rule(pool, c).await?,
+        quality_rule: quality_rule(pool, c, info.and_then(|i| i.complete_after)).await?,
         consent_text: info.map(|i| i.consent_text.clone()).unwrap_or_default(),
         version: info.map_or(0, |i| i.version),
         platform,

@@ -52,6 +52,26 @@ pub fn quality_rule(s: &JudgeSettings) -> String {
     )
 }
 
+/// The rule as a study participant who makes `items` judgments reads it: when they stop before
+/// the gate's first decision, it says so instead of describing a bar they never meet.
+pub fn quality_rule_within(s: &JudgeSettings, items: Option<u32>) -> String {
+    match items {
+        Some(n) if n < s.gate_min_judgments => format!(
+            "{}The quality rule starts at the {} judgment, after the {n} this study asks of you, so it will not stop you. Please answer carefully all the same: your answers are compared with the known answers and with other annotators'.",
+            if s.test_every == 0 {
+                String::new()
+            } else {
+                format!(
+                    "About one pair in every {} is a check question whose answer is known; if you miss one, you are shown the answer. ",
+                    s.test_every
+                )
+            },
+            ordinal(s.gate_min_judgments)
+        ),
+        _ => quality_rule(s),
+    }
+}
+
 /// A warning for a worker the gate keeps but who is heading for its bar; `None` while they are
 /// comfortably above it.
 pub fn warning(s: &JudgeSettings, n: &GateNumbers) -> Option<String> {
@@ -334,6 +354,21 @@ mod tests {
             ..JudgeSettings::default()
         };
         assert!(quality_rule(&none).contains("(agreement with other annotators' majority)"));
+        // A study of 10 pairs ends before the gate's first decision at 20.
+        let short = quality_rule_within(&JudgeSettings::default(), Some(10));
+        assert!(
+            short.contains("starts at the 20th judgment, after the 10 this study asks of you, so it will not stop you"),
+            "{short}"
+        );
+        assert!(!short.contains("checked from"), "{short}");
+        assert_eq!(
+            quality_rule_within(&JudgeSettings::default(), Some(20)),
+            quality_rule(&JudgeSettings::default())
+        );
+        assert_eq!(
+            quality_rule_within(&JudgeSettings::default(), None),
+            quality_rule(&JudgeSettings::default())
+        );
         assert!(!quality_rule(&none).contains("check question"));
     }
 

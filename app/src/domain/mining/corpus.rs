@@ -112,6 +112,13 @@ pub fn parse(
     columns: &Columns,
     skip_headings: bool,
 ) -> Result<Vec<Document>, ImportError> {
+    if let Some(at) = text.find('\u{fffd}') {
+        return Err(err(
+            text[..at].matches('\n').count() + 1,
+            "the line contains U+FFFD (\u{fffd}), the mark of text decoded with the wrong encoding \
+             somewhere before: save the file as UTF-8 from its source and upload it again",
+        ));
+    }
     if shape == CorpusShape::Sentences {
         return parse_sentences(text);
     }
@@ -318,6 +325,20 @@ mod tests {
         .unwrap_err();
         assert!(e.message.contains("empty"), "{e}");
         assert_eq!(parse_sentences("\n\n").unwrap_err().line, 1);
+        // A replacement character means the text was decoded wrongly before: refused with its
+        // line, in every shape.
+        for shape in [CorpusShape::Sentences, CorpusShape::Documents] {
+            let e = parse(
+                "c.tsv",
+                "cluster\ttext\na\tFine.\nb\tCaf\u{fffd} au lait.\n",
+                shape,
+                &Columns::default(),
+                false,
+            )
+            .unwrap_err();
+            assert_eq!(e.line, 3, "{shape:?}");
+            assert!(e.message.contains("U+FFFD"), "{e}");
+        }
         assert_eq!(parse_sentences("ok\nbad\0\n").unwrap_err().line, 2);
     }
 

@@ -2,7 +2,9 @@
 //! paragraphs on lines of their own), then the Unicode sentence boundaries of UAX #29 (the
 //! `unicode-segmentation` crate) within each line. A line without sentence-final punctuation
 //! and under [`HEADING_MAX_WORDS`] words is a heading (WikiRef's first line is the headline),
-//! not a sentence, when headings are skipped.
+//! not a sentence, when headings are skipped. UAX #29 ends a sentence at every full stop before
+//! a capital, so a boundary right after a title or an initial ("Mr. Smith", "J. K. Rowling") is
+//! undone ([`ends_with_abbreviation`]).
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::words::words;
@@ -20,6 +22,26 @@ fn is_heading(line: &str) -> bool {
     !ends_like_a_sentence && words(line).len() < HEADING_MAX_WORDS
 }
 
+/// Titles and the like that end in a full stop and are followed by a name, not a new sentence.
+const ABBREVIATIONS: [&str; 22] = [
+    "Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Jr", "Sr", "Gen", "Sen", "Rep", "Gov", "Lt", "Col",
+    "Capt", "Sgt", "Rev", "Hon", "Mt", "Ft", "No", "vs",
+];
+
+/// Whether `segment` (one UAX #29 sentence, untrimmed) ends with a title from [`ABBREVIATIONS`]
+/// or a single capital letter (an initial), then a full stop.
+fn ends_with_abbreviation(segment: &str) -> bool {
+    let Some(before) = segment.trim_end().strip_suffix('.') else {
+        return false;
+    };
+    let last = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"')
+        .next()
+        .unwrap_or("");
+    ABBREVIATIONS.contains(&last)
+        || (last.chars().count() == 1 && last.chars().all(|c| c.is_uppercase()))
+}
+
 /// The sentences of `text`, trimmed, in order. Sentences without a word and sentences over
 /// [`MAX_SENTENCE_CHARS`] are left out.
 pub fn sentences(text: &str, skip_headings: bool) -> Vec<String> {
@@ -28,12 +50,21 @@ pub fn sentences(text: &str, skip_headings: bool) -> Vec<String> {
         if skip_headings && is_heading(line) {
             continue;
         }
-        for s in line.unicode_sentences() {
+        let mut pending = String::new();
+        let push = |s: &str, out: &mut Vec<String>| {
             let s = s.trim();
             if !words(s).is_empty() && s.chars().count() <= MAX_SENTENCE_CHARS {
                 out.push(s.to_owned());
             }
+        };
+        for s in line.unicode_sentences() {
+            pending.push_str(s);
+            if !ends_with_abbreviation(s) {
+                push(&pending, &mut out);
+                pending.clear();
+            }
         }
+        push(&pending, &mut out);
     }
     out
 }
@@ -55,6 +86,26 @@ mod tests {
             ]
         );
         assert_eq!(sentences(text, false)[0], "Evolution of the Draft");
+    }
+
+    #[test]
+    fn titles_and_initials_do_not_end_a_sentence() {
+        let text = "Mr. Smith met Mrs. Jones and Dr. Lee in St. Louis. J. K. Rowling was not there. It rained.";
+        assert_eq!(
+            sentences(text, false),
+            [
+                "Mr. Smith met Mrs. Jones and Dr. Lee in St. Louis.",
+                "J. K. Rowling was not there.",
+                "It rained."
+            ]
+        );
+        // A line that ends on a title keeps it.
+        assert_eq!(sentences("He spoke to Mr.", false), ["He spoke to Mr."]);
+        // Ordinary words before a full stop still end a sentence.
+        assert_eq!(
+            sentences("The vote was 5 to 4. Mr. Reed left.", false),
+            ["The vote was 5 to 4.", "Mr. Reed left."]
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use leptos_router::hooks::use_navigate;
 
 use crate::api::campaigns::{list_campaigns, AdminCampaign, CreateCampaign};
 use crate::api::judge_admin::CreateJudgeCampaign;
-use crate::error::ErrorMessage;
+use crate::error::{ErrorMessage, PageError};
 
 #[component]
 pub fn AdminCampaignsPage() -> impl IntoView {
@@ -33,7 +33,7 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                             view! { <p class="empty">"No campaigns yet. Create one below."</p> }.into_any()
                         }
                         Ok(list) => view! { <CampaignTable list /> }.into_any(),
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        Err(error) => view! { <PageError error /> }.into_any(),
                     }
                 })}
             </Transition>

@@ -2,7 +2,7 @@ use leptos::prelude::*;
 
 use crate::api::{list_users, SetUserBlocked, SetUserRole, UserAdminView};
 use crate::domain::{Role, UserStatus};
-use crate::error::ErrorMessage;
+use crate::error::{ErrorMessage, PageError};
 
 /// Admins: every account, with role change and block/unblock. Each row is keyed by its user
 /// (and what the server says of them), so a row's controls stay with their user when the table
@@ -54,7 +54,7 @@ pub fn AdminUsersPage() -> impl IntoView {
                             }
                                 .into_any()
                         }
-                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                        Err(error) => view! { <PageError error /> }.into_any(),
                     }
                 })}
             </Transition>

@@ -12,7 +12,7 @@ use crate::api::judge_admin::{
 use crate::components::browser::read_chosen_file;
 use crate::domain::judge::labels::VoteLabel;
 use crate::domain::CampaignId;
-use crate::error::{AppError, ErrorMessage};
+use crate::error::{AppError, ErrorMessage, PageError};
 use crate::pages::{route_id, with_route_id};
 
 #[component]
@@ -33,7 +33,7 @@ pub fn AdminCampaignPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match campaign.await {
                     Ok(c) => view! { <Campaign c set_status imported message /> }.into_any(),
-                    Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    Err(error) => view! { <PageError error heading="Campaign" /> }.into_any(),
                 }
             })}
         </Transition>

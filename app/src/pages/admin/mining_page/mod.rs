@@ -12,7 +12,7 @@ use crate::api::mining::{
 };
 use crate::components::browser::read_chosen_file;
 use crate::domain::RunId;
-use crate::error::{AppError, ErrorMessage};
+use crate::error::{AppError, ErrorMessage, PageError};
 
 fn num(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "–".into(), |x| format!("{x:.digits$}"))
@@ -74,7 +74,7 @@ pub fn AdminMiningPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match overview.await {
                     Ok(o) => view! { <Setup o start imported message /> }.into_any(),
-                    Err(error) => view! { <section class="card wide"><ErrorMessage error /></section> }.into_any(),
+                    Err(error) => view! { <section class="card wide"><PageError error heading="Mining" /></section> }.into_any(),
                 }
             })}
         </Transition>

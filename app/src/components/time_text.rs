@@ -1,0 +1,28 @@
+//! Times as pages show them: an RFC 3339 instant from the server, to the minute, in UTC, said so.
+
+/// `2026-11-27T15:24:21.158654Z` → `2026-11-27 15:24 UTC`. Text that is not such an instant is
+/// shown as it is.
+pub fn utc_minute(rfc3339: &str) -> String {
+    let b = rfc3339.as_bytes();
+    let looks_right = b.len() >= 16 && b[4] == b'-' && b[10] == b'T' && b[13] == b':';
+    if !looks_right {
+        return rfc3339.to_owned();
+    }
+    format!("{} {} UTC", &rfc3339[..10], &rfc3339[11..16])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instant_to_the_minute_in_utc() {
+        assert_eq!(
+            utc_minute("2026-11-27T15:24:21.158654Z"),
+            "2026-11-27 15:24 UTC"
+        );
+        assert_eq!(utc_minute("2026-11-27T15:24:00Z"), "2026-11-27 15:24 UTC");
+        assert_eq!(utc_minute("yesterday"), "yesterday");
+        assert_eq!(utc_minute(""), "");
+    }
+}
