@@ -110,7 +110,7 @@ pub enum Command {
     /// JSON line (docs/replay.md)
     Replay {
         labels: PathBuf,
-        /// Every Nth item with a gold label is a hidden test pair (0: none)
+        /// Every Nth item with a gold label is a hidden test pair (1: every one; 0: none)
         #[arg(long, default_value_t = 5, value_name = "N")]
         test_every: u32,
         /// Judgments every item gets before it can settle
@@ -299,7 +299,16 @@ fn replay(command: Command) -> anyhow::Result<()> {
         gate_alpha: alpha.unwrap_or(defaults.gate_alpha),
         ..defaults
     };
-    settings.check().map_err(|e| {
+    // In a replay `--test-every 1` makes every gold item a test pair (a file whose gold column
+    // marks only its check items); a live campaign refuses 1, so that part is checked here.
+    if test_every > 100 {
+        bail!("--test-every: every Nth gold item is a test pair: N is 1 to 100, or 0 for none.");
+    }
+    let live = JudgeSettings {
+        test_every: 0,
+        ..settings
+    };
+    live.check().map_err(|e| {
         let flag = match e.field {
             "min_test_accuracy" => "min-accuracy",
             "gate_alpha" => "alpha",

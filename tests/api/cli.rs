@@ -347,6 +347,12 @@ fn replay_runs_a_past_study_through_the_gate_and_adaptive_redundancy() {
     assert_eq!(s["labels_used"], 2400, "{out}");
     assert_eq!(s["workers_stopped"], 0, "{out}");
     assert_eq!(s["aggregator"], "dawid_skene");
+
+    // Every gold item a test pair: a live campaign refuses 1, a replay takes it.
+    let (ok, out, err) = replay(&[path, "--test-every", "1"]);
+    assert!(ok, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["test_items"], 300, "{out}");
 }
 
 #[test]
@@ -368,6 +374,8 @@ fn replay_refuses_bad_files_and_settings_plainly() {
     assert!(!ok && err.contains("minimum"), "{err}");
     let (ok, _, err) = replay(&[path, "--alpha", "0.9"]);
     assert!(!ok && err.contains("--alpha"), "{err}");
+    let (ok, _, err) = replay(&[path, "--test-every", "101"]);
+    assert!(!ok && err.contains("--test-every"), "{err}");
     let (ok, _, err) = replay(&[dir.path().join("missing.tsv").to_str().unwrap()]);
     assert!(!ok && err.contains("missing.tsv cannot be read"), "{err}");
 }

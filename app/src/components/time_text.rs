@@ -4,11 +4,12 @@
 /// shown as it is.
 pub fn utc_minute(rfc3339: &str) -> String {
     let b = rfc3339.as_bytes();
+    let in_utc = rfc3339.ends_with('Z') || rfc3339.ends_with("+00:00");
     let looks_right = b.len() >= 16 && b[4] == b'-' && b[10] == b'T' && b[13] == b':';
-    if !looks_right {
-        return rfc3339.to_owned();
+    match (rfc3339.get(..10), rfc3339.get(11..16)) {
+        (Some(day), Some(minute)) if looks_right && in_utc => format!("{day} {minute} UTC"),
+        _ => rfc3339.to_owned(),
     }
-    format!("{} {} UTC", &rfc3339[..10], &rfc3339[11..16])
 }
 
 #[cfg(test)]
@@ -24,5 +25,11 @@ mod tests {
         assert_eq!(utc_minute("2026-11-27T15:24:00Z"), "2026-11-27 15:24 UTC");
         assert_eq!(utc_minute("yesterday"), "yesterday");
         assert_eq!(utc_minute(""), "");
+        // Another offset is not called UTC; text that is not ASCII does not break it.
+        assert_eq!(
+            utc_minute("2026-11-27T15:24:21+02:00"),
+            "2026-11-27T15:24:21+02:00"
+        );
+        assert_eq!(utc_minute("2026-11-27T1é:24:21Z"), "2026-11-27T1é:24:21Z");
     }
 }

@@ -28,7 +28,8 @@ pub struct JudgeWorkerReport {
     /// answers.
     #[serde(default)]
     pub harvest_likelihood_ratio: Option<f64>,
-    /// The p-value is below the flag's threshold: a researcher should look at this worker.
+    /// Fisher's test or the likelihood ratio flags them (`domain::judge::harvest`): a
+    /// researcher should look at this worker.
     pub harvest_flag: bool,
     /// Where the gate stands on them.
     #[serde(default)]

@@ -218,10 +218,14 @@ pub async fn exclude_worker(
                 .p_value
                 .map(|p| format!(" (Fisher's exact test, p = {p:.4})"))
                 .unwrap_or_default()
-        ) + &format!(
-            " The answers are {} times likelier from someone who has the test answers than from an honest worker.",
-            crate::domain::judge::harvest::factor_text(check.likelihood_ratio)
-        );
+        ) + &if check.by_ratio() {
+            format!(
+                " The answers are {} times likelier from someone who has the test answers than from an honest worker.",
+                crate::domain::judge::harvest::factor_text(check.likelihood_ratio)
+            )
+        } else {
+            String::new()
+        };
         let flips = db::set_worker_status(
             &mut tx,
             campaign_id,

@@ -39,8 +39,12 @@ pub const HARVESTER_TEST_ACCURACY: f64 = 0.99;
 /// ... and at chance on ordinary pairs; it is weighed against an honest worker this accurate on
 /// both.
 pub const HONEST_ACCURACY: f64 = 0.9;
-/// The ratio flags a worker at `1 / HARVEST_ALPHA`.
+/// The ratio flags a worker at `1 / HARVEST_ALPHA` ...
 pub const HARVEST_ALPHA: f64 = 0.01;
+/// ... who passes the checks: at least this share right. A careless worker at chance on both
+/// kinds of pair also fits "guesses the ordinary pairs" better than "honest", and is the gate's
+/// business, not a harvester.
+pub const HARVESTER_MIN_TEST_SHARE: f64 = 0.8;
 
 /// `ln` of how much likelier `tests_right` right and `tests_wrong` wrong test answers, and
 /// `agreed` and `disagreed` answers against the others' majority on ordinary pairs, are from a
@@ -80,7 +84,10 @@ pub fn fisher_exact_greater(a: u64, b: u64, c: u64, d: u64) -> f64 {
 
 /// A likelihood ratio in words: "140", "3,200", "more than a million".
 pub fn factor_text(r: f64) -> String {
-    if r.is_nan() || r >= 1e6 {
+    if r.is_nan() {
+        return "an unknown number of".into();
+    }
+    if r >= 1e6 {
         return "more than a million".into();
     }
     let n = r.round() as u64;
@@ -175,10 +182,13 @@ impl HarvestCheck {
         self.p_value.is_some_and(|p| p < FLAG_BELOW) && self.gap().is_some_and(|g| g >= MIN_GAP)
     }
 
-    /// The likelihood ratio at `1 / HARVEST_ALPHA` or more, with [`MIN_TESTS`] test answers and
-    /// the tests answered better than the ordinary pairs.
+    /// The likelihood ratio at `1 / HARVEST_ALPHA` or more, with [`MIN_TESTS`] test answers, at
+    /// least [`HARVESTER_MIN_TEST_SHARE`] of them right, and the tests answered better than the
+    /// ordinary pairs.
     pub fn by_ratio(&self) -> bool {
-        self.tests.1 >= MIN_TESTS
+        let (right, answered) = self.tests;
+        answered >= MIN_TESTS
+            && f64::from(right) >= HARVESTER_MIN_TEST_SHARE * f64::from(answered)
             && self.gap().is_some_and(|g| g > 0.0)
             && self.likelihood_ratio >= 1.0 / HARVEST_ALPHA
     }
@@ -267,9 +277,13 @@ mod tests {
             (early.likelihood_ratio / expected - 1.0).abs() < 1e-9,
             "{early:?}"
         );
-        // A careless worker, at chance on checks too, is the gate's business, not a harvester.
+        // A careless worker, at chance on checks too, is the gate's business, not a harvester,
+        // even where their answers fit "guesses" far better than "honest".
         let careless = HarvestCheck::of(&counts(4, 8, 14, 14));
         assert!(!careless.flagged(), "{careless:?}");
+        let clicker = HarvestCheck::of(&counts(6, 10, 20, 20));
+        assert!(clicker.likelihood_ratio > 100.0, "{clicker:?}");
+        assert!(!clicker.flagged(), "{clicker:?}");
         // Honest workers of 90% and of 85% over a long study.
         for honest in [counts(90, 100, 860, 140), counts(85, 100, 815, 185)] {
             let h = HarvestCheck::of(&honest);

@@ -9,7 +9,8 @@
 //! - a worker never gets a pair twice (a repeated row is skipped);
 //! - an ordinary pair is served until [`super::settle::settle`] settles it or declares it
 //!   unresolved; its later judgments are not used. Votes are weighted by each worker's
-//!   estimated accuracy ([`super::settle::worker_accuracy`] on the gate's pooled evidence).
+//!   estimated accuracy ([`super::settle::worker_accuracy`] on the gate's pooled evidence,
+//!   leaving out the vote's own pair), and a judgment still to come as the best worker so far.
 //! - When the gate stops a worker, their votes stop counting, as live: a pair they helped settle
 //!   opens again and takes the judgments that follow in the file.
 //!
@@ -253,6 +254,25 @@ impl WorkerState {
             None => settle::worker_accuracy(0, 0),
         }
     }
+
+    /// The accuracy without the evidence of one ordinary answer `label` on a pair whose
+    /// others' trusted votes are `others` (a vote must not vouch for itself).
+    fn accuracy_without(&self, label: bool, others: (u32, u32)) -> f64 {
+        let Some(n) = &self.numbers else {
+            return settle::worker_accuracy(0, 0);
+        };
+        let (agreed, evidence) = match others.0.cmp(&others.1) {
+            std::cmp::Ordering::Equal => (n.agreements, n.evidence),
+            order => {
+                let agrees = (order == std::cmp::Ordering::Greater) == label;
+                (
+                    n.agreements.saturating_sub(u32::from(agrees)),
+                    n.evidence.saturating_sub(1),
+                )
+            }
+        };
+        settle::worker_accuracy(agreed.min(evidence), evidence)
+    }
 }
 
 struct ItemState {
@@ -322,21 +342,28 @@ struct Replay<'a> {
     trusted: Vec<(u32, u32)>,
     used: usize,
     stopped: usize,
+    /// The highest estimated accuracy any worker has had (the most a coming judgment can weigh).
+    best_accuracy: f64,
 }
 
 impl Replay<'_> {
     fn resettle(&mut self, i: usize) {
+        let (p, n) = self.trusted[i];
         let votes: Vec<Vote> = self.items[i]
             .votes
             .iter()
             .filter(|(w, _)| !self.workers[*w].stopped)
-            .map(|&(w, paraphrase)| Vote {
-                paraphrase,
-                accuracy: self.workers[w].accuracy(),
+            .map(|&(w, paraphrase)| {
+                let others = if paraphrase { (p - 1, n) } else { (p, n - 1) };
+                Vote {
+                    paraphrase,
+                    accuracy: self.workers[w].accuracy_without(paraphrase, others),
+                }
             })
             .collect();
+        // A judgment still to come weighs at most what the best worker so far has shown.
         self.items[i].settling =
-            settle::settle(&self.o.redundancy, 0.5, &votes, settle::PRIOR_ACCURACY);
+            settle::settle(&self.o.redundancy, 0.5, &votes, self.best_accuracy);
     }
 
     fn numbers(&self, w: usize) -> GateNumbers {
@@ -400,6 +427,7 @@ impl Replay<'_> {
         self.workers[w].judgments += 1;
         let numbers = self.numbers(w);
         self.workers[w].numbers = Some(numbers);
+        self.best_accuracy = self.best_accuracy.max(self.workers[w].accuracy());
         if self.workers[w].flagged_at.is_none() && harvest_flag(&numbers) {
             self.workers[w].flagged_at = Some(numbers.judgments);
         }
@@ -510,6 +538,7 @@ pub fn replay_with_workers(rows: &[Row], o: &Options) -> (Summary, Vec<WorkerOut
         trusted: vec![(0, 0); ix.gold.len()],
         used: 0,
         stopped: 0,
+        best_accuracy: settle::PRIOR_ACCURACY,
     };
     for &(i, w, label) in &ix.rows {
         r.take(i, w, label);
@@ -825,6 +854,29 @@ mod tests {
         assert_eq!(s.test_items, 1);
         // All five rows were served; x settled on w1-w3 alone.
         assert_eq!((s.labels_used, s.settled, s.unresolved), (5, 1, 0));
+
+        // x settles on three votes; then one of its voters is stopped, and x takes the next
+        // row it would otherwise have skipped.
+        let rows = vec![
+            row("x", "w1", true, None),
+            row("x", "w2", true, None),
+            row("x", "w3", true, None),
+            row("t", "w3", true, Some(false)),
+            row("x", "w4", true, None),
+        ];
+        let options = Options {
+            settings,
+            ..Options::default()
+        };
+        let s = replay(&rows, &options);
+        assert_eq!(
+            (s.workers_stopped, s.labels_used, s.settled),
+            (1, 5, 1),
+            "{s:?}"
+        );
+        // Had nobody been stopped, w4's row would not have been served.
+        let kept: Vec<Row> = rows.iter().filter(|r| r.item != "t").cloned().collect();
+        assert_eq!(replay(&kept, &options).labels_used, 3);
     }
 
     #[test]

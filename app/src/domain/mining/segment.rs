@@ -22,24 +22,35 @@ fn is_heading(line: &str) -> bool {
     !ends_like_a_sentence && words(line).len() < HEADING_MAX_WORDS
 }
 
-/// Titles and the like that end in a full stop and are followed by a name, not a new sentence.
-const ABBREVIATIONS: [&str; 22] = [
-    "Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Jr", "Sr", "Gen", "Sen", "Rep", "Gov", "Lt", "Col",
-    "Capt", "Sgt", "Rev", "Hon", "Mt", "Ft", "No", "vs",
+/// Titles that end in a full stop and are followed by a name, not a new sentence. ("Jr.",
+/// "Sr." and "No." are left out: they end sentences as often as not.)
+const ABBREVIATIONS: [&str; 19] = [
+    "Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Gen", "Sen", "Rep", "Gov", "Lt", "Col", "Capt", "Sgt",
+    "Rev", "Hon", "Mt", "Ft", "vs",
 ];
 
 /// Whether `segment` (one UAX #29 sentence, untrimmed) ends with a title from [`ABBREVIATIONS`]
-/// or a single capital letter (an initial), then a full stop.
+/// or an initial, then a full stop. An initial is a single capital letter other than "I" that
+/// begins the segment or follows a capitalised word or another initial ("J. K. Rowling",
+/// "George W. Bush"); after a lower-case word it ends a sentence ("in group A. Then ...").
 fn ends_with_abbreviation(segment: &str) -> bool {
     let Some(before) = segment.trim_end().strip_suffix('.') else {
         return false;
     };
-    let last = before
-        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"')
-        .next()
-        .unwrap_or("");
-    ABBREVIATIONS.contains(&last)
-        || (last.chars().count() == 1 && last.chars().all(|c| c.is_uppercase()))
+    let mut tokens = before.rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"');
+    let last = tokens.next().unwrap_or("");
+    if ABBREVIATIONS.contains(&last) {
+        return true;
+    }
+    let is_initial =
+        last.chars().count() == 1 && last.chars().all(char::is_uppercase) && last != "I";
+    if !is_initial {
+        return false;
+    }
+    match tokens.find(|t| !t.is_empty()) {
+        None => true,
+        Some(previous) => previous.chars().next().is_some_and(char::is_uppercase),
+    }
 }
 
 /// The sentences of `text`, trimmed, in order. Sentences without a word and sentences over
@@ -105,6 +116,29 @@ mod tests {
         assert_eq!(
             sentences("The vote was 5 to 4. Mr. Reed left.", false),
             ["The vote was 5 to 4.", "Mr. Reed left."]
+        );
+        // A capital letter after a lower-case word, the pronoun, "No." and "Jr." end one too.
+        for (text, first) in [
+            (
+                "They were in group A. Then we left.",
+                "They were in group A.",
+            ),
+            ("So did I. We left.", "So did I."),
+            (
+                "It lasted until World War I. It ended.",
+                "It lasted until World War I.",
+            ),
+            ("The answer was No. Then it rained.", "The answer was No."),
+            (
+                "He met Martin Luther King Jr. He said so.",
+                "He met Martin Luther King Jr.",
+            ),
+        ] {
+            assert_eq!(sentences(text, false)[0], first, "{text}");
+        }
+        assert_eq!(
+            sentences("George W. Bush spoke. It rained.", false),
+            ["George W. Bush spoke.", "It rained."]
         );
     }
 
