@@ -53,10 +53,15 @@ impl Recorder<'_> {
     }
 
     async fn page(&mut self, path: &str) {
+        self.page_answering(path, StatusCode::OK).await;
+    }
+
+    /// A page that answers `expected` (a refused page says so in its status too).
+    async fn page_answering(&mut self, path: &str, expected: StatusCode) {
         let resp = self.app.get(self.c, path).await;
         let status = resp.status();
         let body = resp.text().await.unwrap();
-        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(status, expected, "{path}");
         self.seen.push(Seen {
             what: format!("GET {path}"),
             body,
@@ -242,7 +247,7 @@ async fn an_annotator_never_receives_gold_labels_other_workers_data_or_admin_fie
         format!("/research/judge/{judge}"),
         format!("/admin/campaigns/{judge}"),
     ] {
-        r.page(&path).await;
+        r.page_answering(&path, StatusCode::FORBIDDEN).await;
     }
     let resp = app.get(&worker, &format!("/export/judge/{judge}")).await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
