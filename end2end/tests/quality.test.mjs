@@ -99,9 +99,13 @@ test('a worker with the test answers is flagged on the dashboard and excluded in
         await page.getByTestId('excluded').textContent(),
         /^Excluded: 40 judgments set aside; 40 pairs went back in the queue for other workers\.$/,
       );
+      // The refreshed report: no worker is offered for exclusion any more (the old rows stay
+      // on screen until it arrives, and their gate column may say "stopped" too), and the
+      // flagged worker's row says stopped.
+      await page.getByTestId('exclude-confirm').waitFor({ state: 'detached' });
+      assert.equal(await page.getByTestId('exclude-confirm').count(), 0);
       const row = page.getByRole('table', { name: 'Workers' }).locator('tbody tr').filter({ has: page.getByTestId('harvest-flag') });
       await row.filter({ hasText: /stopped/ }).waitFor();
-      assert.equal(await page.getByTestId('exclude-confirm').count(), 0);
       assert.match(await page.getByText(/Excluded after a researcher's review/).first().textContent(), /40 ordinary pairs/);
     }
     assert.deepEqual(unexpectedErrors(page), []);
