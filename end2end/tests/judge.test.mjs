@@ -198,7 +198,8 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
 test('a worker whose last pair someone else holds is asked to wait, then told nothing is left', async () => {
   const admin = await newPage(browser);
   const form = await judgingForm(admin, 'One pair');
-  await form.getByLabel('Judgments per pair').fill('1');
+  await form.getByLabel('Judgments per pair, at most').fill('1');
+  await form.getByLabel('Judgments per pair, at least').fill('1');
   await form.getByLabel('One test pair in every').fill('0');
   await form.getByRole('button', { name: 'Create judging campaign' }).click();
   await admin.getByRole('heading', { name: 'One pair' }).waitFor();

@@ -50,7 +50,7 @@ test('a worker with the test answers is flagged on the dashboard and excluded in
   const admin = await adminContext();
   const id = await call(admin, 'admin/create_judge_campaign', {
     title: 'Harvest check', instructions: 'Read both sentences.', definition: 'loose',
-    judgments_per_pair: '6', test_every: '5', min_test_accuracy: '0.85', min_kappa: '0.2',
+    judgments_per_pair: '6', min_judgments_per_pair: '6', test_every: '5', min_test_accuracy: '0.85', min_kappa: '0.2',
     gate_min_judgments: '10000', gate_rule: '',
   });
   await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'pairs.csv', content: PAIRS, labels_are_tests: 'false' });
@@ -118,7 +118,7 @@ test('the confidence gate stops a worker who answers at random and says why, at 
   // The default gate: MultiPIT's minimum decided with confidence, from judgment 20.
   const id = await call(admin, 'admin/create_judge_campaign', {
     title: 'Confidence gate', instructions: 'Read both sentences.', definition: 'loose',
-    judgments_per_pair: '6', test_every: '5', min_test_accuracy: '0.85', min_kappa: '0.2',
+    judgments_per_pair: '6', min_judgments_per_pair: '6', test_every: '5', min_test_accuracy: '0.85', min_kappa: '0.2',
     gate_min_judgments: '20',
   });
   await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'pairs.csv', content: PAIRS, labels_are_tests: 'false' });

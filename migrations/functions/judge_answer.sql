@@ -21,7 +21,7 @@
 -- others), 'missing' (no such assignment of this worker's). In that order. The answer that makes
 -- a study worker's last item leases no next pair.
 -- needs: judge_record_judgment, judge_cell_change, judge_next_pair, judge_fold_worker,
--- needs: study_item_limit_row
+-- needs: study_item_limit_row, judge_settle_pair
 create or replace function judge_answer(
     p_campaign uuid, p_user uuid, p_assignment uuid, p_session_id text, p_session_data bytea,
     p_label bool, p_version int8, p_lease_seconds float8, p_test_every int4, p_per_pair int4,
@@ -47,6 +47,7 @@ declare
     cnn int4[] := '{}'::int4[];
     queued int8;
     last_item bool;
+    labelled bool;
 begin
     -- The worker, the assignment and its pair, locked in this order (as every judging
     -- statement locks them), with the campaign, the account, the session and a study worker's
@@ -141,18 +142,6 @@ begin
         end loop;
     end if;
 
-    -- A mined group's follow-up is due only when its last first-batch pair gets its last
-    -- judgment (db/mining/outbox.rs `enqueue_follow_up`, the same statement); the sweeper is
-    -- woken only when a row was written (a pair that was not mined has no group).
-    if not r.is_test and rec.n_judgments >= p_per_pair then
-        insert into follow_up_outbox (campaign_id, pair_id)
-        select p_campaign, r.pair_id where exists (select 1 from judge_pair p
-                                                   where p.pair_id = r.pair_id
-                                                     and p.mining_run_id is not null)
-        on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0;
-        get diagnostics queued = row_count;
-    end if;
-
     -- The next pair, with the worker's counts: this judgment, its own cell and the others'
     -- changes. An answer to a lease that ran out first looks for a live lease another tab may
     -- have taken since (a worker holds at most one); the common answer's lease was their only one.
@@ -170,6 +159,21 @@ begin
             p_new_position, p_ordinary_per_test, p_test_max, p_sweep,
             1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
             users, cpp, cpn, cnp, cnn);
+    end if;
+    -- The pair's label settles, or not, on its votes weighted by its workers' counts, this
+    -- worker's brought up to date above (`judge_settle_pair`): a settled pair is not served.
+    labelled := not r.is_test and judge_settle_pair(r.pair_id);
+
+    -- A mined group's follow-up is due only when its last first-batch pair gets its label (its
+    -- last judgment, or settled; `service::mining_follow_up` decides);
+    -- the sweeper is woken only when a row was written (a pair that was not mined has no group).
+    if labelled then
+        insert into follow_up_outbox (campaign_id, pair_id)
+        select p_campaign, r.pair_id where exists (select 1 from judge_pair p
+                                                   where p.pair_id = r.pair_id
+                                                     and p.mining_run_id is not null)
+        on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0;
+        get diagnostics queued = row_count;
     end if;
     return row('judged', null, lease.judgments, lease.tests_answered, lease.tests_correct,
                lease.kappa_pp, lease.kappa_pn, lease.kappa_np, lease.kappa_nn,

@@ -14,8 +14,9 @@ declare
 begin
     with drawn as (
         -- The window's ids as an array (`= any`), not a join: the planner cannot know the
-        -- window's size and, joining, hashed the whole table (9 ms a lease). `open_slots > 0`
-        -- again: a row updated since the window was read is checked again when it is locked.
+        -- window's size and, joining, hashed the whole table (9 ms a lease). `slots_full`
+        -- again: a row updated since the window was read (its last slot taken, or its label
+        -- settled) is checked again when it is locked.
         select p.pair_id from judge_pair p
         where p.pair_id = any(array(
                 select w.pair_id from judge_pair w
@@ -26,7 +27,7 @@ begin
                 -- every call).
                 limit (select judge_ordinary_window(count(*), p_per_test, p_test_max)
                        from judge_pair t where t.campaign_id = p_campaign and t.is_test)))
-          and p.open_slots > 0
+          and not p.slots_full
           and not exists (select 1 from judge_assignment a
                           where a.app_user_id = p_user and a.pair_id = p.pair_id)
         order by hashfloat8extended(p.sort_key, p_key), p.pair_id limit 1

@@ -258,6 +258,11 @@ const SERVER_FNS: &[Fn] = &[
         ],
     ),
     f(
+        "admin/promote_settled_pairs",
+        Level::Admin,
+        &[("campaign_id", "{judge}")],
+    ),
+    f(
         "admin/republish",
         Level::Admin,
         &[("campaign_id", "{judge}"), ("min_kappa", "0.4")],

@@ -144,7 +144,7 @@ async fn judgments_export_with_pseudonyms_and_trust_and_dawid_skene_labels_what_
     let (_, pair_rows) = records(&pair_csv);
     let part_of: HashMap<String, String> = pair_rows
         .iter()
-        .map(|r| (r[0].to_owned(), r[8].to_owned()))
+        .map(|r| (r[0].to_owned(), r[9].to_owned()))
         .collect();
     let (_, csv_text) = text(
         &researcher,

@@ -35,11 +35,16 @@ pub(crate) struct Setup<'a> {
     pub(crate) gate_rule: Option<&'a str>,
     pub(crate) pairs_csv: &'a str,
     pub(crate) tests_csv: Option<&'a str>,
+    /// Judgments every pair gets before it can settle; `None`: all of them (fixed redundancy,
+    /// which the tests of slots and counts assume).
+    pub(crate) min_judgments_per_pair: Option<u32>,
+    /// Each test pair served at most this often; `None`: no cap.
+    pub(crate) test_exposure_cap: Option<u32>,
 }
 
 impl<'a> Setup<'a> {
-    /// `pairs_csv` with 6 judgments a pair, no test pairs and a gate that waits for 10,000
-    /// judgments (so it never stops anyone); other settings by struct update.
+    /// `pairs_csv` with 6 judgments a pair (every pair all 6), no test pairs and a gate that
+    /// waits for 10,000 judgments (so it never stops anyone); other settings by struct update.
     pub(crate) fn pairs(pairs_csv: &'a str) -> Self {
         Self {
             judgments_per_pair: 6,
@@ -48,6 +53,8 @@ impl<'a> Setup<'a> {
             gate_rule: None,
             pairs_csv,
             tests_csv: None,
+            min_judgments_per_pair: None,
+            test_exposure_cap: None,
         }
     }
 }
@@ -68,6 +75,18 @@ pub(crate) async fn campaign(app: &TestApp, admin: &Client, s: Setup<'_>) -> Str
                 ("min_kappa", "0.2"),
                 ("gate_min_judgments", &s.gate_min_judgments.to_string()),
                 ("gate_rule", s.gate_rule.unwrap_or("")),
+                (
+                    "min_judgments_per_pair",
+                    &s.min_judgments_per_pair
+                        .unwrap_or(s.judgments_per_pair)
+                        .to_string(),
+                ),
+                (
+                    "test_exposure_cap",
+                    &s.test_exposure_cap
+                        .map(|c| c.to_string())
+                        .unwrap_or_default(),
+                ),
             ],
         )
         .await;
@@ -663,7 +682,7 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     let (mut gold_answers, mut gold_yes) = (0i64, 0i64);
     for r in reader.records() {
         let r = r.unwrap();
-        if &r[7] == "1" {
+        if &r[8] == "1" {
             gold_answers += r[4].parse::<i64>().unwrap();
             gold_yes += r[3].parse::<i64>().unwrap();
         }
@@ -2036,6 +2055,7 @@ async fn a_judged_campaign_exports_as_csv_jsonl_and_msrp_with_leakage_free_split
             "n_paraphrase",
             "n_judgments",
             "label",
+            "posterior",
             "group",
             "gold",
             "split"
@@ -2332,4 +2352,287 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
         exclude(&researcher, &pseudonym).await.status(),
         StatusCode::CONFLICT
     );
+}
+
+/// Adaptive redundancy through the answer path: unanimous pairs settle at the minimum and stop
+/// being served, a split pair takes judgments up to its maximum, the labels, posteriors and
+/// savings reach the dashboard and the export, and stopping a worker whose votes settled pairs
+/// opens them again for others.
+#[sqlx::test(migrations = "../migrations")]
+async fn pairs_settle_at_three_agreeing_votes_and_a_split_pair_takes_up_to_six(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            min_judgments_per_pair: Some(3),
+            ..Setup::pairs(&pairs_csv(10))
+        },
+    )
+    .await;
+    // One worker after another, each judging everything left: every worker answers the truth
+    // but on "Pair 0" (a paraphrase), which splits them.
+    let split = [true, false, true, false, true, true];
+    let mut names = Vec::new();
+    let mut served = Vec::new();
+    for (k, &on_split) in split.iter().enumerate() {
+        let (c, name) = app.annotator().await;
+        let (seen, last) = work(&app, &c, &id, usize::MAX, |t| {
+            if t["Judge"]["sentence1"] == "Pair 0 first sentence." {
+                on_split
+            } else {
+                truth(t)
+            }
+        })
+        .await;
+        assert!(last.get("NothingLeft").is_some(), "worker {k}: {last}");
+        served.push(seen.len());
+        names.push(name);
+    }
+    // The first three judge every pair; the nine unanimous pairs settle at their third vote, so
+    // the last three get only the split pair, which takes all six.
+    assert_eq!(served, [10, 10, 10, 1, 1, 1]);
+    let rows: Vec<(String, i32, Option<bool>, Option<f64>)> = sqlx::query_as(
+        "select sentence2, n_judgments, settled_label, posterior from judge_pair order by sentence1",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    for (sentence2, n, settled, posterior) in &rows {
+        let posterior = posterior.unwrap();
+        if sentence2.starts_with("Pair 0 ") {
+            // At its maximum: no settled label (the vote thresholds give it: 4 of 6).
+            assert_eq!((*n, *settled), (6, None));
+            assert!(posterior > 0.5, "{posterior}");
+        } else {
+            let truth = sentence2.contains("[P]");
+            assert_eq!((*n, *settled), (3, Some(truth)), "{sentence2}");
+            let lead = if truth { posterior } else { 1.0 - posterior };
+            assert!(lead >= 0.95, "{sentence2}: {posterior}");
+        }
+    }
+    assert_gate_counts_match_history(&pool, &id).await;
+
+    // The dashboard: every pair has its label, and 27 judgments were saved against 6 a pair.
+    let overview = json(
+        app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
+    assert_eq!(
+        (
+            &overview["complete_pairs"],
+            &overview["settled_pairs"],
+            &overview["judgments_saved"],
+            &overview["min_judgments_per_pair"],
+        ),
+        (
+            &Value::from(10),
+            &Value::from(9),
+            &Value::from(27),
+            &Value::from(3)
+        ),
+        "{overview}"
+    );
+    let page = app
+        .get(&admin, &format!("/admin/campaigns/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("9 settled early: 27 judgments saved against 6 for every pair (45%)"),
+        "{page}"
+    );
+    assert!(page.contains("3 to 6 judgments per pair, settled at 95%"));
+
+    // The export: every pair labelled as its truth, with its posterior and its judgments.
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let csv_text = app
+        .get(&researcher, &format!("/export/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(&header[4..7], ["n_judgments", "label", "posterior"]);
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(records.len(), 10);
+    for r in &records {
+        let truth = if r[2].contains("[P]") { "1" } else { "0" };
+        assert_eq!(&r[5], truth, "{r:?}");
+        let posterior: f64 = r[6].parse().unwrap();
+        if r[1].starts_with("Pair 0 ") {
+            assert_eq!(&r[4], "6");
+            assert!(posterior > 0.5, "{r:?}");
+        } else {
+            assert_eq!(&r[4], "3");
+            assert!(posterior >= 0.95, "{r:?}");
+        }
+    }
+
+    // A newcomer finds nothing left ...
+    let (late, _) = app.annotator().await;
+    assert!(next(&app, &late, &id).await.get("NothingLeft").is_some());
+    // ... until the first worker is stopped: the pairs their votes settled have two trusted
+    // votes, below the minimum, and are served again.
+    let resp = app
+        .call(
+            &admin,
+            "admin/set_judge_worker_status",
+            &[
+                ("campaign_id", &id),
+                ("user_id", &app.user_id(&names[0]).await),
+                ("status", "stopped"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let open: i64 = count(
+        &pool,
+        "select count(*) from judge_pair where settled_label is null",
+    )
+    .await;
+    assert_eq!(open, 10);
+    let (seen, last) = work(&app, &late, &id, usize::MAX, truth).await;
+    assert_eq!(seen.len(), 9, "{last}");
+    let settled: i64 = count(
+        &pool,
+        "select count(*) from judge_pair where settled_label is not null and n_judgments = 3",
+    )
+    .await;
+    assert_eq!(settled, 9);
+    assert_gate_counts_match_history(&pool, &id).await;
+    app.stop().await;
+}
+
+/// Gold that cannot be harvested: no test pair is served past the campaign's cap, the dashboard
+/// says when they reach it, and settled pairs promote to test pairs with the crowd's label as
+/// their gold, marked as promoted.
+#[sqlx::test(migrations = "../migrations")]
+async fn test_pairs_stop_at_their_exposure_cap_and_settled_pairs_promote(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let tests = tests_csv(2);
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            test_every: 2,
+            tests_csv: Some(&tests),
+            min_judgments_per_pair: Some(3),
+            test_exposure_cap: Some(2),
+            ..Setup::pairs(&pairs_csv(20))
+        },
+    )
+    .await;
+    for _ in 0..4 {
+        let (c, _) = app.annotator().await;
+        let (_, last) = work(&app, &c, &id, usize::MAX, truth).await;
+        assert!(last.get("NothingLeft").is_some(), "{last}");
+    }
+    // Four workers, one test slot in every two: the two test pairs are served twice each, and
+    // never again.
+    let served: Vec<(i32, i64)> = sqlx::query_as(
+        r#"select p.test_served, count(a.assignment_id) from judge_pair p
+           left join judge_assignment a using (pair_id)
+           where p.is_test group by p.pair_id, p.test_served"#,
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(served, [(2, 2), (2, 2)]);
+    let overview = json(
+        app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+            .await,
+    )
+    .await;
+    assert_eq!(overview["tests_at_cap"], 2, "{overview}");
+    let page = app
+        .get(&admin, &format!("/admin/campaigns/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("2 of 2 test pairs served 2 times, their cap."),
+        "{page}"
+    );
+    assert!(page.contains("promote settled pairs or add test pairs"));
+
+    // Annotators cannot promote; admins promote every settled pair here (unanimous, accurate
+    // workers), each a test pair whose gold is its truth.
+    let (annotator, _) = app.annotator().await;
+    let resp = app
+        .call(
+            &annotator,
+            "admin/promote_settled_pairs",
+            &[("campaign_id", &id)],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let settled: i64 = count(
+        &pool,
+        "select count(*) from judge_pair where settled_label is not null",
+    )
+    .await;
+    assert!(settled >= 15, "{settled}");
+    let promoted = json(
+        app.call(
+            &admin,
+            "admin/promote_settled_pairs",
+            &[("campaign_id", &id)],
+        )
+        .await,
+    )
+    .await;
+    let promoted = promoted.as_i64().unwrap();
+    assert!(
+        promoted > 0 && promoted <= settled,
+        "{promoted} of {settled}"
+    );
+    type Promoted = (String, bool, Option<bool>, Option<String>);
+    let rows: Vec<Promoted> = sqlx::query_as(
+        r#"select sentence2, is_test, gold_label, gold_explanation
+           from judge_pair where gold_promoted"#,
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len() as i64, promoted);
+    for (sentence2, is_test, gold, explanation) in &rows {
+        assert!(is_test);
+        assert_eq!(*gold, Some(sentence2.contains("[P]")), "{sentence2}");
+        assert_eq!(*explanation, None);
+    }
+    let listed = json(
+        app.call(
+            &admin,
+            "admin/list_pairs",
+            &[("campaign_id", &id), ("tests_only", "true"), ("page", "0")],
+        )
+        .await,
+    )
+    .await;
+    let flagged = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["gold_promoted"] == true)
+        .count();
+    assert_eq!(flagged as i64, promoted);
+    // Promoting again finds nothing new.
+    let again = json(
+        app.call(
+            &admin,
+            "admin/promote_settled_pairs",
+            &[("campaign_id", &id)],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(again, 0);
+    app.stop().await;
 }

@@ -3,6 +3,7 @@
 //! inputs, in one query each.
 use app::domain::judge::gate_table::{table_changes, Judged, KappaTable, Votes};
 use app::domain::judge::schedule::{self, ServingWindows};
+use app::domain::judge::settle::{self, Redundancy, Settling, Vote};
 use app::domain::rng::SplitMix64;
 use sqlx::PgPool;
 
@@ -179,4 +180,148 @@ async fn a_judgments_cell_change_is_the_domains(pool: PgPool) {
         changed += usize::from(!got.is_zero());
     }
     assert!(changed > N / 4, "{changed}");
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_votes_accuracy_is_the_domains(pool: PgPool) {
+    let mut rng = SplitMix64::new(4);
+    let mut cols: (Vec<bool>, [Vec<i32>; 4]) = Default::default();
+    for i in 0..N {
+        cols.0.push(rng.below(2) == 1);
+        // Small pairs and evidence often (the edges, counts out of step included), some large.
+        let big = i % 5 == 0;
+        cols.1[0].push(rng.below(5) as i32);
+        cols.1[1].push(rng.below(5) as i32);
+        let observed = rng.below(if big { 5_000 } else { 6 }) as i32;
+        cols.1[3].push(observed);
+        cols.1[2].push(rng.below(observed as u64 + 2) as i32);
+    }
+    let rows: Vec<(f64,)> = sqlx::query_as(
+        r#"select judge_vote_accuracy(l, y, n, a, o)
+           from unnest($1::bool[], $2::int4[], $3::int4[], $4::int4[], $5::int4[])
+                with ordinality as t(l, y, n, a, o, i)
+           order by i"#,
+    )
+    .bind(&cols.0)
+    .bind(&cols.1[0])
+    .bind(&cols.1[1])
+    .bind(&cols.1[2])
+    .bind(&cols.1[3])
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), N);
+    for (i, (got,)) in rows.into_iter().enumerate() {
+        let c: Vec<u32> = cols.1.iter().map(|c| c[i] as u32).collect();
+        let want = settle::vote_accuracy(cols.0[i], c[0], c[1], c[2], c[3]);
+        assert_eq!(got, want, "label {}, counts {c:?}", cols.0[i]);
+    }
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn settling_a_pair_is_the_domains(pool: PgPool) {
+    let mut rng = SplitMix64::new(5);
+    let (mut mins, mut maxes, mut confidence, mut next) = (vec![], vec![], vec![], vec![]);
+    let (mut offsets, mut counts, mut labels, mut accuracies) = (vec![], vec![], vec![], vec![]);
+    let mut expected = Vec::new();
+    for i in 0..N {
+        let max = 1 + rng.below(10) as u32;
+        let min = 1 + rng.below(u64::from(max)) as u32;
+        let r = Redundancy {
+            min,
+            max,
+            confidence: [0.95, 0.9, 0.99, 0.501 + 0.498 * rng.unit()][i % 4],
+        };
+        let n = rng.below(u64::from(max) + 2) as usize;
+        // Equal accuracies half the time (ties and exact leads), any accuracy otherwise, some
+        // outside [0.5, 0.99] (clamped).
+        let same = 0.5 + 0.5 * rng.unit();
+        let votes: Vec<Vote> = (0..n)
+            .map(|_| Vote {
+                paraphrase: rng.below(3) != 0,
+                accuracy: if i % 2 == 0 { same } else { 1.2 * rng.unit() },
+            })
+            .collect();
+        let next_accuracy = [settle::NEXT_ACCURACY, 0.8, rng.unit()][i % 3];
+        expected.push((
+            settle::settle(&r, 0.5, &votes, next_accuracy),
+            settle::posterior(0.5, &votes),
+        ));
+        mins.push(min as i32);
+        maxes.push(max as i32);
+        confidence.push(r.confidence);
+        next.push(next_accuracy);
+        offsets.push(labels.len() as i32);
+        counts.push(n as i32);
+        labels.extend(votes.iter().map(|v| v.paraphrase));
+        accuracies.extend(votes.iter().map(|v| v.accuracy));
+    }
+    let rows: Vec<(String, Option<bool>, Option<f64>, f64)> = sqlx::query_as(
+        r#"select s.state, s.paraphrase, s.posterior, s.p_paraphrase
+           from unnest($1::int4[], $2::int4[], $3::float8[], $4::float8[], $5::int4[],
+                       $6::int4[]) with ordinality as t(mn, mx, c, nx, o, n, i)
+           cross join lateral judge_settling(mn, mx, c, 0.5, ($7::bool[])[o + 1 : o + n],
+                                             ($8::float8[])[o + 1 : o + n], nx) s
+           order by t.i"#,
+    )
+    .bind(&mins)
+    .bind(&maxes)
+    .bind(&confidence)
+    .bind(&next)
+    .bind(&offsets)
+    .bind(&counts)
+    .bind(&labels)
+    .bind(&accuracies)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), N);
+    let mut seen = [0usize; 3];
+    for (i, (state, paraphrase, posterior, p_paraphrase)) in rows.into_iter().enumerate() {
+        let (want, want_p) = expected[i];
+        let got = match state.as_str() {
+            "open" => Settling::Open,
+            "settled" => Settling::Settled {
+                paraphrase: paraphrase.unwrap(),
+                posterior: posterior.unwrap(),
+            },
+            "unresolved" => Settling::Unresolved {
+                posterior: posterior.unwrap(),
+            },
+            other => panic!("state {other}"),
+        };
+        let case = (mins[i], maxes[i], confidence[i], next[i], counts[i]);
+        // The same operations in the same order: equal to the bit, but for a case on a
+        // boundary to within rounding, where either side of it is the same rule.
+        assert!((p_paraphrase - want_p).abs() <= 1e-12, "{case:?}");
+        let lead = want_p.max(1.0 - want_p);
+        let w = |a: f64| {
+            let a = a.clamp(settle::MIN_ACCURACY, settle::MAX_ACCURACY);
+            (a / (1.0 - a)).ln()
+        };
+        let left = f64::from((maxes[i] - counts[i]).max(0));
+        let l = (want_p / (1.0 - want_p)).ln();
+        let on_boundary =
+            (lead - confidence[i]).abs() < 1e-9 || (l.abs() - left * w(next[i])).abs() < 1e-9;
+        let parts = |s: Settling| match s {
+            Settling::Open => (0, None, 0.0),
+            Settling::Settled {
+                paraphrase,
+                posterior,
+            } => (1, Some(paraphrase), posterior),
+            Settling::Unresolved { posterior } => (2, None, posterior),
+        };
+        let (g, w_) = (parts(got), parts(want));
+        if !on_boundary {
+            assert_eq!((g.0, g.1), (w_.0, w_.1), "{case:?}");
+            assert!((g.2 - w_.2).abs() <= 1e-12, "{case:?}: {got:?} {want:?}");
+        }
+        seen[match want {
+            Settling::Open => 0,
+            Settling::Settled { .. } => 1,
+            Settling::Unresolved { .. } => 2,
+        }] += 1;
+    }
+    // Every outcome was met many times.
+    assert!(seen.iter().all(|&n| n > N / 20), "{seen:?}");
 }

@@ -10,7 +10,9 @@ pub use crate::dto::judge_admin::{
 };
 
 /// Creates a judging campaign (draft) with its settings. Admins only. The vote thresholds
-/// default to a strict majority (MultiPIT: >= 4 of 6 paraphrase, <= 2 not).
+/// default to a strict majority (MultiPIT: >= 4 of 6 paraphrase, <= 2 not); a pair gets at least
+/// 3 judgments (or all, when it gets fewer) and settles at a posterior of 0.95 unless the form
+/// says otherwise (`min_judgments_per_pair` equal to `judgments_per_pair`: fixed redundancy).
 #[allow(clippy::too_many_arguments)]
 #[server(endpoint = "admin/create_judge_campaign")]
 pub async fn create_judge_campaign(
@@ -28,12 +30,16 @@ pub async fn create_judge_campaign(
     #[server(default)] gate_rule: Option<String>,
     #[server(default)] min_display_ms: Option<u32>,
     #[server(default)] gate_alpha: Option<f64>,
+    #[server(default)] min_judgments_per_pair: Option<u32>,
+    #[server(default)] settle_confidence: Option<f64>,
+    #[server(default)] test_exposure_cap: Option<String>,
 ) -> Result<String, AppError> {
     super::with_status(
         ssr::create(
             title,
             instructions,
             (definition, gate_rule, gate_alpha),
+            (min_judgments_per_pair, settle_confidence, test_exposure_cap),
             [judgments_per_pair, test_every, gate_min_judgments],
             (min_test_accuracy, min_kappa),
             (
@@ -86,6 +92,14 @@ pub async fn set_test_pair(
     super::with_status(ssr::set_test_pair(campaign_id, pair_id, gold, explanation).await)
 }
 
+/// Promotes the campaign's ordinary pairs whose label settled at a posterior of 0.99 or more,
+/// every vote from a worker estimated at least 90% accurate, to test pairs (their gold is the
+/// settled label, marked as promoted). Returns how many. Admins only.
+#[server(endpoint = "admin/promote_settled_pairs")]
+pub async fn promote_settled_pairs(campaign_id: CampaignId) -> Result<u64, AppError> {
+    super::with_status(ssr::promote_settled(campaign_id).await)
+}
+
 /// Stops or reinstates a worker (`status` = "stopped" or "active"). A reinstated worker's
 /// judgments are trusted again and the gate no longer applies to them.
 #[server(endpoint = "admin/set_judge_worker_status")]
@@ -116,13 +130,20 @@ mod ssr {
     use crate::api::admin;
     use crate::domain::judge::labels::{default_thresholds, Thresholds};
     use crate::domain::judge::settings::GateRule;
-    use crate::domain::judge::settings::{Definition, JudgeSettings};
+    use crate::domain::judge::settings::{
+        Definition, JudgeSettings, DEFAULT_MIN_JUDGMENTS, DEFAULT_SETTLE_CONFIDENCE,
+    };
     use crate::service::{judge_campaigns as service, quality};
 
     pub async fn create(
         title: String,
         instructions: String,
         (definition, gate_rule, gate_alpha): (String, Option<String>, Option<f64>),
+        (min_judgments, settle_confidence, exposure_cap): (
+            Option<u32>,
+            Option<f64>,
+            Option<String>,
+        ),
         [judgments_per_pair, test_every, gate_min_judgments]: [u32; 3],
         (min_test_accuracy, min_kappa): (f64, f64),
         (para_min, not_max, lease, min_display): (
@@ -145,10 +166,25 @@ mod ssr {
                 )
             })?,
         };
+        // An empty field: no cap.
+        let test_exposure_cap = match exposure_cap.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(c) => Some(c.parse::<u32>().map_err(|_| {
+                AppError::validation(
+                    "test_exposure_cap",
+                    "A test pair's exposure cap is a whole number of servings, or empty for none.",
+                )
+            })?),
+        };
         let defaults = default_thresholds(judgments_per_pair);
         let settings = JudgeSettings {
             definition,
             judgments_per_pair,
+            // Unless the form says otherwise: adaptive from 3, or fixed when a pair gets fewer.
+            min_judgments_per_pair: min_judgments
+                .unwrap_or(DEFAULT_MIN_JUDGMENTS.min(judgments_per_pair)),
+            settle_confidence: settle_confidence.unwrap_or(DEFAULT_SETTLE_CONFIDENCE),
+            test_exposure_cap,
             test_every,
             min_test_accuracy,
             min_kappa,
@@ -216,6 +252,11 @@ mod ssr {
             }
         };
         service::set_test_pair(&pool, id, pair_id, gold, &explanation).await
+    }
+
+    pub async fn promote_settled(campaign_id: CampaignId) -> Result<u64, AppError> {
+        let (pool, _, id) = admin_and_campaign(campaign_id).await?;
+        service::promote_settled(&pool, id).await
     }
 
     pub async fn set_worker_status(

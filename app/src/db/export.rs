@@ -64,6 +64,10 @@ pub struct ExportPair {
     pub n_judgments: i32,
     /// Trusted "paraphrase" votes so far (a test pair: every "paraphrase" answer).
     pub n_paraphrase: i32,
+    /// The label it settled on before its maximum (adaptive redundancy).
+    pub settled_label: Option<bool>,
+    /// The posterior of "paraphrase" as of its last judgment; `None` before the first.
+    pub posterior: Option<f64>,
 }
 
 /// A judgment as exported, with its pair's texts.
@@ -158,7 +162,8 @@ fn pair_rows<'e>(
                   case when p.is_test
                        then (select count(*) from judge_judgment j
                              where j.pair_id = p.pair_id and j.is_paraphrase)::int4
-                       else p.n_paraphrase end as "n_paraphrase!"
+                       else p.n_paraphrase end as "n_paraphrase!",
+                  p.settled_label, p.posterior
            from judge_pair p
            where p.campaign_id = $1 order by p.created_at, p.pair_id"#,
         campaign_id as CampaignId

@@ -41,6 +41,12 @@ pub struct PairRecord {
     pub n_judgments: i32,
     /// Trusted "paraphrase" votes so far.
     pub n_paraphrase: i32,
+    /// The label it settled on before its maximum (adaptive redundancy), if it did.
+    #[serde(default)]
+    pub settled_label: Option<bool>,
+    /// A test pair promoted from a settled ordinary pair (its gold is the crowd's label).
+    #[serde(default)]
+    pub gold_promoted: bool,
 }
 
 /// A pair with its gold fields and its label, for admins only (the record's fields sit beside
@@ -49,7 +55,8 @@ pub struct PairRecord {
 pub struct AdminPair {
     #[serde(flatten)]
     pub pair: PairRecord,
-    /// The label by vote threshold once the pair has all its judgments, else `None`.
+    /// The label once the pair has it (settled, or by vote threshold at all its judgments),
+    /// else `None`.
     pub label: Option<VoteLabel>,
 }
 
@@ -99,6 +106,12 @@ pub struct GateStanding {
 pub struct JudgeCampaignOverview {
     pub definition: String,
     pub judgments_per_pair: u32,
+    /// Judgments every pair gets before it can settle (equal to `judgments_per_pair`: fixed).
+    #[serde(default)]
+    pub min_judgments_per_pair: u32,
+    /// The posterior at which a pair settles.
+    #[serde(default)]
+    pub settle_confidence: f64,
     pub test_every: u32,
     pub min_test_accuracy: f64,
     pub min_kappa: f64,
@@ -116,6 +129,21 @@ pub struct JudgeCampaignOverview {
     pub pairs: i64,
     pub test_pairs: i64,
     pub complete_pairs: i64,
+    /// A test pair is served at most this often (`None`: no cap) ...
+    #[serde(default)]
+    pub test_exposure_cap: Option<u32>,
+    /// ... and this many have been.
+    #[serde(default)]
+    pub tests_at_cap: i64,
+    /// Test pairs promoted from settled pairs.
+    #[serde(default)]
+    pub promoted_test_pairs: i64,
+    /// Pairs settled before their maximum ...
+    #[serde(default)]
+    pub settled_pairs: i64,
+    /// ... and the judgments that saved against fixed redundancy.
+    #[serde(default)]
+    pub judgments_saved: i64,
     pub judgments: i64,
     /// Set when either gold label is under 30% of the test pairs.
     pub gold_warning: Option<String>,

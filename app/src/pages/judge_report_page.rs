@@ -95,8 +95,8 @@ fn Report(
         <h1>{r.title.clone()}</h1>
         <p class="muted">
             "Status " {r.status.as_str()} " · definition " {r.definition.clone()} " · "
-            {r.complete_pairs} " of " {r.pairs} " pairs have all " {r.judgments_per_pair}
-            " judgments · statistics over trusted judgments, computed at "
+            {r.complete_pairs} " of " {r.pairs} " pairs have their label (settled, or all "
+            {r.judgments_per_pair} " judgments) · statistics over trusted judgments, computed at "
             <time datetime=r.computed_at.clone()>{r.computed_at.replace('T', " ").chars().take(19).collect::<String>()} " UTC"</time>
             " in " {format!("{:.0} ms", r.compute_ms)}
         </p>

@@ -27,7 +27,7 @@ use crate::domain::export::split::{split, Part, Row};
 use crate::domain::export::stats::{
     dataset_stats, DatasetStats, StatRow, Unlabelled, UnlabelledCounts,
 };
-use crate::domain::judge::labels::{vote_label, VoteLabel};
+use crate::domain::judge::labels::{pair_label, PairVotes, VoteLabel};
 use crate::domain::judge::settings::JudgeSettings;
 use crate::domain::{CampaignId, PairId, SourceId, UserId};
 use crate::error::AppError;
@@ -178,13 +178,20 @@ impl Labeller {
                 None => Err(Unlabelled::ShortOfJudgments),
             };
         }
-        if (p.n_judgments.max(0) as u32) < self.settings.judgments_per_pair {
-            return Err(Unlabelled::ShortOfJudgments);
-        }
-        match vote_label(p.n_paraphrase.max(0) as u32, self.settings.thresholds) {
-            VoteLabel::Paraphrase => Ok(1),
-            VoteLabel::NotParaphrase => Ok(0),
-            VoteLabel::Unresolved => Err(Unlabelled::Unresolved),
+        let votes = PairVotes {
+            judgments: p.n_judgments.max(0) as u32,
+            paraphrase: p.n_paraphrase.max(0) as u32,
+            settled: p.settled_label,
+        };
+        match pair_label(
+            votes,
+            self.settings.judgments_per_pair,
+            self.settings.thresholds,
+        ) {
+            None => Err(Unlabelled::ShortOfJudgments),
+            Some(VoteLabel::Paraphrase) => Ok(1),
+            Some(VoteLabel::NotParaphrase) => Ok(0),
+            Some(VoteLabel::Unresolved) => Err(Unlabelled::Unresolved),
         }
     }
 }
@@ -354,7 +361,13 @@ async fn judge_stream(
 }
 
 fn pair_row(p: ExportPair, label: Option<u8>, part: Part) -> PairRow {
+    let posterior = match (p.is_test, label, p.posterior) {
+        (false, Some(1), Some(yes)) => Some(yes),
+        (false, Some(_), Some(yes)) => Some(1.0 - yes),
+        _ => None,
+    };
     PairRow {
+        posterior,
         id: p.external_id.unwrap_or_else(|| p.pair_id.to_string()),
         sentence1: p.sentence1,
         sentence2: p.sentence2,

@@ -1,6 +1,7 @@
 //! Keeps the quality gate's running counts in step with the votes
 //! (`domain::judge::gate_table`): every write that changes a pair's trusted votes calls one of
-//! these in its transaction, after it has taken the pair's row lock.
+//! these in its transaction, after it has taken the pair's row lock. It settles the pairs
+//! again as well (adaptive redundancy: `db::resettle`).
 use std::collections::{BTreeMap, HashMap};
 
 use sqlx::PgConnection;
@@ -59,5 +60,7 @@ pub async fn after_flips(
     }
     let changes: Vec<(UserId, KappaTable)> =
         total.into_iter().filter(|(_, t)| !t.is_zero()).collect();
-    db::record_table_changes(conn, campaign_id, &changes).await
+    db::record_table_changes(conn, campaign_id, &changes).await?;
+    // The pairs' labels may settle, or open again, on the votes that count now.
+    db::resettle(conn, &ids).await
 }

@@ -4,10 +4,10 @@ use sqlx::PgPool;
 
 use crate::db::{campaigns, judge as db};
 use crate::domain::agreement::cohen_kappa_se_2x2;
-use crate::domain::judge::labels::vote_label;
+use crate::domain::judge::labels::{pair_label, PairVotes};
 use crate::domain::judge::pair_import::unbalanced_gold;
 use crate::domain::judge::settings::{GateRule, JudgeSettings};
-use crate::domain::judge::test_pool::{looks_like_gold_harvesting, small_test_pool};
+use crate::domain::judge::test_pool::{self, looks_like_gold_harvesting, small_test_pool};
 use crate::domain::judge::{confidence, rule_text};
 use crate::domain::{CampaignId, CampaignKind, PairId, UserId};
 use crate::dto::judge_admin::{
@@ -84,6 +84,8 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
     Ok(JudgeCampaignOverview {
         definition: s.definition.as_str().to_owned(),
         judgments_per_pair: s.judgments_per_pair,
+        min_judgments_per_pair: s.min_judgments_per_pair,
+        settle_confidence: s.settle_confidence,
         test_every: s.test_every,
         min_test_accuracy: s.min_test_accuracy,
         min_kappa: s.min_kappa,
@@ -97,6 +99,11 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
         pairs: p.pairs,
         test_pairs: p.test_pairs,
         complete_pairs: p.complete_pairs,
+        settled_pairs: p.settled_pairs,
+        judgments_saved: p.judgments_saved,
+        test_exposure_cap: s.test_exposure_cap,
+        tests_at_cap: p.tests_at_cap,
+        promoted_test_pairs: p.promoted_test_pairs,
         judgments: p.judgments,
         gold_warning,
         test_pool_warning,
@@ -161,11 +168,38 @@ pub async fn list_pairs(
     Ok(rows
         .into_iter()
         .map(|pair| AdminPair {
-            label: (!pair.is_test && pair.n_judgments as u32 >= settings.judgments_per_pair)
-                .then(|| vote_label(pair.n_paraphrase as u32, settings.thresholds)),
+            label: (!pair.is_test)
+                .then(|| {
+                    pair_label(
+                        PairVotes {
+                            judgments: pair.n_judgments.max(0) as u32,
+                            paraphrase: pair.n_paraphrase.max(0) as u32,
+                            settled: pair.settled_label,
+                        },
+                        settings.judgments_per_pair,
+                        settings.thresholds,
+                    )
+                })
+                .flatten(),
             pair,
         })
         .collect())
+}
+
+/// Promotes the settled pairs that qualify to test pairs ([`test_pool::PROMOTE_MIN_POSTERIOR`],
+/// [`test_pool::PROMOTE_MIN_WORKER_ACCURACY`]); returns how many.
+pub async fn promote_settled(pool: &PgPool, id: CampaignId) -> Result<u64, AppError> {
+    settings(pool, id).await?;
+    let mut tx = pool.begin().await?;
+    let n = db::promote_settled(
+        &mut tx,
+        id,
+        test_pool::PROMOTE_MIN_POSTERIOR,
+        test_pool::PROMOTE_MIN_WORKER_ACCURACY,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(n)
 }
 
 /// Makes a pair a test pair with `gold` (true = paraphrase) and an explanation (at most 2,000

@@ -97,11 +97,7 @@ pub async fn check(
     let settings = judge_db::settings(pool, campaign_id)
         .await?
         .ok_or(AppError::NotFound)?;
-    let votes: Vec<(u32, u32)> = db::first_batch_votes(pool, campaign_id, run_id, &group)
-        .await?
-        .into_iter()
-        .map(|(n, yes)| (n.max(0) as u32, yes.max(0) as u32))
-        .collect();
+    let votes = db::first_batch_votes(pool, campaign_id, run_id, &group).await?;
     let Some((paraphrases, pairs)) = follow_up_decision(
         &votes,
         settings.judgments_per_pair,

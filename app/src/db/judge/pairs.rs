@@ -45,6 +45,67 @@ pub async fn insert_pairs(
     Ok((inserted, rows.len() as u64 - inserted))
 }
 
+/// Settles `pairs` again after their trusted votes changed (`judge_settle_pair`): a pair whose
+/// label no longer holds is served again, one that now has its label is not, and a mined
+/// pair's group follow-up is made due when it has. The caller holds the pairs' row locks.
+pub async fn resettle(conn: &mut PgConnection, pairs: &[PairId]) -> Result<(), AppError> {
+    sqlx::query!(
+        r#"with settled as materialized (
+               select t.pair_id, judge_settle_pair(t.pair_id) as labelled
+               from unnest($1::uuid[]) as t(pair_id))
+           insert into follow_up_outbox (campaign_id, pair_id)
+           select p.campaign_id, p.pair_id
+           from settled s join judge_pair p using (pair_id)
+           where s.labelled and p.mining_run_id is not null
+           on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0"#,
+        pairs as &[PairId]
+    )
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Promotes the campaign's ordinary pairs settled at `min_posterior` or above, on which every
+/// trusted vote came from a worker estimated at least `min_accuracy` accurate, to test pairs:
+/// their settled label becomes their gold label, marked as promoted, without an explanation.
+/// Returns how many.
+pub async fn promote_settled(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    min_posterior: f64,
+    min_accuracy: f64,
+) -> Result<u64, AppError> {
+    let done = sqlx::query!(
+        r#"update judge_pair p
+           set is_test = true, gold_label = p.settled_label, gold_promoted = true,
+               gold_explanation = null, settled_label = null
+           where p.campaign_id = $1 and not p.is_test and p.settled_label is not null
+             and greatest(p.posterior, 1 - p.posterior) >= $2
+             and not exists (
+                 select 1 from judge_judgment j
+                 join judge_worker w on w.campaign_id = j.campaign_id
+                                    and w.app_user_id = j.app_user_id
+                 -- The changes others' answers made to the worker's table, not yet folded in.
+                 cross join lateral (
+                     select coalesce(sum(c.pp), 0)::int4 as pp, coalesce(sum(c.pn), 0)::int4 as pn,
+                            coalesce(sum(c.np), 0)::int4 as np, coalesce(sum(c.nn), 0)::int4 as nn
+                     from judge_gate_change c
+                     where c.campaign_id = w.campaign_id and c.app_user_id = w.app_user_id) g
+                 where j.pair_id = p.pair_id and j.trusted and not j.is_test
+                   -- No majority of others given: the worker's own pooled accuracy.
+                   and judge_vote_accuracy(j.is_paraphrase, 0, 0,
+                           w.tests_correct + w.kappa_pp + g.pp + w.kappa_nn + g.nn,
+                           w.tests_answered + w.kappa_pp + g.pp + w.kappa_pn + g.pn
+                               + w.kappa_np + g.np + w.kappa_nn + g.nn) < $3)"#,
+        campaign_id as CampaignId,
+        min_posterior,
+        min_accuracy
+    )
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected())
+}
+
 /// Has PostgreSQL sample `judge_pair` again (ANALYZE), after pairs came in bulk.
 ///
 /// Until it does, the planner knows nothing of the new rows, and the lease's scan for the first
@@ -108,7 +169,7 @@ pub async fn list_pairs(
     Ok(sqlx::query_as!(
         PairRecord,
         r#"select pair_id as "pair_id: _", sentence1, sentence2, group_key, is_test, gold_label, gold_explanation,
-                  n_judgments, n_paraphrase
+                  n_judgments, n_paraphrase, settled_label, gold_promoted
            from judge_pair where campaign_id = $1 and (is_test or not $2)
            order by created_at, sentence1, sentence2 offset $3 limit $4"#,
         campaign_id as CampaignId,
@@ -120,7 +181,9 @@ pub async fn list_pairs(
     .await?)
 }
 
-/// Makes a pair a test pair with a gold label and explanation, or an ordinary pair again.
+/// Makes a pair a test pair with a gold label and explanation, or an ordinary pair again. Either
+/// way it is not settled: a test pair has no settled label, and an ordinary pair again settles
+/// at its next judgment.
 pub async fn set_test_pair(
     db: impl PgExecutor<'_>,
     campaign_id: CampaignId,
@@ -129,6 +192,7 @@ pub async fn set_test_pair(
 ) -> Result<(), AppError> {
     let done = sqlx::query!(
         r#"update judge_pair set is_test = $3, gold_label = coalesce($4, gold_label),
+               settled_label = null,
                gold_explanation = case when $3 then $5 else gold_explanation end
            where pair_id = $1 and campaign_id = $2"#,
         pair_id as PairId,

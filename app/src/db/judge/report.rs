@@ -10,8 +10,16 @@ pub struct Progress {
     pub pairs: i64,
     /// Hidden test pairs.
     pub test_pairs: i64,
-    /// Ordinary pairs with all their judgments.
+    /// Ordinary pairs with their label: all their judgments, or settled before.
     pub complete_pairs: i64,
+    /// Ordinary pairs settled before their maximum (adaptive redundancy).
+    pub settled_pairs: i64,
+    /// The judgments those pairs did not need: their maximum less what they got.
+    pub judgments_saved: i64,
+    /// Test pairs served as often as the campaign's exposure cap allows.
+    pub tests_at_cap: i64,
+    /// Test pairs promoted from settled ordinary pairs.
+    pub promoted_test_pairs: i64,
     /// Trusted judgments of ordinary pairs.
     pub judgments: i64,
     /// Trusted "paraphrase" votes on ordinary pairs (with `judgments`, tells whether anything
@@ -30,8 +38,18 @@ pub async fn progress(
         Progress,
         r#"select count(*) filter (where not p.is_test) as "pairs!",
                   count(*) filter (where p.is_test) as "test_pairs!",
-                  count(*) filter (where not p.is_test and p.n_judgments >= s.judgments_per_pair)
+                  count(*) filter (where not p.is_test
+                                     and (p.n_judgments >= s.judgments_per_pair
+                                          or p.settled_label is not null))
                       as "complete_pairs!",
+                  count(*) filter (where not p.is_test and p.settled_label is not null)
+                      as "settled_pairs!",
+                  coalesce(sum(greatest(s.judgments_per_pair - p.n_judgments, 0))
+                           filter (where not p.is_test and p.settled_label is not null), 0)::int8
+                      as "judgments_saved!",
+                  count(*) filter (where p.is_test and p.test_served >= s.test_exposure_cap)
+                      as "tests_at_cap!",
+                  count(*) filter (where p.is_test and p.gold_promoted) as "promoted_test_pairs!",
                   coalesce(sum(p.n_judgments) filter (where not p.is_test), 0)::int8 as "judgments!",
                   coalesce(sum(p.n_paraphrase) filter (where not p.is_test), 0)::int8
                       as "paraphrase_votes!",

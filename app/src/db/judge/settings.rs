@@ -11,6 +11,9 @@ use crate::error::AppError;
 struct SettingsRow {
     definition: Definition,
     judgments_per_pair: i32,
+    min_judgments_per_pair: i32,
+    settle_confidence: f64,
+    test_exposure_cap: Option<i32>,
     test_every: i32,
     min_test_accuracy: f64,
     min_kappa: f64,
@@ -28,6 +31,9 @@ impl From<SettingsRow> for JudgeSettings {
         JudgeSettings {
             definition: r.definition,
             judgments_per_pair: r.judgments_per_pair as u32,
+            min_judgments_per_pair: r.min_judgments_per_pair as u32,
+            settle_confidence: r.settle_confidence,
+            test_exposure_cap: r.test_exposure_cap.map(|c| c.max(1) as u32),
             test_every: r.test_every as u32,
             min_test_accuracy: r.min_test_accuracy,
             min_kappa: r.min_kappa,
@@ -53,8 +59,9 @@ pub async fn insert_settings(
     sqlx::query!(
         r#"insert into judge_settings (campaign_id, definition, judgments_per_pair, test_every,
                min_test_accuracy, min_kappa, gate_min_judgments, paraphrase_min_votes,
-               non_paraphrase_max_votes, lease_seconds, gate_rule, min_display_ms, gate_alpha)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"#,
+               non_paraphrase_max_votes, lease_seconds, gate_rule, min_display_ms, gate_alpha,
+               min_judgments_per_pair, settle_confidence, test_exposure_cap)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"#,
         campaign_id as CampaignId,
         s.definition as Definition,
         s.judgments_per_pair as i32,
@@ -67,7 +74,10 @@ pub async fn insert_settings(
         s.lease_seconds as i32,
         s.gate_rule as GateRule,
         s.min_display_ms as i32,
-        s.gate_alpha
+        s.gate_alpha,
+        s.min_judgments_per_pair as i32,
+        s.settle_confidence,
+        s.test_exposure_cap.map(|c| c as i32)
     )
     .execute(db)
     .await?;
@@ -112,7 +122,8 @@ pub async fn judge_campaign(
                   s.definition as "definition: Definition", s.judgments_per_pair, s.test_every,
                   s.min_test_accuracy, s.min_kappa, s.gate_min_judgments,
                   s.gate_rule as "gate_rule: GateRule", s.paraphrase_min_votes,
-                  s.non_paraphrase_max_votes, s.lease_seconds, s.min_display_ms, s.gate_alpha
+                  s.non_paraphrase_max_votes, s.lease_seconds, s.min_display_ms, s.gate_alpha,
+                  s.min_judgments_per_pair, s.settle_confidence, s.test_exposure_cap
            from campaign c join judge_settings s using (campaign_id)
            where c.campaign_id = $1 and c.kind = 'judge'"#,
         campaign_id as CampaignId
@@ -128,6 +139,9 @@ pub async fn judge_campaign(
         settings: SettingsRow {
             definition: r.definition,
             judgments_per_pair: r.judgments_per_pair,
+            min_judgments_per_pair: r.min_judgments_per_pair,
+            settle_confidence: r.settle_confidence,
+            test_exposure_cap: r.test_exposure_cap,
             test_every: r.test_every,
             min_test_accuracy: r.min_test_accuracy,
             min_kappa: r.min_kappa,

@@ -1,5 +1,6 @@
 //! A run's candidate pairs: selecting them, deploying them to a judging campaign, and the group
 //! follow-ups (MultiPIT §2.3) that deploy more pairs after a first batch is judged.
+use crate::domain::judge::labels::PairVotes;
 use crate::domain::{CampaignId, PairId, RunId};
 use crate::dto::mining::{CandidateView, FollowUpView};
 use crate::error::AppError;
@@ -105,15 +106,15 @@ pub async fn first_batch_of_pair(
     .map(|r| (r.run_id, r.group_key, r.params)))
 }
 
-/// (trusted judgments, "paraphrase" votes) of each first-batch pair of a group in a campaign.
+/// The trusted votes (and settled label) of each first-batch pair of a group in a campaign.
 pub async fn first_batch_votes(
     db: impl PgExecutor<'_>,
     campaign_id: CampaignId,
     run_id: RunId,
     group: &str,
-) -> Result<Vec<(i32, i32)>, AppError> {
+) -> Result<Vec<PairVotes>, AppError> {
     Ok(sqlx::query!(
-        r#"select p.n_judgments, p.n_paraphrase
+        r#"select p.n_judgments, p.n_paraphrase, p.settled_label
            from judge_pair p
            join mining_candidate m on m.candidate_id = p.mining_candidate_id
            where p.campaign_id = $1 and m.run_id = $2 and m.batch = 1 and p.group_key = $3"#,
@@ -124,7 +125,11 @@ pub async fn first_batch_votes(
     .fetch_all(db)
     .await?
     .into_iter()
-    .map(|r| (r.n_judgments, r.n_paraphrase))
+    .map(|r| PairVotes {
+        judgments: r.n_judgments.max(0) as u32,
+        paraphrase: r.n_paraphrase.max(0) as u32,
+        settled: r.settled_label,
+    })
     .collect())
 }
 

@@ -141,6 +141,11 @@ pub struct PairRow {
     pub n_judgments: u32,
     /// 1 paraphrase, 0 not, `None` unresolved (kept only when asked for).
     pub label: Option<u8>,
+    /// The posterior of `label` by the settling rule (`domain::judge::settle`: each vote
+    /// weighted by its worker's estimated accuracy, as of the pair's last judgment); `None` for
+    /// a pair with no label or a test pair.
+    #[serde(default)]
+    pub posterior: Option<f64>,
     /// The pair's group (trend, URL, topic) that the split keeps together.
     pub group: Option<String>,
     /// A hidden test pair with an expert label.
@@ -157,6 +162,7 @@ impl Record for PairRow {
         "n_paraphrase",
         "n_judgments",
         "label",
+        "posterior",
         "group",
         "gold",
         "split",
@@ -169,6 +175,9 @@ impl Record for PairRow {
             self.n_paraphrase.to_string(),
             self.n_judgments.to_string(),
             self.label.map(|l| l.to_string()).unwrap_or_default(),
+            self.posterior
+                .map(|p| format!("{p:.4}"))
+                .unwrap_or_default(),
             self.group.clone().unwrap_or_default(),
             u8::from(self.gold).to_string(),
             self.split.clone().unwrap_or_default(),
@@ -443,6 +452,7 @@ mod tests {
                 n_paraphrase: i as u32,
                 n_judgments: 6,
                 label: [Some(1), Some(0), Some(1), None][i % 4],
+                posterior: [Some(0.97), Some(0.5), None, None][i % 4],
                 group: (i % 2 == 0).then(|| format!("g,{i}")),
                 gold: i == 1,
                 split: Some("train".into()),
@@ -468,7 +478,8 @@ mod tests {
             assert_eq!(&b[1], r.sentence1);
             assert_eq!(&b[2], r.sentence2);
             assert_eq!(b[5].parse::<u8>().ok(), r.label);
-            assert_eq!(&b[6], r.group.as_deref().unwrap_or(""));
+            assert_eq!(b[6].parse::<f64>().ok(), r.posterior);
+            assert_eq!(&b[7], r.group.as_deref().unwrap_or(""));
         }
     }
 

@@ -43,6 +43,28 @@ pub fn vote_label(paraphrase_votes: u32, t: Thresholds) -> VoteLabel {
     }
 }
 
+/// An ordinary pair's trusted votes as its label is read from them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairVotes {
+    /// Trusted judgments.
+    pub judgments: u32,
+    /// Of which "paraphrase".
+    pub paraphrase: u32,
+    /// The label the pair settled on before its maximum (adaptive redundancy, `settle.rs`).
+    pub settled: Option<bool>,
+}
+
+/// An ordinary pair's label, `None` while it waits for judgments: the label it settled on, or
+/// at `judgments_per_pair` judgments the vote thresholds' (MultiPIT's rule).
+pub fn pair_label(v: PairVotes, judgments_per_pair: u32, t: Thresholds) -> Option<VoteLabel> {
+    match v.settled {
+        Some(true) => Some(VoteLabel::Paraphrase),
+        Some(false) => Some(VoteLabel::NotParaphrase),
+        None if v.judgments >= judgments_per_pair => Some(vote_label(v.paraphrase, t)),
+        None => None,
+    }
+}
+
 /// Checks campaign thresholds against the number of judgments per pair.
 pub fn check_thresholds(judgments: u32, t: Thresholds) -> Result<(), String> {
     if t.not_max >= t.paraphrase_min {
@@ -58,6 +80,27 @@ pub fn check_thresholds(judgments: u32, t: Thresholds) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_settled_pair_has_its_label_before_the_maximum() {
+        let t = default_thresholds(6);
+        let v = |judgments, paraphrase, settled| PairVotes {
+            judgments,
+            paraphrase,
+            settled,
+        };
+        assert_eq!(pair_label(v(3, 3, None), 6, t), None);
+        assert_eq!(
+            pair_label(v(3, 3, Some(true)), 6, t),
+            Some(VoteLabel::Paraphrase)
+        );
+        assert_eq!(
+            pair_label(v(4, 1, Some(false)), 6, t),
+            Some(VoteLabel::NotParaphrase)
+        );
+        assert_eq!(pair_label(v(6, 3, None), 6, t), Some(VoteLabel::Unresolved));
+        assert_eq!(pair_label(v(6, 4, None), 6, t), Some(VoteLabel::Paraphrase));
+    }
+
     use super::*;
 
     #[test]

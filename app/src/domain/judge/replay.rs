@@ -10,7 +10,8 @@
 //! - an ordinary pair is served until [`super::settle::settle`] settles it or declares it
 //!   unresolved; its later judgments are not used. Votes are weighted by each worker's
 //!   estimated accuracy ([`super::settle::worker_accuracy`] on the gate's pooled evidence,
-//!   leaving out the vote's own pair), and a judgment still to come as the best worker so far.
+//!   leaving out the vote's own pair), and a judgment still to come as much as any vote can weigh
+//!   ([`super::settle::NEXT_ACCURACY`]), as the live campaign weighs it.
 //! - When the gate stops a worker, their votes stop counting, as live: a pair they helped settle
 //!   opens again and takes the judgments that follow in the file.
 //!
@@ -248,30 +249,13 @@ struct WorkerState {
 }
 
 impl WorkerState {
-    fn accuracy(&self) -> f64 {
-        match &self.numbers {
-            Some(n) => settle::worker_accuracy(n.agreements, n.evidence),
-            None => settle::worker_accuracy(0, 0),
-        }
-    }
-
     /// The accuracy without the evidence of one ordinary answer `label` on a pair whose
     /// others' trusted votes are `others` (a vote must not vouch for itself).
     fn accuracy_without(&self, label: bool, others: (u32, u32)) -> f64 {
-        let Some(n) = &self.numbers else {
-            return settle::worker_accuracy(0, 0);
-        };
-        let (agreed, evidence) = match others.0.cmp(&others.1) {
-            std::cmp::Ordering::Equal => (n.agreements, n.evidence),
-            order => {
-                let agrees = (order == std::cmp::Ordering::Greater) == label;
-                (
-                    n.agreements.saturating_sub(u32::from(agrees)),
-                    n.evidence.saturating_sub(1),
-                )
-            }
-        };
-        settle::worker_accuracy(agreed.min(evidence), evidence)
+        match &self.numbers {
+            Some(n) => settle::vote_accuracy(label, others.0, others.1, n.agreements, n.evidence),
+            None => settle::worker_accuracy(0, 0),
+        }
     }
 }
 
@@ -342,8 +326,6 @@ struct Replay<'a> {
     trusted: Vec<(u32, u32)>,
     used: usize,
     stopped: usize,
-    /// The highest estimated accuracy any worker has had (the most a coming judgment can weigh).
-    best_accuracy: f64,
 }
 
 impl Replay<'_> {
@@ -361,9 +343,9 @@ impl Replay<'_> {
                 }
             })
             .collect();
-        // A judgment still to come weighs at most what the best worker so far has shown.
+        // As the live campaign weighs them: a judgment still to come as much as any vote can.
         self.items[i].settling =
-            settle::settle(&self.o.redundancy, 0.5, &votes, self.best_accuracy);
+            settle::settle(&self.o.redundancy, 0.5, &votes, settle::NEXT_ACCURACY);
     }
 
     fn numbers(&self, w: usize) -> GateNumbers {
@@ -427,7 +409,6 @@ impl Replay<'_> {
         self.workers[w].judgments += 1;
         let numbers = self.numbers(w);
         self.workers[w].numbers = Some(numbers);
-        self.best_accuracy = self.best_accuracy.max(self.workers[w].accuracy());
         if self.workers[w].flagged_at.is_none() && harvest_flag(&numbers) {
             self.workers[w].flagged_at = Some(numbers.judgments);
         }
@@ -538,7 +519,6 @@ pub fn replay_with_workers(rows: &[Row], o: &Options) -> (Summary, Vec<WorkerOut
         trusted: vec![(0, 0); ix.gold.len()],
         used: 0,
         stopped: 0,
-        best_accuracy: settle::PRIOR_ACCURACY,
     };
     for &(i, w, label) in &ix.rows {
         r.take(i, w, label);

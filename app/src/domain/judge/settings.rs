@@ -4,6 +4,7 @@ use crate::domain::invalid::Invalid;
 use serde::{Deserialize, Serialize};
 
 use super::labels::{check_thresholds, default_thresholds, Thresholds};
+use super::settle::Redundancy;
 
 /// Which paraphrase definition workers judge by (MultiPIT Figure 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,13 +98,37 @@ pub const EXAMPLES: [Example; 3] = [
 /// The `confidence` rule's error level unless a campaign sets another.
 pub const DEFAULT_GATE_ALPHA: f64 = 0.1;
 
+/// Judgments every pair gets before it can settle unless a campaign says otherwise.
+pub const DEFAULT_MIN_JUDGMENTS: u32 = 3;
+/// The posterior at which a pair settles unless a campaign says otherwise.
+pub const DEFAULT_SETTLE_CONFIDENCE: f64 = 0.95;
+
+fn default_min_judgments() -> u32 {
+    DEFAULT_MIN_JUDGMENTS
+}
+
+fn default_settle_confidence() -> f64 {
+    DEFAULT_SETTLE_CONFIDENCE
+}
+
 /// Everything a judging campaign is configured with.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct JudgeSettings {
     /// The paraphrase definition workers are shown.
     pub definition: Definition,
-    /// Judgments collected per pair (MultiPIT: 6).
+    /// Judgments a pair gets at most (MultiPIT: 6, every pair).
     pub judgments_per_pair: u32,
+    /// Judgments every pair gets before its label can settle (`settle.rs`); equal to
+    /// `judgments_per_pair`, every pair gets exactly that many, as in MultiPIT.
+    #[serde(default = "default_min_judgments")]
+    pub min_judgments_per_pair: u32,
+    /// The posterior of the leading label at which a pair is settled and no longer served.
+    #[serde(default = "default_settle_confidence")]
+    pub settle_confidence: f64,
+    /// A test pair is served at most this many times (`None`: no cap), so that its answer
+    /// is worth less to a group sharing answers; the pool grows by promotion.
+    #[serde(default)]
+    pub test_exposure_cap: Option<u32>,
     /// One hidden test pair in every `test_every` served pairs; 0 = none.
     pub test_every: u32,
     /// A worker is kept while their test accuracy is above this (MultiPIT: > 85%).
@@ -132,6 +157,9 @@ impl Default for JudgeSettings {
         JudgeSettings {
             definition: Definition::Loose,
             judgments_per_pair: 6,
+            min_judgments_per_pair: DEFAULT_MIN_JUDGMENTS,
+            settle_confidence: DEFAULT_SETTLE_CONFIDENCE,
+            test_exposure_cap: None,
             test_every: 5,
             min_test_accuracy: 0.85,
             min_kappa: 0.2,
@@ -146,12 +174,47 @@ impl Default for JudgeSettings {
 }
 
 impl JudgeSettings {
+    /// The settings adaptive redundancy runs on (`settle.rs`).
+    pub fn redundancy(&self) -> Redundancy {
+        Redundancy {
+            min: self.min_judgments_per_pair,
+            max: self.judgments_per_pair,
+            confidence: self.settle_confidence,
+        }
+    }
+
+    /// Every pair gets exactly `judgments_per_pair` judgments (no pair settles before).
+    pub fn fixed_redundancy(&self) -> bool {
+        self.min_judgments_per_pair >= self.judgments_per_pair
+    }
+
     /// Checks every field; the error names the field and says what is allowed.
     pub fn check(&self) -> Result<(), Invalid> {
         if !(1..=50).contains(&self.judgments_per_pair) {
             return Err(Invalid::new(
                 "judgments_per_pair",
                 "Judgments per pair must be 1 to 50.",
+            ));
+        }
+        if !(1..=self.judgments_per_pair).contains(&self.min_judgments_per_pair) {
+            return Err(Invalid::new(
+                "min_judgments_per_pair",
+                "The minimum judgments per pair is 1 to the maximum (judgments per pair).",
+            ));
+        }
+        if self
+            .test_exposure_cap
+            .is_some_and(|c| !(1..=1_000_000).contains(&c))
+        {
+            return Err(Invalid::new(
+                "test_exposure_cap",
+                "A test pair's exposure cap is 1 to 1,000,000 servings, or none.",
+            ));
+        }
+        if !(self.settle_confidence > 0.5 && self.settle_confidence < 1.0) {
+            return Err(Invalid::new(
+                "settle_confidence",
+                "The confidence at which a pair settles is above 0.5 and below 1.",
             ));
         }
         if self.test_every == 1 || self.test_every > 100 {
@@ -244,6 +307,9 @@ mod tests {
         assert_eq!(GateRule::parse("confidence"), Some(GateRule::Confidence));
         assert_eq!((s.judgments_per_pair, s.test_every), (6, 5));
         assert_eq!((s.min_test_accuracy, s.min_kappa), (0.85, 0.2));
+        // Adaptive redundancy: 3 to 6 judgments, settled at 95%.
+        assert_eq!(s.redundancy(), Redundancy::default());
+        assert!(!s.fixed_redundancy());
         assert!(s.check().is_ok());
     }
 
@@ -263,6 +329,17 @@ mod tests {
         assert_eq!(bad(|s| s.gate_alpha = f64::NAN), "gate_alpha");
         assert_eq!(bad(|s| s.min_display_ms = 60_000), "min_display_ms");
         assert_eq!(bad(|s| s.judgments_per_pair = 3), "thresholds");
+        assert_eq!(
+            bad(|s| s.min_judgments_per_pair = 0),
+            "min_judgments_per_pair"
+        );
+        assert_eq!(
+            bad(|s| s.min_judgments_per_pair = 7),
+            "min_judgments_per_pair"
+        );
+        assert_eq!(bad(|s| s.settle_confidence = 0.5), "settle_confidence");
+        assert_eq!(bad(|s| s.test_exposure_cap = Some(0)), "test_exposure_cap");
+        assert_eq!(bad(|s| s.settle_confidence = f64::NAN), "settle_confidence");
     }
 
     #[test]

@@ -81,6 +81,35 @@ pub fn worker_accuracy(agreed: u32, observations: u32) -> f64 {
         / (f64::from(observations) + PRIOR_OBSERVATIONS)
 }
 
+/// The accuracy a vote is weighed with: the worker's pooled evidence (`agreed` of `observations`,
+/// [`worker_accuracy`]) without the vote's own observation, when the pair's other trusted votes
+/// (`others_paraphrase`, `others_not`) have a majority, so that a vote never vouches for itself.
+/// The database's twin: `migrations/functions/judge_vote_accuracy.sql`.
+pub fn vote_accuracy(
+    paraphrase: bool,
+    others_paraphrase: u32,
+    others_not: u32,
+    agreed: u32,
+    observations: u32,
+) -> f64 {
+    let (agreed, observations) = match others_paraphrase.cmp(&others_not) {
+        std::cmp::Ordering::Equal => (agreed, observations),
+        order => {
+            let agrees = (order == std::cmp::Ordering::Greater) == paraphrase;
+            (
+                agreed.saturating_sub(u32::from(agrees)),
+                observations.saturating_sub(1),
+            )
+        }
+    };
+    worker_accuracy(agreed.min(observations), observations)
+}
+
+/// How much a judgment still to come is assumed to weigh when the rule asks whether it could
+/// change the leading label: as much as any vote can ([`MAX_ACCURACY`]), so a label settled on
+/// that ground can never be overturned by the judgments the maximum still allows.
+pub const NEXT_ACCURACY: f64 = MAX_ACCURACY;
+
 /// Where a pair stands.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Settling {
@@ -265,6 +294,19 @@ mod tests {
         // Many observations outweigh the prior.
         assert!((worker_accuracy(500, 1000) - 0.5).abs() < 0.002);
         assert!(worker_accuracy(3, 10) < worker_accuracy(0, 0));
+    }
+
+    #[test]
+    fn a_vote_does_not_vouch_for_itself() {
+        // 9 of 10 agreeing observations, one of them this vote agreeing with a 2-1 majority.
+        assert_eq!(vote_accuracy(true, 2, 1, 9, 10), worker_accuracy(8, 9));
+        // Against the majority: the observation was a disagreement.
+        assert_eq!(vote_accuracy(false, 2, 1, 9, 10), worker_accuracy(9, 9));
+        // No majority among the others: the pair gave no observation.
+        assert_eq!(vote_accuracy(true, 1, 1, 9, 10), worker_accuracy(9, 10));
+        assert_eq!(vote_accuracy(true, 0, 0, 0, 0), PRIOR_ACCURACY);
+        // Counts out of step (a change not yet folded in) never go below zero.
+        assert_eq!(vote_accuracy(true, 1, 0, 0, 0), PRIOR_ACCURACY);
     }
 
     #[test]

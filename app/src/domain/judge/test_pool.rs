@@ -22,6 +22,13 @@ pub fn small_test_pool(test_pool: u32, every: u32, gate_min_judgments: u32) -> O
 /// Fewest missed test pairs before a worker is flagged as possibly collecting the answers.
 pub const HARVEST_MIN_MISSES: i64 = 3;
 
+/// An ordinary pair is promoted to a test pair only when its label settled at this posterior
+/// or above ...
+pub const PROMOTE_MIN_POSTERIOR: f64 = 0.99;
+/// ... and every trusted vote on it came from a worker estimated at least this accurate
+/// (`settle::worker_accuracy` on their pooled evidence): POTATO's auto-promotion, with a bar.
+pub const PROMOTE_MIN_WORKER_ACCURACY: f64 = 0.9;
+
 /// Whether a worker looks like a throwaway account collecting the test pairs' answers: a miss
 /// shows the right answer (and its explanation), so someone who answers test pairs at random or
 /// worse and then leaves has been shown gold. Flagged once they missed at least

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::progress::{Cancelled, Progress};
 use super::words::words;
 use super::{Candidate, Cluster};
-use crate::domain::judge::labels::{vote_label, Thresholds, VoteLabel};
+use crate::domain::judge::labels::{pair_label, PairVotes, Thresholds, VoteLabel};
 use crate::domain::rng::SplitMix64;
 
 /// Candidate batches of a group-selection run.
@@ -312,21 +312,23 @@ pub fn follow_up_size(paraphrases: u32, p: &GroupParams) -> u32 {
         .map_or(0, |s| s.pairs)
 }
 
-/// A group's follow-up once every pair of its first batch has `judgments_per_pair` trusted
-/// judgments: (paraphrases found by the vote thresholds, pairs to deploy); `None` while any pair
-/// still waits (or the group has no first batch in the campaign).
+/// A group's follow-up once every pair of its first batch has its label (settled, or
+/// `judgments_per_pair` trusted judgments: [`pair_label`]): (paraphrases found, pairs to
+/// deploy); `None` while any pair still waits (or the group has no first batch in the campaign).
 pub fn follow_up_decision(
-    votes: &[(u32, u32)],
+    votes: &[PairVotes],
     judgments_per_pair: u32,
     thresholds: Thresholds,
     p: &GroupParams,
 ) -> Option<(u32, u32)> {
-    if votes.is_empty() || votes.iter().any(|&(n, _)| n < judgments_per_pair) {
-        return None;
-    }
-    let paraphrases = votes
+    let labels: Option<Vec<VoteLabel>> = votes
         .iter()
-        .filter(|&&(_, yes)| vote_label(yes, thresholds) == VoteLabel::Paraphrase)
+        .map(|&v| pair_label(v, judgments_per_pair, thresholds))
+        .collect();
+    let labels = labels.filter(|l| !l.is_empty())?;
+    let paraphrases = labels
+        .iter()
+        .filter(|&&l| l == VoteLabel::Paraphrase)
         .count() as u32;
     Some((paraphrases, follow_up_size(paraphrases, p)))
 }
@@ -471,21 +473,35 @@ mod tests {
     fn the_follow_up_waits_for_every_first_batch_pair_and_counts_majority_paraphrases() {
         let p = GroupParams::default();
         let t = crate::domain::judge::labels::default_thresholds(6);
+        let v = |judgments, paraphrase| PairVotes {
+            judgments,
+            paraphrase,
+            settled: None,
+        };
         // 20 pairs: 5 with 4+ of 6 "paraphrase" votes, 3 ties (unresolved), 12 no.
-        let mut votes = vec![(6, 4); 5];
-        votes.extend(vec![(6, 3); 3]);
-        votes.extend(vec![(6, 1); 12]);
+        let mut votes = vec![v(6, 4); 5];
+        votes.extend(vec![v(6, 3); 3]);
+        votes.extend(vec![v(6, 1); 12]);
         assert_eq!(follow_up_decision(&votes, 6, t, &p), Some((5, 20)));
-        votes[19] = (5, 1);
+        votes[19] = v(5, 1);
         assert_eq!(
             follow_up_decision(&votes, 6, t, &p),
             None,
             "one pair still open"
         );
+        // A pair settled below the maximum has its label.
+        votes[19].settled = Some(false);
+        assert_eq!(follow_up_decision(&votes, 6, t, &p), Some((5, 20)));
+        votes[0] = PairVotes {
+            judgments: 3,
+            paraphrase: 0,
+            settled: Some(false),
+        };
+        assert_eq!(follow_up_decision(&votes, 6, t, &p), Some((4, 20)));
         assert_eq!(follow_up_decision(&[], 6, t, &p), None);
-        let all_yes = vec![(6, 6); 20];
+        let all_yes = vec![v(6, 6); 20];
         assert_eq!(follow_up_decision(&all_yes, 6, t, &p), Some((20, 50)));
-        let few = vec![(6, 6); 3];
+        let few = vec![v(6, 6); 3];
         assert_eq!(follow_up_decision(&few, 6, t, &p), Some((3, 0)));
     }
 

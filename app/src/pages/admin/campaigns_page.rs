@@ -85,7 +85,10 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                                 <textarea name="instructions" rows="3" maxlength="20000"></textarea>
                             </label>
                             <div class="fields">
-                                <label>"Judgments per pair" <input name="judgments_per_pair" type="number" min="1" max="50" value="6" required /></label>
+                                <label>"Judgments per pair, at most" <input name="judgments_per_pair" type="number" min="1" max="50" value="6" required /></label>
+                                <label>"Judgments per pair, at least" <input name="min_judgments_per_pair" type="number" min="1" max="50" value="3" required /></label>
+                                <label>"Settle a pair at confidence" <input name="settle_confidence" type="number" step="0.001" min="0.501" max="0.999" value="0.95" required /></label>
+                                <label>"Serve each test pair at most (empty: no cap)" <input name="test_exposure_cap" type="number" min="1" max="1000000" /></label>
                                 <label>"One test pair in every" <input name="test_every" type="number" min="0" max="100" value="5" required /></label>
                                 <label>"Minimum test accuracy" <input name="min_test_accuracy" type="number" step="0.01" min="0" max="1" value="0.85" required /></label>
                                 <label>"Minimum kappa" <input name="min_kappa" type="number" step="0.01" min="-1" max="1" value="0.2" required /></label>
@@ -105,7 +108,10 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                                 "With confidence: a worker is stopped only once check answers and agreement with the others' majority show, at the error level, that their accuracy is below the minimum; a worker right exactly as often as the minimum is stopped at most that often, however long they work. Pooled evidence stops at 66% agreement over 10 answers (made for a gate from judgment 30). MultiPIT's rule as written needs test accuracy and kappa above the minimums, and stops about half of honest workers who are right 80-95% of the time."
                             </p>
                             <p class="muted small">
-                                "Labels: a strict majority of judgments either way; a tie is unresolved (6 judgments: ≥ 4 paraphrase, ≤ 2 not, 3 unresolved)."
+                                "Judgments are spent where votes split: a pair stops being served once the posterior of its leading label, each vote weighted by its worker's estimated accuracy, reaches the confidence (or no judgment still allowed could change it); never before the least number of judgments. Set both numbers equal for a fixed number per pair, as in MultiPIT."
+                            </p>
+                            <p class="muted small">
+                                "Labels: a settled pair takes its leading label; a pair at its most judgments takes a strict majority either way, a tie unresolved (6 judgments: ≥ 4 paraphrase, ≤ 2 not, 3 unresolved)."
                             </p>
                             <button type="submit">"Create judging campaign"</button>
                         </ActionForm>

@@ -5,6 +5,7 @@ pub(super) fn JudgeAdmin(campaign_id: CampaignId, imported: RwSignal<u32>) -> im
     let set_worker = ServerAction::<SetJudgeWorkerStatus>::new();
     let set_test = ServerAction::<SetTestPair>::new();
     let republish = ServerAction::<Republish>::new();
+    let promote = ServerAction::<PromoteSettledPairs>::new();
     let cid = StoredValue::new(campaign_id);
     let overview = Resource::new(
         move || {
@@ -13,14 +14,22 @@ pub(super) fn JudgeAdmin(campaign_id: CampaignId, imported: RwSignal<u32>) -> im
                 set_worker.version().get(),
                 set_test.version().get(),
                 republish.version().get(),
+                promote.version().get(),
             )
         },
         move |_| judge_overview(cid.get_value()),
     );
     let tests_only = RwSignal::new(true);
     let pairs = Resource::new(
-        move || (imported.get(), set_test.version().get(), tests_only.get()),
-        move |(_, _, t)| list_pairs(cid.get_value(), t, 0),
+        move || {
+            (
+                imported.get(),
+                set_test.version().get(),
+                promote.version().get(),
+                tests_only.get(),
+            )
+        },
+        move |(_, _, _, t)| list_pairs(cid.get_value(), t, 0),
     );
     view! {
         <section class="card wide">
@@ -62,6 +71,30 @@ pub(super) fn JudgeAdmin(campaign_id: CampaignId, imported: RwSignal<u32>) -> im
                                     s.workers.len(),
                                     if s.workers.is_empty() { String::new() } else { format!(" ({})", s.workers.join(", ")) }
                                 )}
+                            </p>
+                        }
+                            .into_any(),
+                        Err(error) => view! { <ErrorMessage error /> }.into_any(),
+                    })
+            }}
+        </section>
+        <section class="card wide">
+            <h2>"Grow the test pool"</h2>
+            <p class="muted small">
+                "A test pair seen by many workers can be shared among them. Promote ordinary pairs whose label settled at 99% or more, every vote from a worker estimated at least 90% accurate, to test pairs: their label becomes the gold one, marked as promoted until you write an explanation below."
+            </p>
+            <ActionForm action=promote attr:class="inline">
+                <input type="hidden" name="campaign_id" value=cid.get_value().to_string() />
+                <button type="submit" class="small">"Promote settled pairs"</button>
+            </ActionForm>
+            {move || {
+                promote
+                    .value()
+                    .get()
+                    .map(|r| match r {
+                        Ok(n) => view! {
+                            <p class="notice ok" role="status" data-testid="promote-result">
+                                {format!("Promoted {n} settled pairs to test pairs.")}
                             </p>
                         }
                             .into_any(),

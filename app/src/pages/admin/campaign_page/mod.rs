@@ -7,7 +7,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::campaigns::{get_campaign, import_sources, AdminCampaign, SetCampaignStatus};
 use crate::api::judge_admin::{
     import_pairs, judge_overview, list_pairs, AdminPair, JudgeCampaignOverview, JudgeWorkerView,
-    Republish, SetJudgeWorkerStatus, SetTestPair,
+    PromoteSettledPairs, Republish, SetJudgeWorkerStatus, SetTestPair,
 };
 use crate::components::browser::read_chosen_file;
 use crate::domain::judge::labels::VoteLabel;

@@ -1,5 +1,65 @@
 use super::*;
 
+/// "6 judgments per pair", or "3 to 6 judgments per pair, settled at 95%".
+fn redundancy_text(o: &JudgeCampaignOverview) -> String {
+    if o.min_judgments_per_pair == 0 || o.min_judgments_per_pair >= o.judgments_per_pair {
+        format!("{} judgments per pair", o.judgments_per_pair)
+    } else {
+        format!(
+            "{} to {} judgments per pair, settled at {}%",
+            o.min_judgments_per_pair,
+            o.judgments_per_pair,
+            (o.settle_confidence * 1000.0).round() / 10.0
+        )
+    }
+}
+
+/// What settling pairs early saved against the maximum for every pair; `None` before any has.
+fn savings_text(o: &JudgeCampaignOverview) -> Option<String> {
+    (o.settled_pairs > 0).then(|| {
+        let spent = o.judgments as f64;
+        let fixed = spent + o.judgments_saved as f64;
+        format!(
+            "{} settled early: {} judgments saved against {} for every pair ({:.0}%)",
+            o.settled_pairs,
+            o.judgments_saved,
+            o.judgments_per_pair,
+            if fixed > 0.0 {
+                o.judgments_saved as f64 * 100.0 / fixed
+            } else {
+                0.0
+            },
+        )
+    })
+}
+
+/// The test pairs' exposure: how many reached the cap (a warning once half have: workers then
+/// get fewer check questions) and how many were promoted.
+fn exposure_text(o: &JudgeCampaignOverview) -> Option<(bool, String)> {
+    let cap = o.test_exposure_cap?;
+    let promoted = if o.promoted_test_pairs > 0 {
+        format!(
+            " {} of them promoted from settled pairs.",
+            o.promoted_test_pairs
+        )
+    } else {
+        String::new()
+    };
+    let warn = o.test_pairs > 0 && o.tests_at_cap * 2 >= o.test_pairs;
+    let advice = if warn {
+        " Workers now get fewer check questions: promote settled pairs or add test pairs."
+    } else {
+        ""
+    };
+    Some((
+        warn,
+        format!(
+            "{} of {} test pairs served {} times, their cap.{}{}",
+            o.tests_at_cap, o.test_pairs, cap, promoted, advice
+        ),
+    ))
+}
+
 #[component]
 pub(super) fn Overview(
     o: JudgeCampaignOverview,
@@ -14,15 +74,19 @@ pub(super) fn Overview(
     view! {
         <p>
             "Definition: " <strong>{o.definition.clone()}</strong> " · "
-            {o.judgments_per_pair} " judgments per pair · one test pair in every " {o.test_every}
+            {redundancy_text(&o)} " · one test pair in every " {o.test_every}
             {gate_summary(&o)}
             " · labels: ≥ " {o.paraphrase_min_votes} " paraphrase, ≤ " {o.non_paraphrase_max_votes} " not"
             " · answers within " {o.min_display_ms} " ms of a pair appearing are ignored"
         </p>
         {o.gold_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="gold-warning">{w}</p> })}
+        {exposure_text(&o).map(|(warn, t)| view! {
+            <p class=if warn { "notice warn" } else { "muted" } data-testid="test-exposure">{t}</p>
+        })}
         {o.test_pool_warning.clone().map(|w| view! { <p class="notice warn" role="alert" data-testid="test-pool-warning">{w}</p> })}
         <p>
             <strong>{o.complete_pairs}</strong> " of " <strong>{o.pairs}</strong> " pairs complete · "
+            {savings_text(&o).map(|t| view! { <span data-testid="judgments-saved">{t}</span> " · " })}
             {o.judgments} " trusted judgments · " {o.test_pairs} " test pairs ("
             <span data-testid="gold-revealed">{o.gold_revealed}</span> " with the answer shown after a miss) · "
             <span data-testid="pending">{o.pending_republished}</span> " republished pairs pending"

@@ -38,6 +38,15 @@ pub(super) fn PairTable(
                                             VoteLabel::NotParaphrase => " · not paraphrase",
                                             VoteLabel::Unresolved => " · unresolved",
                                         })}
+                                        {(p.is_test && p.gold_promoted).then(|| view! {
+                                            <span class="muted small" data-testid="promoted">
+                                                {if p.gold_explanation.as_deref().unwrap_or("").trim().is_empty() {
+                                                    " · promoted (no explanation yet)"
+                                                } else {
+                                                    " · promoted"
+                                                }}
+                                            </span>
+                                        })}
                                     </td>
                                     <td>
                                         <ActionForm action=set_test attr:class="gold">
