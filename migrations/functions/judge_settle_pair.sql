@@ -3,7 +3,7 @@
 -- redundancy settings (`judge_settling`, a coming judgment weighed as 0.99:
 -- `settle::NEXT_ACCURACY`). Below its maximum a settled pair keeps its label in
 -- `settled_label` and is no longer served; anything else clears it. `posterior` keeps the
--- posterior of "paraphrase" (null with no vote). Returns whether the pair has its label now
+-- posterior of "paraphrase" (null below the minimum, where nothing is read). Returns whether the pair has its label now
 -- (settled, or its maximum of trusted votes). Called by an answer
 -- (`judge_answer`, which holds the pair's row) and after a change of trust
 -- (`service::gate_table::after_flips`). Reads at most a pair's judgments: an answer's cost
@@ -18,11 +18,20 @@ declare
     outcome record;
     label bool;
 begin
-    select p.is_test, st.min_judgments_per_pair, st.judgments_per_pair, st.settle_confidence
+    select p.is_test, p.n_judgments, p.settled_label, p.posterior,
+           st.min_judgments_per_pair, st.judgments_per_pair, st.settle_confidence
     into s
     from judge_pair p join judge_settings st using (campaign_id)
     where p.pair_id = p_pair;
     if not found or s.is_test then
+        return false;
+    end if;
+    -- Below the minimum nothing settles (`settle` says open): no votes are read, and the
+    -- posterior waits for the minimum too.
+    if s.n_judgments < s.min_judgments_per_pair then
+        if s.settled_label is not null or s.posterior is not null then
+            update judge_pair set settled_label = null, posterior = null where pair_id = p_pair;
+        end if;
         return false;
     end if;
     with v as (

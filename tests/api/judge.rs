@@ -2106,7 +2106,7 @@ async fn a_judged_campaign_exports_as_csv_jsonl_and_msrp_with_leakage_free_split
             .await
             .unwrap();
         let mut r = csv::Reader::from_reader(text.as_bytes());
-        let groups: Vec<String> = r.records().map(|x| x.unwrap()[6].to_owned()).collect();
+        let groups: Vec<String> = r.records().map(|x| x.unwrap()[7].to_owned()).collect();
         by_part.insert(part.into(), groups);
     }
     assert_eq!(
@@ -2127,7 +2127,7 @@ async fn a_judged_campaign_exports_as_csv_jsonl_and_msrp_with_leakage_free_split
         .await
         .unwrap();
     let mut r = csv::Reader::from_reader(again.as_bytes());
-    let groups: Vec<String> = r.records().map(|x| x.unwrap()[6].to_owned()).collect();
+    let groups: Vec<String> = r.records().map(|x| x.unwrap()[7].to_owned()).collect();
     assert_eq!(groups, by_part["test"], "reproducible from the seed");
 
     // Bad options are named; annotators and strangers are refused.

@@ -66,6 +66,8 @@ pub struct ExportPair {
     pub n_paraphrase: i32,
     /// The label it settled on before its maximum (adaptive redundancy).
     pub settled_label: Option<bool>,
+    /// A test pair promoted from a settled pair: its gold label is the crowd's.
+    pub gold_promoted: bool,
     /// The posterior of "paraphrase" as of its last judgment; `None` before the first.
     pub posterior: Option<f64>,
 }
@@ -163,7 +165,7 @@ fn pair_rows<'e>(
                        then (select count(*) from judge_judgment j
                              where j.pair_id = p.pair_id and j.is_paraphrase)::int4
                        else p.n_paraphrase end as "n_paraphrase!",
-                  p.settled_label, p.posterior
+                  p.settled_label, p.posterior, p.gold_promoted
            from judge_pair p
            where p.campaign_id = $1 order by p.created_at, p.pair_id"#,
         campaign_id as CampaignId

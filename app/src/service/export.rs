@@ -326,7 +326,7 @@ async fn judge_stream(
                 if label.is_none() && !keep_unresolved {
                     return None;
                 }
-                pair_line(out, &pair_row(p, label, part))
+                pair_line(out, &pair_row(p, label, part, labeller.by_model.is_some()))
             };
             Ok(chunks(
                 header_for::<PairRow>(format),
@@ -360,8 +360,10 @@ async fn judge_stream(
     }
 }
 
-fn pair_row(p: ExportPair, label: Option<u8>, part: Part) -> PairRow {
-    let posterior = match (p.is_test, label, p.posterior) {
+/// A pair's row; `by_model`: its label came from a model, which the settling rule's posterior
+/// does not describe (left empty).
+fn pair_row(p: ExportPair, label: Option<u8>, part: Part, by_model: bool) -> PairRow {
+    let posterior = match (p.is_test || by_model, label, p.posterior) {
         (false, Some(1), Some(yes)) => Some(yes),
         (false, Some(_), Some(yes)) => Some(1.0 - yes),
         _ => None,
@@ -375,7 +377,8 @@ fn pair_row(p: ExportPair, label: Option<u8>, part: Part) -> PairRow {
         n_judgments: p.n_judgments.max(0) as u32,
         label,
         group: p.group_key,
-        gold: p.is_test,
+        // A promoted test pair's label is the crowd's: exported as a labelled pair, not gold.
+        gold: p.is_test && !p.gold_promoted,
         split: Some(part.as_str().to_owned()),
     }
 }

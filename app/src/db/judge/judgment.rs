@@ -69,7 +69,7 @@ pub async fn republish(
     .await?)
 }
 
-/// Pairs with republished judgments that still wait for replacements.
+/// Pairs with republished judgments that still wait for replacements (not settled meanwhile).
 pub async fn pending_republished(
     db: impl PgExecutor<'_>,
     campaign_id: CampaignId,
@@ -77,6 +77,7 @@ pub async fn pending_republished(
     Ok(sqlx::query_scalar!(
         r#"select count(*) as "n!" from judge_pair p join judge_settings s using (campaign_id)
            where p.campaign_id = $1 and p.n_judgments < s.judgments_per_pair
+             and p.settled_label is null and not p.is_test
              and exists (select 1 from judge_judgment j where j.pair_id = p.pair_id and j.republished)"#,
         campaign_id as CampaignId
     )

@@ -49,24 +49,34 @@ pub async fn insert_pairs(
 /// label no longer holds is served again, one that now has its label is not, and a mined
 /// pair's group follow-up is made due when it has. The caller holds the pairs' row locks.
 pub async fn resettle(conn: &mut PgConnection, pairs: &[PairId]) -> Result<(), AppError> {
-    sqlx::query!(
-        r#"with settled as materialized (
-               select t.pair_id, judge_settle_pair(t.pair_id) as labelled
-               from unnest($1::uuid[]) as t(pair_id))
-           insert into follow_up_outbox (campaign_id, pair_id)
-           select p.campaign_id, p.pair_id
-           from settled s join judge_pair p using (pair_id)
-           where s.labelled and p.mining_run_id is not null
-           on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0"#,
+    // Every pair settled in a statement of its own, read to the end: a SELECT in a WITH query
+    // runs only as far as the query around it reads, which a plan may cut short.
+    let labelled: Vec<PairId> = sqlx::query_scalar!(
+        r#"select t.pair_id as "pair_id!: PairId"
+           from unnest($1::uuid[]) as t(pair_id)
+           where judge_settle_pair(t.pair_id)"#,
         pairs as &[PairId]
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    if labelled.is_empty() {
+        return Ok(());
+    }
+    sqlx::query!(
+        r#"insert into follow_up_outbox (campaign_id, pair_id)
+           select p.campaign_id, p.pair_id from judge_pair p
+           where p.pair_id = any($1) and p.mining_run_id is not null
+           on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0"#,
+        &labelled as &[PairId]
     )
     .execute(&mut *conn)
     .await?;
     Ok(())
 }
 
-/// Promotes the campaign's ordinary pairs settled at `min_posterior` or above, on which every
-/// trusted vote came from a worker estimated at least `min_accuracy` accurate, to test pairs:
+/// Promotes the campaign's ordinary pairs settled at `min_posterior` or above, unanimously, on
+/// which every trusted vote came from a worker estimated at least `min_accuracy` accurate (not
+/// a mined pair, nor one with a lease out), to test pairs:
 /// their settled label becomes their gold label, marked as promoted, without an explanation.
 /// Returns how many.
 pub async fn promote_settled(
@@ -81,6 +91,11 @@ pub async fn promote_settled(
                gold_explanation = null, settled_label = null
            where p.campaign_id = $1 and not p.is_test and p.settled_label is not null
              and greatest(p.posterior, 1 - p.posterior) >= $2
+             -- Unanimous, not mined (its group's follow-up counts its label), no lease out.
+             and p.n_paraphrase in (0, p.n_judgments)
+             and p.mining_run_id is null
+             and not exists (select 1 from judge_assignment a
+                             where a.pair_id = p.pair_id and a.status = 'leased')
              and not exists (
                  select 1 from judge_judgment j
                  join judge_worker w on w.campaign_id = j.campaign_id

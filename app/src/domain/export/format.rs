@@ -143,12 +143,13 @@ pub struct PairRow {
     pub label: Option<u8>,
     /// The posterior of `label` by the settling rule (`domain::judge::settle`: each vote
     /// weighted by its worker's estimated accuracy, as of the pair's last judgment); `None` for
-    /// a pair with no label or a test pair.
+    /// a pair with no label, a test pair, or labels from a model.
     #[serde(default)]
     pub posterior: Option<f64>,
     /// The pair's group (trend, URL, topic) that the split keeps together.
     pub group: Option<String>,
-    /// A hidden test pair with an expert label.
+    /// A hidden test pair with an expert label (a test pair promoted from a settled pair is not
+    /// gold here: its label is the crowd's).
     pub gold: bool,
     /// Its part of the split (`train`, `dev` or `test`).
     pub split: Option<String>,
