@@ -154,6 +154,43 @@ for (const width of [320, 390, 430]) {
   });
 }
 
+// The pair comes first: before a first answer is possible, both sentences are whole on screen
+// and above the answer buttons (which stay pinned to the bottom of a phone's screen), the rule
+// for check questions said below them; after the first answer the rule is one line.
+for (const [width, height] of [[320, 568], [360, 740], [390, 844]]) {
+  test(`the first pair is whole above the answers at ${width}x${height}`, async () => {
+    const page = await newPage(browser, { ...phone(width), viewport: { width, height } });
+    await registerWorker(page, server, `first${width}`);
+    await page.getByRole('link', { name: 'Phone judging' }).click();
+    await page.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
+    await hydrated(page);
+    await shot(page, `first-pair-${width}x${height}`);
+    const yes = await page.getByRole('button', { name: /^Paraphrase/ }).boundingBox();
+    const no = await page.getByRole('button', { name: 'Not paraphrase' }).boundingBox();
+    const buttonsTop = Math.min(yes.y, no.y);
+    assert.ok(buttonsTop + yes.height <= height + 1, `the answers are on screen (${JSON.stringify(yes)})`);
+    for (const which of ['Sentence 1', 'Sentence 2']) {
+      const box = await page.getByLabel(which).boundingBox();
+      assert.ok(box.y >= 0 && box.y + box.height <= buttonsTop + 1, `${which} is whole above the answers at ${width}x${height} (${JSON.stringify(box)}; answers from ${buttonsTop})`);
+    }
+    // The rule is there, below the pair.
+    const rule = await page.getByTestId('quality-rule').boundingBox();
+    const s2 = await page.getByLabel('Sentence 2').boundingBox();
+    assert.ok(rule.y >= s2.y + s2.height, 'the rule comes after the pair');
+    await page.waitForTimeout(400);
+    await page.getByRole('button', { name: /^Paraphrase/ }).tap();
+    const moved = page.getByTestId('judged').filter({ hasText: /^1$/ });
+    const alert = page.getByRole('alertdialog');
+    await Promise.race([moved.waitFor(), alert.waitFor()]);
+    if (await alert.count()) await alert.getByRole('button', { name: /Continue/ }).tap();
+    await moved.waitFor();
+    assert.equal(await page.getByTestId('quality-rule').count(), 0);
+    assert.match(await page.getByTestId('quality-rule-line').textContent(), /check questions/);
+    assert.deepEqual(unexpectedErrors(page), []);
+    await page.context().close();
+  });
+}
+
 test('admin and researcher pages do not scroll sideways at 390 px', async () => {
   const admin = await newPage(browser, phone(390));
   await loginAdmin(admin, server);

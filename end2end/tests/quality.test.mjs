@@ -113,6 +113,77 @@ test('a worker with the test answers is flagged on the dashboard and excluded in
   }
 });
 
+test('two accounts that share their guesses are shown as a group with the evidence, at desktop and phone width', async () => {
+  const admin = await adminContext();
+  const id = await call(admin, 'admin/create_judge_campaign', {
+    title: 'Answer rings', instructions: 'Read both sentences.', definition: 'loose',
+    judgments_per_pair: '6', min_judgments_per_pair: '6', test_every: '0', min_test_accuracy: '0.85', min_kappa: '0.2',
+    gate_min_judgments: '10000', gate_rule: '',
+  });
+  await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'pairs.csv', content: PAIRS, labels_are_tests: 'false' });
+  await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
+  // Four careful workers; the fifth and sixth give one guess between them, wrong on half.
+  for (let w = 0; w < 6; w += 1) {
+    const worker = await browser.newContext();
+    await call(worker, 'register', { username: uniqueName('g'), password: PASSWORD, password_confirmation: PASSWORD });
+    let task = await call(worker, 'judge/next', { campaign_id: id });
+    while (task.Judge) {
+      const n = Number(task.Judge.sentence1.split(' ')[1]);
+      const label = w >= 4 ? n % 4 < 2 : task.Judge.sentence2.includes('[P]');
+      const outcome = await call(worker, 'judge/answer', {
+        campaign_id: id, assignment_id: task.Judge.assignment_id, is_paraphrase: String(label),
+      });
+      task = outcome.next;
+    }
+    await worker.close();
+  }
+  await admin.close();
+
+  for (const [what, options] of [['desktop', { viewport: { width: 1280, height: 900 } }], ['phone', phone(390)]]) {
+    const page = await newPage(browser, options);
+    await call(page.context(), 'login', { username: 'admin', password: server.adminPassword });
+    await page.goto(`${server.url}/research/judge/${id}`);
+    await page.getByRole('table', { name: 'Workers' }).waitFor();
+    await hydrated(page);
+    // The card says what was found, why, and that nobody was stopped for it.
+    const card = page.getByTestId('account-groups');
+    assert.match(await card.textContent(), /Accounts to review together/);
+    assert.match(await card.textContent(), /Nobody is stopped for it/);
+    const group = card.getByTestId('account-group');
+    assert.equal(await group.count(), 1);
+    assert.match(
+      await group.textContent(),
+      /^Group 1: answer alike — W[0-9a-f]{8}, W[0-9a-f]{8}.*both parted from the other workers' majority on 20 of the 20 shared pairs where either did \(\d+\.\d expected of two workers answering on their own; p < 0\.000001\)/,
+    );
+    // The two rows are marked and offer exclusion; the careful workers' rows do not.
+    const rows = page.getByRole('table', { name: 'Workers' }).locator('tbody tr');
+    const marked = rows.filter({ has: page.getByTestId('group-mark') });
+    assert.equal(await marked.count(), 2);
+    assert.equal(await page.getByTestId('exclude').count(), 2);
+    assert.equal(await sidewaysScroll(page), 0, `the dashboard scrolls sideways at ${what} width`);
+    if (process.env.E2E_SCREENSHOTS) {
+      await card.screenshot({ path: `${process.env.E2E_SCREENSHOTS}/account-groups-${what}.png` });
+    }
+    if (what === 'phone') {
+      // Both can be excluded, one after the other: the first exclusion leaves the group.
+      for (const left of [1, 0]) {
+        const row = marked.filter({ has: page.getByTestId('exclude') }).first();
+        await row.getByTestId('exclude').tap();
+        await row.getByTestId('exclude-confirm').tap();
+        await page.getByTestId('excluded').waitFor();
+        assert.match(
+          await page.getByTestId('excluded').textContent(),
+          /^Excluded: 40 judgments set aside; 40 pairs went back in the queue for other workers\.$/,
+        );
+        await page.waitForFunction((n) => document.querySelectorAll('[data-testid="exclude-confirm"]').length === n, left);
+      }
+      assert.match(await page.getByText(/this account and another answered alike/).first().textContent(), /both parted/);
+    }
+    assert.deepEqual(unexpectedErrors(page), []);
+    await page.context().close();
+  }
+});
+
 test('the confidence gate stops a worker who answers at random and says why, at desktop and phone width', async () => {
   const admin = await adminContext();
   // The default gate: MultiPIT's minimum decided with confidence, from judgment 20.

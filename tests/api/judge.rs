@@ -2446,6 +2446,37 @@ async fn pairs_settle_at_three_agreeing_votes_and_a_split_pair_takes_up_to_six(p
         "{page}"
     );
     assert!(page.contains("3 to 6 judgments per pair, settled at 95%"));
+    // Once the study pays per judgment, the saving is in money too.
+    json(
+        app.call(
+            &admin,
+            "admin/save_study_info",
+            &[
+                ("campaign_id", id.as_str()),
+                ("summary", "Judge pairs of sentences."),
+                ("minutes", "10"),
+                ("pay", "$0.015 a pair"),
+                ("consent_text", ""),
+                ("completion_code", ""),
+                ("complete_after", ""),
+                ("base_pay", ""),
+                ("judgment_pay", "0.015"),
+                ("min_hourly", ""),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let page = app
+        .get(&admin, &format!("/admin/campaigns/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("27 judgments saved against 6 for every pair (45%), $0.405 of judgment pay at $0.015 each"),
+        "{page}"
+    );
 
     // The export: every pair labelled as its truth, with its posterior and its judgments.
     let (researcher, _) = app.user_with_role("researcher").await;
@@ -2635,4 +2666,103 @@ async fn test_pairs_stop_at_their_exposure_cap_and_settled_pairs_promote(pool: P
     .await;
     assert_eq!(again, 0);
     app.stop().await;
+}
+
+/// Two accounts that give one answer between them (one person, or a shared answer sheet) are
+/// shown as a group with the evidence; the honest workers beside them are not; both can be
+/// excluded, one after the other.
+#[sqlx::test(migrations = "../migrations")]
+async fn two_accounts_that_answer_alike_are_shown_as_a_group(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(&app, &admin, Setup::pairs(&pairs_csv(40))).await;
+    let mut workers = Vec::new();
+    for _ in 0..6 {
+        workers.push(app.annotator().await.0);
+    }
+    // Workers 0-3 answer every pair as it is; 4 and 5 share one guess per pair, wrong on half.
+    for (i, w) in workers.iter().enumerate() {
+        let mut task = next(&app, w, &id).await;
+        while task.get("Judge").is_some() {
+            let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+            let n: usize = task["Judge"]["sentence1"]
+                .as_str()
+                .unwrap()
+                .split(' ')
+                .nth(1)
+                .unwrap()
+                .parse()
+                .unwrap();
+            let label = if i >= 4 { n % 4 < 2 } else { truth(&task) };
+            let outcome = json(answer(&app, w, &id, &a, label).await).await;
+            task = outcome["next"].clone();
+        }
+    }
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let report = judge_report(&app, &researcher, &id).await;
+    let groups = report["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{report}");
+    assert_eq!(groups[0]["kind"], "AnswersAlike");
+    let members: Vec<String> = groups[0]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_owned())
+        .collect();
+    let evidence = groups[0]["evidence"][0].as_str().unwrap();
+    assert!(
+        evidence.contains("both parted from the other workers' majority on 20 of the 20 shared pairs where either did"),
+        "{evidence}"
+    );
+    // The two guessers are the group.
+    for w in report["workers"].as_array().unwrap() {
+        let guesser = members.contains(&w["worker"].as_str().unwrap().to_owned());
+        assert_eq!(w["groups"] == serde_json::json!([1]), guesser, "{w}");
+    }
+    let guessers: Vec<&Value> = report["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["groups"] == serde_json::json!([1]))
+        .collect();
+    assert_eq!(guessers.len(), 2);
+    assert!(guessers
+        .iter()
+        .all(|w| w["kappa_vs_majority"].as_f64().unwrap() < 0.2));
+    let html = app
+        .get(&researcher, &format!("/research/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("Group 1: answer alike"), "{html}");
+    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 2);
+
+    // Excluding one leaves the other in the group (set-aside judgments still count for it).
+    for m in &members {
+        let done = json(
+            app.call(
+                &researcher,
+                "research/exclude_worker",
+                &[("campaign_id", id.as_str()), ("worker", m.as_str())],
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(done["judgments"], 40, "{done}");
+    }
+    let history = judge_report(&app, &researcher, &id).await["history"].clone();
+    assert_eq!(
+        history
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["reason"]
+                .as_str()
+                .unwrap()
+                .contains("Excluded after a researcher's review: this account and another answered alike: both parted from the other workers' majority on 20 of the 20 shared pairs"))
+            .count(),
+        2,
+        "{history}"
+    );
 }

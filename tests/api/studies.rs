@@ -614,3 +614,180 @@ async fn new_accounts_from_one_address_are_limited_and_returning_workers_are_not
     assert_eq!(again["Worker"]["returning"], true, "{again}");
     app.stop().await;
 }
+
+/// Accounts that open a study link from one network with one browser signature are shown
+/// together on the dashboard; only digests are kept (never the address); a researcher may
+/// exclude a member; a shared network with another browser, or one browser on another network,
+/// is no group.
+#[sqlx::test(migrations = "../migrations")]
+async fn accounts_opened_from_one_network_and_browser_are_shown_together(pool: PgPool) {
+    // The test's requests come through a "proxy" on loopback that names the client.
+    let config = server::config::Config {
+        trusted_proxies: app::client_addr::TrustedProxies::parse("127.0.0.1/32").unwrap(),
+        ..server::config::Config::for_tests(String::new())
+    };
+    let app = crate::helpers::spawn_app_with_config(pool.clone(), config).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = judging(&app, &admin).await;
+    let slug = link(&app, &admin, &id, "prolific", "", "").await;
+    let browser = |agent: &str, address: &str| {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-forwarded-for", address.parse().unwrap());
+        headers.insert("accept-language", "en-GB,en;q=0.9".parse().unwrap());
+        Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(agent)
+            .default_headers(headers)
+            .timeout(std::time::Duration::from_secs(120))
+            .build()
+            .unwrap()
+    };
+    let phone = "Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36";
+    let desktop = "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0";
+    let visitors = [
+        browser(phone, "203.0.113.5"),
+        browser(phone, "203.0.113.5"),
+        browser(phone, "198.51.100.7"),
+        browser(desktop, "203.0.113.5"),
+    ];
+    for (n, c) in visitors.iter().enumerate() {
+        let query = format!(
+            "PROLIFIC_PID={:024x}&STUDY_ID=6123abc&SESSION_ID=s{n}",
+            n + 1
+        );
+        let entry = json(open(&app, c, &slug, &query).await).await;
+        assert!(entry.get("Worker").is_some(), "{entry}");
+        // One judgment each: they are the campaign's workers.
+        let task = crate::judge::next(&app, c, &id).await;
+        let a = task["Judge"]["assignment_id"].as_str().unwrap();
+        let answered = crate::judge::answer(&app, c, &id, a, true).await;
+        assert_eq!(answered.status(), StatusCode::OK);
+    }
+    // The second visit of the first worker is counted on its row, not a new one.
+    json(
+        open(
+            &app,
+            &visitors[0],
+            &slug,
+            &format!("PROLIFIC_PID={:024x}&STUDY_ID=6123abc&SESSION_ID=s0", 1),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(count(&pool, "select count(*) from study_visit").await, 4);
+    assert_eq!(
+        count(&pool, "select max(visits)::int8 from study_visit").await,
+        2
+    );
+    // Digests salted with the campaign, not the address.
+    let salted: i64 = sqlx::query_scalar(
+        "select count(*) from study_visit
+         where network = sha256(convert_to(campaign_id::text || E'\\n' || 'v4:203.0.113.5', 'UTF8'))",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(salted, 3);
+    // The same visitor in another campaign has other digests: nothing links the two.
+    let other = judging(&app, &admin).await;
+    let other_slug = link(&app, &admin, &other, "prolific", "", "").await;
+    let entry = json(
+        open(
+            &app,
+            &browser(phone, "203.0.113.5"),
+            &other_slug,
+            &format!("PROLIFIC_PID={:024x}&STUDY_ID=6123abd&SESSION_ID=t1", 1),
+        )
+        .await,
+    )
+    .await;
+    assert!(entry.get("Worker").is_some(), "{entry}");
+    let across: i64 = sqlx::query_scalar(
+        "select count(*) from study_visit a join study_visit b
+           on a.campaign_id <> b.campaign_id
+          and (a.network = b.network or a.browser = b.browser)",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(across, 0);
+
+    let (researcher, _) = app.user_with_role("researcher").await;
+    let report = json(
+        app.call(
+            &researcher,
+            "research/judge_report",
+            &[("campaign_id", &id)],
+        )
+        .await,
+    )
+    .await;
+    let groups = report["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{report}");
+    assert_eq!(groups[0]["kind"], "SameNetworkAndBrowser");
+    let members: Vec<&str> = groups[0]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(members.len(), 2, "{report}");
+    let in_group: Vec<&Value> = report["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["groups"] == serde_json::json!([1]))
+        .collect();
+    assert_eq!(in_group.len(), 2, "{report}");
+    let html = app
+        .get(&researcher, &format!("/research/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains(r#"data-testid="account-groups""#), "{html}");
+    assert_eq!(html.matches(r#"data-testid="group-mark""#).count(), 2);
+    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 2);
+
+    // A member may be excluded; a worker in no group may not.
+    let outsider = report["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["groups"] == serde_json::json!([]))
+        .unwrap()["worker"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let exclude = |worker: String| {
+        let (app, researcher, id) = (&app, &researcher, id.clone());
+        async move {
+            app.call(
+                researcher,
+                "research/exclude_worker",
+                &[("campaign_id", id.as_str()), ("worker", worker.as_str())],
+            )
+            .await
+        }
+    };
+    assert_eq!(exclude(outsider).await.status(), StatusCode::CONFLICT);
+    let done = json(exclude(members[0].to_owned()).await).await;
+    assert_eq!(done["judgments"], 1, "{done}");
+    let reason: String = sqlx::query_scalar(
+        "select reason from judge_worker_event order by created_at desc limit 1",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert!(
+        reason.contains(
+            "the study link was opened from the same network and browser as another account's"
+        ) && !reason.contains(members[1]),
+        "{reason}"
+    );
+    // The other member still can be: the group stands after the first is excluded.
+    let done = json(exclude(members[1].to_owned()).await).await;
+    assert_eq!(done["judgments"], 1, "{done}");
+    app.stop().await;
+}

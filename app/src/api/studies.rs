@@ -301,7 +301,23 @@ mod ssr {
             limit: state.rate_limits.study_accounts,
             address,
         };
-        let opened = service::open(&pool, &slug, &pairs, signed_in, newcomer).await?;
+        let headers = leptos_axum::extract::<http::HeaderMap>().await.ok();
+        let header = |name: &str| {
+            headers
+                .as_ref()
+                .and_then(|h| h.get(name))
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let visit = address.map(|ip| {
+            crate::domain::study::visit::VisitKeys::of(
+                ip,
+                header("user-agent").as_deref(),
+                header("accept-language").as_deref(),
+            )
+        });
+        let opened =
+            service::open(&pool, &slug, &pairs, signed_in, newcomer, visit.as_ref()).await?;
         if let StudyEntry::Refused { reason, .. } = &opened.entry {
             if let (Some(response), Ok(status)) =
                 (response, http::StatusCode::from_u16(reason.status()))

@@ -271,6 +271,51 @@ pub async fn insert_arrival(
     Ok(())
 }
 
+/// Records that `user` opened the campaign's link from `keys` (digested here, salted with the
+/// campaign id; see `domain::study::visit`). Needs the worker's arrival row.
+pub async fn record_visit(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+    user: UserId,
+    keys: &crate::domain::study::visit::VisitKeys,
+) -> Result<(), AppError> {
+    sqlx::query!(
+        "insert into study_visit (campaign_id, app_user_id, network, browser)
+         select c, $2, sha256(convert_to(c::text || E'\\n' || $3, 'UTF8')),
+                sha256(convert_to(c::text || E'\\n' || $4, 'UTF8'))
+         from (select $1::uuid as c) as campaign
+         on conflict (campaign_id, app_user_id, network, browser)
+         do update set last_seen_at = now(), visits = study_visit.visits + 1",
+        campaign as CampaignId,
+        user as UserId,
+        keys.network,
+        keys.browser,
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// The sets of two or more of the campaign's workers who opened its link from one network with
+/// one browser signature.
+pub async fn shared_visits(
+    db: impl PgExecutor<'_>,
+    campaign: CampaignId,
+) -> Result<Vec<Vec<UserId>>, AppError> {
+    let rows = sqlx::query_scalar!(
+        r#"select array_agg(distinct app_user_id order by app_user_id) as "users!: Vec<uuid::Uuid>"
+           from study_visit where campaign_id = $1
+           group by network, browser having count(distinct app_user_id) > 1"#,
+        campaign as CampaignId,
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|users| users.into_iter().map(UserId::from).collect())
+        .collect())
+}
+
 /// A version of a campaign's study information.
 #[derive(Debug, Clone)]
 pub struct InfoRow {

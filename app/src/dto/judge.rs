@@ -37,6 +37,9 @@ pub struct JudgeGuide {
     pub min_display_ms: u32,
     /// The quality gate in plain words, shown before the first pair.
     pub quality_rule: String,
+    /// Hidden check questions are mixed in among the pairs.
+    #[serde(default)]
+    pub has_checks: bool,
 }
 
 /// The correct answer to a missed test pair.

@@ -144,6 +144,9 @@ pub struct JudgeCampaignOverview {
     /// ... and the judgments that saved against fixed redundancy.
     #[serde(default)]
     pub judgments_saved: i64,
+    /// The study's pay per judgment, in thousandths of a dollar (0: none set).
+    #[serde(default)]
+    pub judgment_pay_mills: i32,
     pub judgments: i64,
     /// Set when either gold label is under 30% of the test pairs.
     pub gold_warning: Option<String>,

@@ -31,6 +31,9 @@ pub struct JudgeWorkerReport {
     /// Fisher's test or the likelihood ratio flags them (`domain::judge::harvest`): a
     /// researcher should look at this worker.
     pub harvest_flag: bool,
+    /// The numbers of the account groups they are in (`JudgeReportView::groups`).
+    #[serde(default)]
+    pub groups: Vec<u32>,
     /// Where the gate stands on them.
     #[serde(default)]
     pub gate: crate::dto::judge_admin::GateStanding,
@@ -69,6 +72,9 @@ pub struct JudgeReportView {
     pub workers: Vec<JudgeWorkerReport>,
     /// Pairs whose republished judgments still wait for replacements.
     pub pending_republished: i64,
+    /// Accounts to review together: answering alike, or opened from one network and browser.
+    #[serde(default)]
+    pub groups: Vec<AccountGroup>,
     /// Status changes (gate, admin, republishing), newest first.
     pub history: Vec<StatusEvent>,
     /// Milliseconds the statistics took on the server.
@@ -87,4 +93,36 @@ pub struct ExcludeSummary {
     pub judgments: i64,
     /// The pairs those judgments were of, back in the queue.
     pub pairs: i64,
+}
+
+/// Why accounts are shown together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GroupKind {
+    /// They part from the others' majority together far more often than chance
+    /// (`domain::judge::alike`).
+    AnswersAlike,
+    /// They opened the study link from the same network with the same browser signature
+    /// (`domain::study::visit`).
+    SameNetworkAndBrowser,
+}
+
+impl GroupKind {
+    pub fn title(self) -> &'static str {
+        match self {
+            GroupKind::AnswersAlike => "answer alike",
+            GroupKind::SameNetworkAndBrowser => "same network and browser",
+        }
+    }
+}
+
+/// Accounts a researcher should look at together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccountGroup {
+    /// Numbered from 1 on the page.
+    pub number: u32,
+    pub kind: GroupKind,
+    /// Pseudonyms.
+    pub members: Vec<String>,
+    /// Why, in sentences.
+    pub evidence: Vec<String>,
 }

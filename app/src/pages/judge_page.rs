@@ -313,7 +313,8 @@ fn Judge(
     let definition = Definition::parse(&guide.definition).unwrap_or(Definition::Loose);
     let instructions = guide.instructions.clone();
     let quality_rule = guide.quality_rule.clone();
-    // The rule is said before the first pair, and stays one click away in the definition.
+    // The rule is said with the first pair, below it (the pair comes first on every screen), and
+    // after that is one line with the definition's link.
     let first = (judged == 0).then(|| {
         view! {
             <div class="notice" role="note" data-testid="quality-rule">
@@ -322,7 +323,6 @@ fn Judge(
         }
     });
     view! {
-        {first}
         {move || warning.get().map(|m| view! { <p class="notice warn" role="status" data-testid="gate-warning">{m}</p> })}
         <div class="judge-head">
             <h1>"Is sentence 2 a paraphrase of sentence 1?"</h1>
@@ -362,6 +362,7 @@ fn Judge(
             </button>
         </div>
         <p class="muted small keys-hint needs-js">"Keys: 1 or ← for Paraphrase, 2 or → for Not paraphrase."</p>
+        {first}
         {move || {
             too_quick
                 .get()
@@ -405,6 +406,9 @@ fn Judge(
                 })
         }}
         <p>
+            {(judged > 0 && guide.has_checks).then(|| view! {
+                <span class="small muted" data-testid="quality-rule-line">"Some pairs are check questions; the rule is with the definition. "</span>
+            })}
             <button
                 type="button"
                 class="link needs-js"

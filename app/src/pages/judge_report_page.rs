@@ -71,6 +71,9 @@ fn Report(
     let campaign_id = StoredValue::new(campaign_id);
     let a = r.agreement.clone();
     let cmp = a.vote_vs_dawid_skene;
+    // Under adaptive redundancy the tables count every pair's first judgments (`report::agreement`).
+    let adaptive = a.fleiss_judgments != r.judgments_per_pair;
+    let first = a.fleiss_judgments;
     let sort = RwSignal::new("judgments");
     let only_stopped = RwSignal::new(false);
     let workers = StoredValue::new(r.workers.clone());
@@ -108,7 +111,7 @@ fn Report(
         <div class="scroll-x" role="region" aria-label="Agreement" tabindex="0">
             <table class="table2" aria-label="Agreement">
                 <tbody>
-                    <tr><th scope="row">"Fleiss' kappa (complete pairs: " {a.fleiss_pairs} ")"</th><td data-testid="fleiss">{num(a.fleiss)}</td></tr>
+                    <tr><th scope="row">{if adaptive { format!("Fleiss' kappa (the first {first} judgments of {} pairs)", a.fleiss_pairs) } else { format!("Fleiss' kappa (complete pairs: {})", a.fleiss_pairs) }}</th><td data-testid="fleiss">{num(a.fleiss)}</td></tr>
                     <tr><th scope="row">"Krippendorff's alpha (nominal, all judged pairs)"</th><td>{num(a.alpha)}</td></tr>
                     <tr><th scope="row">"Gwet's AC1"</th><td>{num(a.ac1)}</td></tr>
                     <tr><th scope="row">"Mean Cohen's kappa vs the majority of the others (MultiPIT: 0.70)"</th><td>{num(a.mean_kappa_vs_majority)}</td></tr>
@@ -118,12 +121,19 @@ fn Report(
                 </tbody>
             </table>
         </div>
-        <h2>"Votes per complete pair"</h2>
+        <h2>{if adaptive { format!("Votes among each pair's first {first} judgments") } else { "Votes per complete pair".to_owned() }}</h2>
+        {adaptive.then(|| view! {
+            <p class="muted small">
+                "Pairs settle at " {first} " to " {r.judgments_per_pair} " judgments, so the bars and Fleiss' kappa count the first "
+                {first} " of every pair that has them: the pairs that took all " {r.judgments_per_pair}
+                " are the ones whose votes split, and counting only those would understate agreement."
+            </p>
+        })}
         {match r.votes_svg.clone() {
             Some(svg) => view! { <div class="figure" inner_html=svg></div> }.into_any(),
             None => view! {
                 <p class="empty" data-testid="no-complete-pairs">
-                    "No complete pairs yet: a pair is counted here once it has all its " {r.judgments_per_pair} " judgments."
+                    "No complete pairs yet: a pair is counted here once it has " {if adaptive { "its first " } else { "all its " }} {first} " judgments."
                 </p>
             }.into_any(),
         }}
@@ -136,7 +146,12 @@ fn Report(
         }}
         <h2>"Labels: vote threshold vs the models of the workers"</h2>
         <p class="muted">
-            "Complete pairs by their vote label and the label each model gives them. The models weigh every worker by their estimated quality: "
+            {if adaptive {
+                format!("Pairs with at least {first} judgments by the majority of their votes (a tie: unresolved) and the label each model gives them. ")
+            } else {
+                "Complete pairs by their vote label and the label each model gives them. ".to_owned()
+            }}
+            "The models weigh every worker by their estimated quality: "
             "Dawid-Skene by a confusion matrix per worker, GLAD by an ability per worker and a difficulty per pair, "
             "MACE by how often a worker knows the answer rather than guesses. Exports can label pairs by any of them."
         </p>
@@ -182,6 +197,7 @@ fn Report(
                 </p>
             })
         }
+        <AccountGroups groups=r.groups.clone() />
         <ExcludeResult exclude />
         <p class="controls">
             <label>
@@ -222,6 +238,11 @@ fn Report(
                             <td>{w.worker.clone()}</td>
                             <td class=if w.low_test_accuracy { "status blocked" } else { "status" }>
                                 {w.status.as_str()}
+                                {(!w.groups.is_empty()).then(|| view! {
+                                    <span data-testid="group-mark">
+                                        {format!(" — in group {}", w.groups.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))}
+                                    </span>
+                                })}
                                 {w.low_test_accuracy.then(|| view! {
                                     <span data-testid="low-test-accuracy" title="Test accuracy at or below the campaign's bar, whatever the gate decided">" — low test accuracy"</span>
                                 })}
@@ -242,7 +263,7 @@ fn Report(
                                     </span>
                                 })}
                                 {w.harvest_flag.then(|| view! { <span data-testid="harvest-flag">" — review"</span> })}
-                                {(w.harvest_flag && w.status == crate::domain::WorkerStatus::Active).then(|| {
+                                {((w.harvest_flag || !w.groups.is_empty()) && w.status == crate::domain::WorkerStatus::Active).then(|| {
                                     let (cid, worker) = (campaign_id.get_value(), w.worker.clone());
                                     view! {
                                         // Asks first: the worker's judgments are set aside.
@@ -309,4 +330,37 @@ fn Report(
                 .into_any()
         }}
     }
+}
+
+/// The accounts a researcher should look at together, with why.
+#[component]
+fn AccountGroups(groups: Vec<crate::dto::judge_report::AccountGroup>) -> impl IntoView {
+    (!groups.is_empty()).then(|| {
+        view! {
+            <section class="notice groups" aria-labelledby="groups-heading" data-testid="account-groups">
+                <h3 id="groups-heading">"Accounts to review together"</h3>
+                <p class="small">
+                    "Accounts that part from the other workers' majority together far more often than two people answering on their own would "
+                    "(errors in common, tested for every two workers; p below "
+                    {crate::domain::judge::alike::ALPHA} " over all of them), or that opened the study link from the same network with the same browser. "
+                    "Either may be one person with several accounts or a group sharing answers; a household or a lab can share a network and browser too. "
+                    "Nobody is stopped for it: excluding a member (\"Exclude…\" in their row) sets their judgments of ordinary pairs aside and sends those pairs back to other workers."
+                </p>
+                <ul>
+                    {groups
+                        .into_iter()
+                        .map(|g| view! {
+                            <li data-testid="account-group">
+                                <strong>{format!("Group {}: {}", g.number, g.kind.title())}</strong>
+                                " — " {g.members.join(", ")}
+                                <ul class="small">
+                                    {g.evidence.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}
+                                </ul>
+                            </li>
+                        })
+                        .collect_view()}
+                </ul>
+            </section>
+        }
+    })
 }

@@ -101,6 +101,9 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
         complete_pairs: p.complete_pairs,
         settled_pairs: p.settled_pairs,
         judgments_saved: p.judgments_saved,
+        judgment_pay_mills: crate::db::studies::latest_info(pool, id)
+            .await?
+            .map_or(0, |i| i.judgment_pay_mills),
         test_exposure_cap: s.test_exposure_cap,
         tests_at_cap: p.tests_at_cap,
         promoted_test_pairs: p.promoted_test_pairs,

@@ -1,7 +1,8 @@
 //! The researcher's live dashboard of a judging campaign: Fleiss' kappa, Krippendorff's alpha,
 //! Gwet's AC1, kappa against the majority, the vote distribution (SVG), vote labels against
 //! Dawid-Skene, GLAD and MACE, and each worker's numbers under a pseudonym, with the workers
-//! flagged for review (test pairs answered far better than ordinary pairs).
+//! flagged for review (test pairs answered far better than ordinary pairs) and the accounts to
+//! review together (`service::account_groups`).
 //!
 //! The statistics over all judgments (about 8 s for 750,000 judgments on 2 cores: reading them, and GLAD's 6 s) are kept
 //! in PostgreSQL (`judge_dashboard`), one row per campaign, shared by every server: a
@@ -47,6 +48,8 @@ struct Computed {
     by_worker: Vec<(UserId, WorkerAgreement)>,
     votes_svg: Option<String>,
     over_time_svg: Option<String>,
+    /// Workers flagged as answering alike (`domain::judge::alike`).
+    alike: Vec<super::account_groups::AlikeEdge>,
     compute_ms: f64,
 }
 
@@ -157,7 +160,9 @@ async fn compute(
 ) -> Result<Statistics, AppError> {
     let workers = db::list_workers(pool, campaign_id).await?;
     let fingerprint = fingerprint(pool, campaign_id, workers.len()).await?;
-    let rows = db::trusted_judgments(pool, campaign_id).await?;
+    // Every ordinary judgment: the statistics take the trusted ones, the check for accounts that
+    // answer alike all of them.
+    let all = db::ordinary_judgments(pool, campaign_id).await?;
     // In microseconds, as PostgreSQL keeps it: the first load shows what every later one reads.
     let now = time::OffsetDateTime::now_utc();
     let computed_at = now
@@ -166,15 +171,22 @@ async fn compute(
     tokio::task::spawn_blocking(move || {
         let started = std::time::Instant::now();
         let worker_ids: Vec<UserId> = workers.iter().map(|w| w.app_user_id).collect();
+        let rows: Vec<db::JudgmentRow> = all
+            .iter()
+            .filter(|(trusted, _)| *trusted)
+            .map(|(_, r)| r.clone())
+            .collect();
         let (judgments, pairs) = super::quality::index_judgments(&rows, &worker_ids);
         let a = agreement(
             &judgments,
             pairs,
             worker_ids.len(),
-            settings.judgments_per_pair,
+            (settings.min_judgments_per_pair, settings.judgments_per_pair),
             settings.thresholds,
         );
         let over_time = agreement_over_time(&judgments, pairs, 24);
+        let every: Vec<db::JudgmentRow> = all.into_iter().map(|(_, r)| r).collect();
+        let alike = super::account_groups::alike_among(&every, &worker_ids);
         let compute_ms = started.elapsed().as_secs_f64() * 1000.0;
         Statistics {
             fingerprint,
@@ -191,6 +203,7 @@ async fn compute(
                     .any(|p| p.alpha.is_some())
                     .then(|| agreement_over_time_svg(&over_time)),
                 agreement: a,
+                alike,
                 compute_ms,
             },
         }
@@ -225,6 +238,9 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
         .iter()
         .map(|(u, a)| (*u, a))
         .collect();
+    let worker_ids: Vec<UserId> = workers.iter().map(|w| w.app_user_id).collect();
+    let visits = crate::db::studies::shared_visits(pool, id).await?;
+    let groups = super::account_groups::groups(&stats.computed.alike, &visits, &worker_ids);
     let workers = workers
         .iter()
         .map(|w| {
@@ -236,6 +252,12 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
                 harvest_likelihood_ratio: (harvest.tests.1 >= MIN_TESTS)
                     .then_some(harvest.likelihood_ratio),
                 harvest_flag: harvest.flagged(),
+                groups: groups
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| g.members.contains(&w.app_user_id))
+                    .map(|(i, _)| i as u32 + 1)
+                    .collect(),
                 gate: super::judge_campaigns::gate_standing(&settings, w),
                 worker: pseudonym(&w.app_user_id),
                 status: w.status,
@@ -263,6 +285,7 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
         .collect();
     Ok(JudgeReportView {
         pending_republished: db::pending_republished(pool, id).await?,
+        groups: super::account_groups::views(&groups),
         history,
         title: campaign.title,
         status: campaign.status,

@@ -26,6 +26,7 @@ fn guide(c: &JudgeCampaign) -> JudgeGuide {
         instructions: c.instructions.clone(),
         min_display_ms: c.settings.min_display_ms,
         quality_rule: rule_text::quality_rule(&c.settings),
+        has_checks: c.settings.test_every > 0,
     }
 }
 

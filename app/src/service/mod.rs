@@ -5,6 +5,7 @@
 //! reads the Leptos context or checks roles: `api/` checks the caller's role on the server and
 //! parses the form; the CLI (`server/src/cli.rs`) and the download routes call services
 //! directly with the same guarantees. Each module is one family of use cases.
+pub mod account_groups;
 pub mod accounts;
 pub mod apt;
 pub mod apt_report;

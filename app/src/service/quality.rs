@@ -153,11 +153,13 @@ pub async fn set_worker_status(
 }
 
 /// Excludes a flagged worker after a researcher's review (the dashboard flags one whose test
-/// pairs are answered far better than their ordinary pairs, `domain::judge::harvest`): in one
+/// pairs are answered far better than their ordinary pairs, `domain::judge::harvest`, and shows
+/// groups of accounts that answer alike or share a network and browser): in one
 /// transaction, their judgments of ordinary pairs are set aside (untrusted, as republishing does)
 /// and those pairs go back in the queue, and the worker is stopped with the reason and the
-/// numbers. `worker` is the pseudonym the dashboard shows. Refused for a worker the flag does
-/// not name, and for one an admin reinstated (an admin's decision stands; an admin can stop them).
+/// numbers. `worker` is the pseudonym the dashboard shows. Refused for a worker neither the flag
+/// nor a group of accounts (`service::account_groups`, as they stand now) names, and for one an
+/// admin reinstated (an admin's decision stands; an admin can stop them).
 /// Doing it again changes nothing.
 ///
 /// Locks as the answer does, the worker's row before the pairs (`judge_answer`), so an answer of
@@ -189,9 +191,19 @@ pub async fn exclude_worker(
     };
     let counts = db::fold_gate_counts(&mut tx, campaign_id, user).await?;
     let check = HarvestCheck::of(&counts);
-    if !check.flagged() {
+    // Not flagged on their own: a member of a group of accounts, as the groups stand now.
+    let group = if check.flagged() {
+        None
+    } else {
+        let ids: Vec<UserId> = workers.iter().map(|w| w.app_user_id).collect();
+        super::account_groups::current(&mut tx, campaign_id, &ids)
+            .await?
+            .into_iter()
+            .find(|g| g.members.contains(&user))
+    };
+    if !check.flagged() && group.is_none() {
         return Err(AppError::Conflict(
-            "This worker is not flagged: their test pairs are not answered far better than their ordinary pairs. An admin can stop a worker for other reasons on the campaign's page.".into(),
+            "This worker is not flagged: their test pairs are not answered far better than their ordinary pairs, and they are in no group of accounts that answer alike or share a network and browser. An admin can stop a worker for other reasons on the campaign's page.".into(),
         ));
     }
     if overridden {
@@ -208,23 +220,10 @@ pub async fn exclude_worker(
         .collect::<std::collections::HashSet<_>>()
         .len() as i64;
     if status == WorkerStatus::Active {
-        let reason = format!(
-            "Excluded after a researcher's review: {} of {} check answers right against {} of {} ordinary pairs agreeing with the others' majority{}; their judgments were set aside and their pairs went back to the queue.",
-            check.tests.0,
-            check.tests.1,
-            check.agreement.0,
-            check.agreement.1,
-            check
-                .p_value
-                .map(|p| format!(" (Fisher's exact test, p = {p:.4})"))
-                .unwrap_or_default()
-        ) + &if check.by_ratio() {
-            format!(
-                " The answers are {} times likelier from someone who has the test answers than from an honest worker.",
-                crate::domain::judge::harvest::factor_text(check.likelihood_ratio)
-            )
-        } else {
-            String::new()
+        // The worker reads this reason too: it names no other account.
+        let reason = match &group {
+            Some(g) => group_reason(g, user),
+            None => harvest_reason(&check),
         };
         let flips = db::set_worker_status(
             &mut tx,
@@ -240,4 +239,53 @@ pub async fn exclude_worker(
     }
     tx.commit().await?;
     Ok(ExcludeSummary { judgments, pairs })
+}
+
+/// Why a worker flagged on their own was excluded.
+fn harvest_reason(check: &HarvestCheck) -> String {
+    format!(
+        "Excluded after a researcher's review: {} of {} check answers right against {} of {} ordinary pairs agreeing with the others' majority{}; their judgments were set aside and their pairs went back to the queue.",
+        check.tests.0,
+        check.tests.1,
+        check.agreement.0,
+        check.agreement.1,
+        check
+            .p_value
+            .map(|p| format!(" (Fisher's exact test, p = {p:.4})"))
+            .unwrap_or_default()
+    ) + &if check.by_ratio() {
+        format!(
+            " The answers are {} times likelier from someone who has the test answers than from an honest worker.",
+            crate::domain::judge::harvest::factor_text(check.likelihood_ratio)
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// Why a member of a group was excluded, naming no other account (the worker reads it): for
+/// answers alike, the strongest evidence against another member.
+fn group_reason(g: &super::account_groups::Group, user: UserId) -> String {
+    use crate::dto::judge_report::GroupKind;
+    let why = match g.kind {
+        GroupKind::AnswersAlike => match g.strongest_with(user) {
+            Some(edge) => format!(
+                "this account and another answered alike: {}",
+                crate::domain::judge::alike::evidence_text(
+                    edge.errors_in_common,
+                    edge.differences,
+                    edge.expected_share,
+                    edge.p_value
+                )
+            ),
+            None => "this account and another answered alike".to_owned(),
+        },
+        GroupKind::SameNetworkAndBrowser => {
+            "the study link was opened from the same network and browser as another account's"
+                .to_owned()
+        }
+    };
+    format!(
+        "Excluded after a researcher's review: {why}. Their judgments were set aside and their pairs went back to the queue."
+    )
 }

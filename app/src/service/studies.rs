@@ -9,6 +9,7 @@ use crate::domain::judge::rule_text;
 use crate::domain::rate_limit::{Counted, RateLimit};
 use crate::domain::study::pay::dollars;
 use crate::domain::study::platform::{self, Arrival, Entry, Platform};
+use crate::domain::study::visit::VisitKeys;
 use crate::domain::study::{self, Refusal};
 use crate::domain::{CampaignId, CampaignKind, CampaignStatus, StudyLinkId, UserId, UserStatus};
 use crate::dto::studies::{ConsentState, StudyEntry, StudyLinkView, StudySetup, StudyView};
@@ -33,13 +34,15 @@ fn refused(reason: Refusal, detail: Option<String>) -> Opened {
 /// A new platform id gets an annotator account with no password; a known one is signed in again
 /// (a reload, another device). A worker new to the campaign takes one of the link's places, in
 /// the same transaction as their arrival, so more arrivals than places see "study full" however
-/// many come at once. A refused arrival creates nothing.
+/// many come at once. A refused arrival creates nothing. An arrival records where the link was
+/// opened from (`visit`, when the address is known; `domain::study::visit`).
 pub async fn open(
     pool: &PgPool,
     slug: &str,
     query: &[(String, String)],
     signed_in: SignedIn,
     newcomers: Newcomers,
+    visit: Option<&VisitKeys>,
 ) -> Result<Opened, AppError> {
     if !study::check_slug(slug) {
         return Ok(refused(Refusal::UnknownLink, None));
@@ -145,6 +148,9 @@ pub async fn open(
             &detail,
         )
         .await?;
+    }
+    if let Some(keys) = visit {
+        db::record_visit(&mut *tx, campaign_id, user, keys).await?;
     }
     let campaign = campaign(&mut *tx, campaign_id).await?;
     let info = db::latest_info(&mut *tx, campaign_id).await?;

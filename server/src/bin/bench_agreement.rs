@@ -15,7 +15,7 @@ use app::domain::judge::report::{agreement, Judgment};
 use app::domain::judge::settings::GateRule;
 use app::domain::judge::settings::JudgeSettings;
 use app::domain::judge::settle::{settle, Redundancy, Settling, Vote};
-use app::domain::judge::simulated_study::{collusion_rates, fixed_six};
+use app::domain::judge::simulated_study::{collusion_rates, fixed_six, ring_rates};
 use app::domain::judge::simulation::{goal_rates, stop_rates, Crowd};
 use app::domain::mace::mace;
 
@@ -221,7 +221,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let started = Instant::now();
-    let a = agreement(&judgments, pairs, workers, 6, default_thresholds(6));
+    let a = agreement(&judgments, pairs, workers, (6, 6), default_thresholds(6));
     let took = started.elapsed().as_secs_f64();
     println!(
         "paracrowd (Rust): {pairs} pairs x 6 = {} judgments, {workers} workers",
@@ -300,6 +300,16 @@ fn collusion() {
             r.colluders_caught_40 * 100.0,
             r.honest_flagged * 100.0,
             r.honest_stopped * 100.0
+        );
+    }
+    // Rings that share every answer, found as groups (`domain/judge/alike.rs`).
+    for (copiers, judgments) in [(5, 40), (5, 80), (5, 150), (2, 150)] {
+        let r = ring_rates(copiers, judgments, runs, &mut || rng.unit());
+        println!(
+            "answer rings ({runs} studies of 25 honest workers and {copiers} accounts sharing every answer, {judgments} judgments each): ring members grouped {:.1}%; honest workers grouped {:.2}%, studies with any {:.1}%",
+            r.copiers_grouped * 100.0,
+            r.honest_grouped * 100.0,
+            r.studies_with_honest_grouped * 100.0
         );
     }
 }

@@ -35,6 +35,38 @@ pub async fn trusted_judgments(
     .await?)
 }
 
+/// Every judgment of an ordinary pair, trusted or set aside, oldest first, with whether it is
+/// trusted: what the check for accounts that answer alike reads (an account excluded stays
+/// beside the ones it answered alike with).
+pub async fn ordinary_judgments(
+    db: impl PgExecutor<'_>,
+    campaign_id: CampaignId,
+) -> Result<Vec<(bool, JudgmentRow)>, AppError> {
+    let rows = sqlx::query!(
+        r#"select pair_id as "pair_id: PairId", app_user_id as "app_user_id: UserId",
+                  is_paraphrase, seconds, trusted
+           from judge_judgment
+           where campaign_id = $1 and not is_test order by created_at, judgment_id"#,
+        campaign_id as CampaignId
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            (
+                r.trusted,
+                JudgmentRow {
+                    pair_id: r.pair_id,
+                    app_user_id: r.app_user_id,
+                    is_paraphrase: r.is_paraphrase,
+                    seconds: r.seconds,
+                },
+            )
+        })
+        .collect())
+}
+
 /// Sets aside the trusted judgments of ordinary pairs by `workers` (untrusted, republished) and
 /// gives their slots back, so trusted workers replace them. Returns the judgments it flipped.
 pub async fn republish(

@@ -103,7 +103,7 @@ pub fn factor_text(r: f64) -> String {
 }
 
 /// ln C(n, k).
-fn ln_choose(n: u64, k: u64) -> f64 {
+pub(crate) fn ln_choose(n: u64, k: u64) -> f64 {
     if k > n {
         return f64::NEG_INFINITY;
     }

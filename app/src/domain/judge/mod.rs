@@ -1,6 +1,7 @@
 //! The MultiPIT judging task (Dou et al. 2022, §2.4-2.5) as pure rules: reading sentence pairs,
 //! where the hidden test pair goes in each block, the accuracy-and-kappa gate that keeps or stops
 //! a worker, and a pair's label from its votes. The database and pages build on these.
+pub mod alike;
 pub mod confidence;
 pub mod gate;
 pub mod gate_table;

@@ -52,20 +52,23 @@ pub struct Agreement {
     pub pairs_judged: u64,
     /// Trusted judgments of ordinary pairs.
     pub judgments: u64,
-    /// Fleiss' kappa over the pairs with all their judgments.
+    /// Fleiss' kappa over the pairs with all their judgments (under adaptive redundancy, the
+    /// first `fleiss_judgments` of every pair with that many; see [`agreement`]).
     pub fleiss: Option<f64>,
-    /// Complete pairs that Fleiss' kappa was computed over.
+    /// Pairs that Fleiss' kappa and the vote distribution were computed over.
     pub fleiss_pairs: u64,
+    /// The judgments per pair they count: the maximum at fixed redundancy, else the minimum.
+    pub fleiss_judgments: u32,
     /// Krippendorff's alpha (nominal) over the judged pairs.
     pub alpha: Option<f64>,
     /// Gwet's AC1 over the judged pairs.
     pub ac1: Option<f64>,
     /// The mean of the workers' kappa against the majority (MultiPIT reports 0.70).
     pub mean_kappa_vs_majority: Option<f64>,
-    /// How many complete pairs got 0, 1, ..., n "paraphrase" votes.
+    /// How many of those pairs got 0, 1, ..., `fleiss_judgments` "paraphrase" votes.
     pub vote_distribution: Vec<u64>,
-    /// Complete pairs by vote label (paraphrase, not, unresolved) and Dawid-Skene label
-    /// (paraphrase, not): `[vote][ds]`.
+    /// Complete pairs (under adaptive redundancy, pairs with at least the minimum) by vote label
+    /// (paraphrase, not, unresolved) and Dawid-Skene label (paraphrase, not): `[vote][ds]`.
     pub vote_vs_dawid_skene: [[u64; 2]; 3],
     /// The same for GLAD's labels.
     pub vote_vs_glad: [[u64; 2]; 3],
@@ -105,29 +108,57 @@ pub fn worker_kappas(judgments: &[Judgment], pairs: usize, workers: usize) -> Ve
     kappas_vs_majority(&by_pair, workers)
 }
 
-/// Everything on the dashboard for `pairs` pairs and `workers` workers.
+/// Everything on the dashboard for `pairs` pairs and `workers` workers of a campaign that gives
+/// a pair `min` to `max` judgments (`judgments` in the order they were made).
+///
+/// Fleiss' kappa and the vote distribution need the same number of judgments per pair. At
+/// fixed redundancy (`min == max`) they are over the pairs with all their judgments. Under
+/// adaptive redundancy they are over the *first `min`* judgments of every pair that has that
+/// many: the pairs with all `max` are the ones whose votes split (the agreeing ones settled
+/// early), so counting only those would make the crowd look far less in agreement than it is.
+/// The labels against the models' are then over the pairs with at least `min` judgments,
+/// labelled by the majority of all their votes (a tie unresolved): a settled pair's label.
 pub fn agreement(
     judgments: &[Judgment],
     pairs: usize,
     workers: usize,
-    judgments_per_pair: u32,
+    redundancy: (u32, u32),
     thresholds: Thresholds,
 ) -> Agreement {
+    let (min, max) = (redundancy.0.min(redundancy.1), redundancy.1);
+    let fixed = min == max;
     let mut table = vec![vec![0u32; 2]; pairs];
+    // The first `min` votes of each pair.
+    let mut first = vec![vec![0u32; 2]; pairs];
     let mut by_pair: Vec<Vec<(usize, bool)>> = vec![Vec::new(); pairs];
     let mut seconds: Vec<Vec<f64>> = vec![Vec::new(); workers];
     for j in judgments {
         table[j.pair][usize::from(j.is_paraphrase)] += 1;
+        if first[j.pair][0] + first[j.pair][1] < min {
+            first[j.pair][usize::from(j.is_paraphrase)] += 1;
+        }
         by_pair[j.pair].push((j.worker, j.is_paraphrase));
         seconds[j.worker].push(j.seconds);
     }
     let judged: Vec<Vec<u32>> = table.iter().filter(|r| r[0] + r[1] > 0).cloned().collect();
-    let complete: Vec<Vec<u32>> = table
-        .iter()
-        .filter(|r| r[0] + r[1] == judgments_per_pair)
-        .cloned()
+    let counted = |r: &Vec<u32>| {
+        if fixed {
+            r[0] + r[1] == max
+        } else {
+            r[0] + r[1] >= min
+        }
+    };
+    let complete: Vec<Vec<u32>> = (0..pairs)
+        .filter(|&i| counted(&table[i]))
+        .map(|i| {
+            if fixed {
+                table[i].clone()
+            } else {
+                first[i].clone()
+            }
+        })
         .collect();
-    let mut vote_distribution = vec![0u64; judgments_per_pair as usize + 1];
+    let mut vote_distribution = vec![0u64; min as usize + 1];
     for r in &complete {
         vote_distribution[r[1] as usize] += 1;
     }
@@ -152,10 +183,19 @@ pub fn agreement(
     let against_votes = |labels: &[Option<usize>]| {
         let mut t = [[0u64; 2]; 3];
         for (i, r) in table.iter().enumerate() {
-            if r[0] + r[1] != judgments_per_pair {
+            if !counted(r) {
                 continue;
             }
-            let v = match vote_label(r[1], thresholds) {
+            let label = if fixed {
+                vote_label(r[1], thresholds)
+            } else {
+                match r[1].cmp(&r[0]) {
+                    std::cmp::Ordering::Greater => VoteLabel::Paraphrase,
+                    std::cmp::Ordering::Less => VoteLabel::NotParaphrase,
+                    std::cmp::Ordering::Equal => VoteLabel::Unresolved,
+                }
+            };
+            let v = match label {
                 VoteLabel::Paraphrase => 0,
                 VoteLabel::NotParaphrase => 1,
                 VoteLabel::Unresolved => 2,
@@ -203,6 +243,7 @@ pub fn agreement(
         judgments: judgments.len() as u64,
         fleiss: fleiss_kappa(&complete),
         fleiss_pairs: complete.len() as u64,
+        fleiss_judgments: min,
         alpha: krippendorff_alpha_nominal(&judged),
         ac1: gwet_ac1(&judged, 2),
         mean_kappa_vs_majority,
@@ -374,7 +415,7 @@ mod tests {
             j(2, 1, true),
             j(2, 2, false),
         ];
-        let a = agreement(&js, 3, 3, 3, default_thresholds(3));
+        let a = agreement(&js, 3, 3, (3, 3), default_thresholds(3));
         assert_eq!((a.pairs_judged, a.judgments, a.fleiss_pairs), (3, 9, 3));
         assert_eq!(a.vote_distribution, [1, 0, 1, 1]);
         assert!(a.fleiss.unwrap() > 0.5 && a.alpha.unwrap() > 0.5);
@@ -400,6 +441,38 @@ mod tests {
     }
 
     #[test]
+    fn under_adaptive_redundancy_the_tables_count_every_pairs_first_judgments() {
+        // Min 3, max 6: pairs 0-3 unanimous and settled at 3; pair 4 split and taken to 6
+        // (3 paraphrase, then 3 not); pair 5 has 2 (not counted).
+        let mut js = Vec::new();
+        for p in 0..4 {
+            for w in 0..3 {
+                js.push(j(p, w, p % 2 == 0));
+            }
+        }
+        for (w, l) in [true, true, false, false, false, false]
+            .into_iter()
+            .enumerate()
+        {
+            js.push(j(4, w, l));
+        }
+        js.push(j(5, 0, true));
+        js.push(j(5, 1, true));
+        let a = agreement(&js, 6, 6, (3, 6), default_thresholds(6));
+        assert_eq!((a.fleiss_pairs, a.fleiss_judgments), (5, 3));
+        // The split pair counts by its first three votes: two paraphrase.
+        assert_eq!(a.vote_distribution, [2, 0, 1, 2]);
+        let three: Vec<Vec<u32>> = vec![vec![0, 3], vec![3, 0], vec![0, 3], vec![3, 0], vec![1, 2]];
+        assert_eq!(a.fleiss, crate::domain::agreement::fleiss_kappa(&three));
+        // Labels by the majority of all votes: pair 4 is "not" (4 of 6).
+        let rows: Vec<u64> = a.vote_vs_dawid_skene.iter().map(|r| r[0] + r[1]).collect();
+        assert_eq!(rows, [2, 3, 0]);
+        // Counting only pairs with all six would have left one pair, the split one.
+        let only_full = agreement(&js, 6, 6, (6, 6), default_thresholds(6));
+        assert_eq!(only_full.fleiss_pairs, 1);
+    }
+
+    #[test]
     fn agreement_over_time_grows_with_the_judgments() {
         let js: Vec<Judgment> = (0..40).map(|i| j(i / 4, i % 4, (i / 4) % 2 == 0)).collect();
         let t = agreement_over_time(&js, 10, 4);
@@ -422,7 +495,7 @@ mod tests {
 
     #[test]
     fn no_judgments_gives_undefined_not_zero() {
-        let a = agreement(&[], 5, 2, 6, default_thresholds(6));
+        let a = agreement(&[], 5, 2, (6, 6), default_thresholds(6));
         assert_eq!(
             (a.fleiss, a.alpha, a.ac1, a.mean_kappa_vs_majority),
             (None, None, None, None)

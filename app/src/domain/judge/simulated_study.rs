@@ -21,6 +21,10 @@ pub enum Member {
     Honest(f64),
     /// Knows every test pair's answer (shared by the group) and answers ordinary pairs at random.
     Colluder,
+    /// Knows every test pair's answer and shares ordinary answers with the other copiers: the
+    /// first of them to meet a pair guesses, the rest give the same answer (one person with
+    /// several accounts, or a group with a shared answer sheet).
+    Copier,
 }
 
 /// The rows of a study in which `members` each make `judgments` judgments. `unit` draws uniform
@@ -31,10 +35,13 @@ pub fn rows(members: &[Member], judgments: u32, unit: &mut impl FnMut() -> f64) 
     let mut pairs: Vec<(bool, Vec<usize>)> = Vec::new();
     let mut done = vec![0u32; members.len()];
     let mut seen_tests: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+    // The copiers' answer sheet, by ordinary pair.
+    let mut sheet: std::collections::HashMap<usize, bool> = Default::default();
     let mut out = Vec::new();
     let name = |w: usize| match members[w] {
         Member::Honest(_) => format!("h{w}"),
         Member::Colluder => format!("c{w}"),
+        Member::Copier => format!("r{w}"),
     };
     loop {
         let waiting: Vec<usize> = (0..members.len())
@@ -47,7 +54,7 @@ pub fn rows(members: &[Member], judgments: u32, unit: &mut impl FnMut() -> f64) 
         done[w] += 1;
         let right = |u: &mut dyn FnMut() -> f64, truth: bool| match members[w] {
             Member::Honest(a) => (u() < a) == truth,
-            Member::Colluder => u() < 0.5,
+            Member::Colluder | Member::Copier => u() < 0.5,
         };
         if done[w].is_multiple_of(5) && seen_tests[w].len() < TEST_POOL {
             let unseen: Vec<usize> = (0..TEST_POOL)
@@ -56,7 +63,7 @@ pub fn rows(members: &[Member], judgments: u32, unit: &mut impl FnMut() -> f64) 
             let t = unseen[((unit() * unseen.len() as f64) as usize).min(unseen.len() - 1)];
             seen_tests[w].push(t);
             let label = match members[w] {
-                Member::Colluder => gold[t],
+                Member::Colluder | Member::Copier => gold[t],
                 Member::Honest(_) => right(unit, gold[t]),
             };
             out.push(Row {
@@ -78,7 +85,10 @@ pub fn rows(members: &[Member], judgments: u32, unit: &mut impl FnMut() -> f64) 
             pairs.len() - 1
         });
         pairs[p].1.push(w);
-        let label = right(unit, pairs[p].0);
+        let label = match members[w] {
+            Member::Copier => *sheet.entry(p).or_insert_with(|| unit() < 0.5),
+            _ => right(unit, pairs[p].0),
+        };
         out.push(Row {
             item: format!("p{p}"),
             worker: name(w),
@@ -142,6 +152,84 @@ pub fn collusion_rates(
     }
 }
 
+/// How a ring of copiers and the honest workers beside them fared under
+/// [`super::alike::answer_alike`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RingRates {
+    /// Copiers in a flagged group once each member has made the study's judgments.
+    pub copiers_grouped: f64,
+    /// Honest workers in a flagged group.
+    pub honest_grouped: f64,
+    /// Studies with any honest worker in a group.
+    pub studies_with_honest_grouped: f64,
+}
+
+/// [`RingRates`] over `runs` studies, each of 25 honest workers (90-97%) and `copiers` copiers
+/// who share their answers, served as live, checked once everyone has made `judgments`.
+pub fn ring_rates(
+    copiers: usize,
+    judgments: u32,
+    runs: u32,
+    unit: &mut impl FnMut() -> f64,
+) -> RingRates {
+    let (mut grouped, mut copiers_seen) = (0u32, 0u32);
+    let (mut honest_grouped, mut honest, mut bad_studies) = (0u32, 0u32, 0u32);
+    for _ in 0..runs {
+        let mut members: Vec<Member> = (0..25)
+            .map(|_| Member::Honest(0.9 + 0.07 * unit()))
+            .collect();
+        members.extend(std::iter::repeat_n(Member::Copier, copiers));
+        let rows = rows(&members, judgments, unit);
+        let (ordinary, pairs, workers) = ordinary_judgments(&rows);
+        let alike = super::alike::answer_alike(&ordinary, pairs, workers.len());
+        let in_group: std::collections::HashSet<usize> =
+            alike.groups.iter().flatten().copied().collect();
+        let mut any_honest = false;
+        for (i, name) in workers.iter().enumerate() {
+            let g = in_group.contains(&i);
+            if name.starts_with('r') {
+                copiers_seen += 1;
+                grouped += u32::from(g);
+            } else {
+                honest += 1;
+                honest_grouped += u32::from(g);
+                any_honest |= g;
+            }
+        }
+        bad_studies += u32::from(any_honest);
+    }
+    let share = |n: u32, of: u32| f64::from(n) / f64::from(of.max(1));
+    RingRates {
+        copiers_grouped: share(grouped, copiers_seen),
+        honest_grouped: share(honest_grouped, honest),
+        studies_with_honest_grouped: share(bad_studies, runs),
+    }
+}
+
+/// The ordinary rows (no gold) as judgments, with the number of pairs and the workers' names
+/// by index.
+fn ordinary_judgments(rows: &[Row]) -> (Vec<super::report::Judgment>, usize, Vec<String>) {
+    let mut pairs: std::collections::HashMap<&str, usize> = Default::default();
+    let mut workers: Vec<String> = Vec::new();
+    let mut worker_index: std::collections::HashMap<&str, usize> = Default::default();
+    let mut out = Vec::new();
+    for r in rows.iter().filter(|r| r.gold.is_none()) {
+        let next = pairs.len();
+        let pair = *pairs.entry(r.item.as_str()).or_insert(next);
+        let worker = *worker_index.entry(r.worker.as_str()).or_insert_with(|| {
+            workers.push(r.worker.clone());
+            workers.len() - 1
+        });
+        out.push(super::report::Judgment {
+            pair,
+            worker,
+            is_paraphrase: r.label,
+            seconds: 1.0,
+        });
+    }
+    (out, pairs.len(), workers)
+}
+
 /// The replay options a live campaign would have by default, at fixed redundancy (the study's
 /// pairs have six judgments each).
 pub fn fixed_six() -> Options {
@@ -192,6 +280,19 @@ mod tests {
             *per.entry(&r.item).or_default() += 1;
         }
         assert!(per.values().all(|&n| n <= PER_PAIR));
+    }
+
+    #[test]
+    fn a_ring_that_shares_its_answers_is_grouped_and_honest_workers_are_not() {
+        let mut rng = crate::domain::rng::SplitMix64::new(17);
+        // 40 studies: 200 copiers and 1,000 honest workers (1,000 studies in
+        // `bench-agreement`).
+        let r = ring_rates(5, 150, 40, &mut || rng.unit());
+        assert!(r.copiers_grouped >= 0.95, "{r:?}");
+        assert!(r.honest_grouped <= 0.01, "{r:?}");
+        // Two accounts of one person are found as well.
+        let r = ring_rates(2, 150, 40, &mut || rng.unit());
+        assert!(r.copiers_grouped >= 0.9, "{r:?}");
     }
 
     #[test]

@@ -14,13 +14,25 @@ fn redundancy_text(o: &JudgeCampaignOverview) -> String {
     }
 }
 
-/// What settling pairs early saved against the maximum for every pair; `None` before any has.
+/// What settling pairs early saved against the maximum for every pair, in judgments and (when
+/// the study pays per judgment) in money; `None` before any has.
 fn savings_text(o: &JudgeCampaignOverview) -> Option<String> {
     (o.settled_pairs > 0).then(|| {
         let spent = o.judgments as f64;
         let fixed = spent + o.judgments_saved as f64;
+        let money = if o.judgment_pay_mills > 0 {
+            format!(
+                ", {} of judgment pay at {} each",
+                crate::domain::money::usd_mills(
+                    o.judgments_saved * i64::from(o.judgment_pay_mills)
+                ),
+                crate::domain::money::usd_mills(i64::from(o.judgment_pay_mills))
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{} settled early: {} judgments saved against {} for every pair ({:.0}%)",
+            "{} settled early: {} judgments saved against {} for every pair ({:.0}%){money}",
             o.settled_pairs,
             o.judgments_saved,
             o.judgments_per_pair,
