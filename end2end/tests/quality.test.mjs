@@ -40,6 +40,23 @@ async function call(context, name, form) {
   return r.json();
 }
 
+/** Registers `count` workers, one after another, each answering every pair it is given with
+ *  `label(w, task)` (w: the worker's number, from 0). */
+async function judgeAll(id, count, prefix, label) {
+  for (let w = 0; w < count; w += 1) {
+    const worker = await browser.newContext();
+    await call(worker, 'register', { username: uniqueName(prefix), password: PASSWORD, password_confirmation: PASSWORD });
+    let task = await call(worker, 'judge/next', { campaign_id: id });
+    while (task.Judge) {
+      const outcome = await call(worker, 'judge/answer', {
+        campaign_id: id, assignment_id: task.Judge.assignment_id, is_paraphrase: String(label(w, task)),
+      });
+      task = outcome.next;
+    }
+    await worker.close();
+  }
+}
+
 async function adminContext() {
   const context = await browser.newContext();
   await call(context, 'login', { username: 'admin', password: server.adminPassword });
@@ -58,21 +75,11 @@ test('a worker with the test answers is flagged on the dashboard and excluded in
   await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
   // Three honest workers; the fourth answers every test pair right and says "paraphrase" to
   // every ordinary pair.
-  for (let w = 0; w < 4; w += 1) {
-    const worker = await browser.newContext();
-    await call(worker, 'register', { username: uniqueName('q'), password: PASSWORD, password_confirmation: PASSWORD });
-    let task = await call(worker, 'judge/next', { campaign_id: id });
-    while (task.Judge) {
-      const isTest = task.Judge.sentence1.startsWith('Test ');
-      const truth = task.Judge.sentence2.includes('[P]');
-      const label = w === 3 && !isTest ? true : truth;
-      const outcome = await call(worker, 'judge/answer', {
-        campaign_id: id, assignment_id: task.Judge.assignment_id, is_paraphrase: String(label),
-      });
-      task = outcome.next;
-    }
-    await worker.close();
-  }
+  await judgeAll(id, 4, 'q', (w, task) => {
+    const isTest = task.Judge.sentence1.startsWith('Test ');
+    const truth = task.Judge.sentence2.includes('[P]');
+    return w === 3 && !isTest ? true : truth;
+  });
   await admin.close();
 
   for (const [what, options] of [['desktop', { viewport: { width: 1280, height: 900 } }], ['phone', phone(390)]]) {
@@ -123,20 +130,10 @@ test('two accounts that share their guesses are shown as a group with the eviden
   await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'pairs.csv', content: PAIRS, labels_are_tests: 'false' });
   await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
   // Four careful workers; the fifth and sixth give one guess between them, wrong on half.
-  for (let w = 0; w < 6; w += 1) {
-    const worker = await browser.newContext();
-    await call(worker, 'register', { username: uniqueName('g'), password: PASSWORD, password_confirmation: PASSWORD });
-    let task = await call(worker, 'judge/next', { campaign_id: id });
-    while (task.Judge) {
-      const n = Number(task.Judge.sentence1.split(' ')[1]);
-      const label = w >= 4 ? n % 4 < 2 : task.Judge.sentence2.includes('[P]');
-      const outcome = await call(worker, 'judge/answer', {
-        campaign_id: id, assignment_id: task.Judge.assignment_id, is_paraphrase: String(label),
-      });
-      task = outcome.next;
-    }
-    await worker.close();
-  }
+  await judgeAll(id, 6, 'g', (w, task) => {
+    const n = Number(task.Judge.sentence1.split(' ')[1]);
+    return w >= 4 ? n % 4 < 2 : task.Judge.sentence2.includes('[P]');
+  });
   await admin.close();
 
   for (const [what, options] of [['desktop', { viewport: { width: 1280, height: 900 } }], ['phone', phone(390)]]) {

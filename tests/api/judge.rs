@@ -2446,27 +2446,8 @@ async fn pairs_settle_at_three_agreeing_votes_and_a_split_pair_takes_up_to_six(p
         "{page}"
     );
     assert!(page.contains("3 to 6 judgments per pair, settled at 95%"));
-    // Once the study pays per judgment, the saving is in money too.
-    json(
-        app.call(
-            &admin,
-            "admin/save_study_info",
-            &[
-                ("campaign_id", id.as_str()),
-                ("summary", "Judge pairs of sentences."),
-                ("minutes", "10"),
-                ("pay", "$0.015 a pair"),
-                ("consent_text", ""),
-                ("completion_code", ""),
-                ("complete_after", ""),
-                ("base_pay", ""),
-                ("judgment_pay", "0.015"),
-                ("min_hourly", ""),
-            ],
-        )
-        .await,
-    )
-    .await;
+    // Once the study pays per judgment ($0.015), the saving is in money too.
+    crate::study_pay::terms(&app, &admin, &id, "", "", "", "").await;
     let page = app
         .get(&admin, &format!("/admin/campaigns/{id}"))
         .await

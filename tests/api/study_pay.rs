@@ -13,7 +13,7 @@ use crate::studies::{count, json, judging};
 
 /// Saves the study information with a completion rule, pay terms and a consent text ("" for
 /// none; each new text is a new version to agree to).
-async fn terms(
+pub(crate) async fn terms(
     app: &TestApp,
     admin: &Client,
     id: &str,
