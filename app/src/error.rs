@@ -90,23 +90,29 @@ impl FromServerFnError for AppError {
     }
 }
 
-/// Gives a failed server function's response the error's HTTP status (403, 422, ...) for
-/// programmatic callers. A plain HTML form post (JavaScript off) keeps leptos's redirect back to
-/// the form, which carries the error in the URL so the page can show it.
+/// Whether the server function being called was sent by a plain HTML form (a browser that
+/// asks for a page back), not by the app's script or a program, which ask for data.
 #[cfg(feature = "ssr")]
-pub fn set_response_status(error: &AppError) {
-    let is_form_post = use_context::<http::request::Parts>()
+pub fn is_form_post() -> bool {
+    use_context::<http::request::Parts>()
         .and_then(|p| {
             p.headers
                 .get(http::header::ACCEPT)
                 .and_then(|v| v.to_str().ok())
                 .map(|v| v.contains("text/html"))
         })
-        .unwrap_or(false);
+        .unwrap_or(false)
+}
+
+/// Gives a failed server function's response the error's HTTP status (403, 422, ...) for
+/// programmatic callers. A plain HTML form post (JavaScript off) keeps leptos's redirect back to
+/// the form, which carries the error in the URL so the page can show it.
+#[cfg(feature = "ssr")]
+pub fn set_response_status(error: &AppError) {
     let Some(options) = use_context::<leptos_axum::ResponseOptions>() else {
         return;
     };
-    if !is_form_post {
+    if !is_form_post() {
         options.set_status(error.status_code());
     }
     if let AppError::RateLimited { retry_after_secs } = error {

@@ -170,17 +170,60 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await page.keyboard.press(await rightKey());
   await page.getByTestId('judged').filter({ hasText: /^12$/ }).waitFor();
 
-  // Without JavaScript: the judging page and the admin's upload form say
-  // they need it, and their dead controls are hidden rather than looking live.
-  // A context with JavaScript off parses <noscript> as markup, as a browser with it turned off
-  // does (Playwright's text selectors skip <noscript>, hence the CSS locators).
+  // Without JavaScript the answers are a plain form: each press posts the answer and the page
+  // comes back with the next pair, and a missed check question is explained, with a link on.
+  // Controls that need the script (the definition's toggle) are hidden rather than dead.
   const plain = await newPage(browser, { javaScriptEnabled: false });
   await registerWorker(plain, server, 'nojs');
   await plain.getByRole('link', { name: 'Tweet pairs' }).click();
   await plain.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
-  assert.ok(await plain.locator('noscript p', { hasText: 'This task needs JavaScript' }).isVisible());
-  assert.equal(await plain.getByRole('button', { name: /^Paraphrase/ }).isVisible(), false, 'no dead answer buttons');
   assert.equal(await plain.getByRole('button', { name: 'Show the definition' }).isVisible(), false);
+  let plainMissed = false;
+  for (let n = 0; n < 7; n += 1) {
+    assert.equal(await plain.getByTestId('judged').textContent(), String(n));
+    const isTest = (await plain.getByLabel('Sentence 1').textContent()).startsWith('Test');
+    const right = (await plain.getByLabel('Sentence 2').textContent()).includes('[P]');
+    const miss = isTest && !plainMissed;
+    await plain.getByRole('button', { name: (miss ? !right : right) ? /^Paraphrase/ : /^Not paraphrase/ }).click();
+    if (miss) {
+      plainMissed = true;
+      await plain.getByRole('heading', { name: 'Check question' }).waitFor();
+      assert.match(await plain.locator('.feedback').textContent(), new RegExp(`the answer is: ${right ? 'Paraphrase' : 'Not paraphrase'}\\.`));
+      assert.match(await plain.getByTestId('explanation').textContent(), /^Because check \d is (not )?a paraphrase\.$/);
+      await plain.getByRole('link', { name: 'Continue' }).click();
+    }
+    // The count is the server's: an answer stored twice would show here.
+    await plain.getByTestId('judged').filter({ hasText: new RegExp(`^${n + 1}$`) }).waitFor();
+  }
+  assert.ok(plainMissed, 'a check question came within seven pairs');
+
+  // With JavaScript, on a network slow to bring the page's script: a press before it arrives is
+  // the plain form's, answered and counted once; once the script runs, answers are its own.
+  const early = await newPage(browser);
+  await registerWorker(early, server, 'early');
+  await early.getByRole('link', { name: 'Tweet pairs' }).click();
+  await early.getByRole('heading', { name: 'Is sentence 2 a paraphrase of sentence 1?' }).waitFor();
+  const judgeUrl = early.url();
+  let heldBack = 0;
+  await early.route('**/*.wasm', async (route) => {
+    heldBack += 1;
+    await new Promise((resolve) => { setTimeout(resolve, 4000); });
+    await route.continue();
+  });
+  await early.goto(judgeUrl);
+  const earlyRight = (await early.getByLabel('Sentence 2').textContent()).includes('[P]');
+  assert.equal(await early.evaluate(() => !!window.__paracrowd_hydrated), false, 'pressed before the script ran');
+  await early.getByRole('button', { name: earlyRight ? /^Paraphrase/ : /^Not paraphrase/ }).click();
+  await early.getByTestId('judged').filter({ hasText: /^1$/ }).waitFor();
+  assert.ok(heldBack >= 1, 'the script was held back');
+  await early.unrouteAll({ behavior: 'ignoreErrors' });
+  await hydrated(early);
+  await early.waitForTimeout(1050);
+  const secondRight = (await early.getByLabel('Sentence 2').textContent()).includes('[P]');
+  await early.keyboard.press(secondRight ? '1' : '2');
+  await early.getByTestId('judged').filter({ hasText: /^2$/ }).waitFor();
+  assert.deepEqual(unexpectedErrors(early), []);
+  await early.context().close();
   const plainAdmin = await newPage(browser, { javaScriptEnabled: false });
   await loginAdmin(plainAdmin, server);
   await plainAdmin.goto(`${server.url}/admin/campaigns/${id}`);

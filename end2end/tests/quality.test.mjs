@@ -236,6 +236,8 @@ test('the confidence gate stops a worker who answers at random and says why, at 
     assert.equal(await page.getByRole('img', { name: /^Accuracy about \d+%, at most \d+%; the minimum is 85%$/ }).count(), 4);
     // The status history gives the same numbers the worker read.
     assert.match(await page.getByRole('table', { name: 'Status history' }).textContent(), /show an accuracy of about \d+%/);
+    // …under a heading that says whose words they are.
+    await page.getByRole('table', { name: 'Status history' }).getByRole('columnheader', { name: 'Told the worker' }).waitFor();
     assert.equal(await sidewaysScroll(page), 0, `the dashboard scrolls sideways at ${what} width`);
     assert.deepEqual(unexpectedErrors(page), []);
     await page.context().close();

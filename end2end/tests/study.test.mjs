@@ -38,7 +38,7 @@ function asProlificSends(url, pid) {
 }
 
 test('an admin sets up the study and its Prolific link', async () => {
-  const admin = await newPage(browser);
+  const admin = await newPage(browser, { permissions: ['clipboard-read', 'clipboard-write'] });
   await loginAdmin(admin, server);
   await admin.getByRole('link', { name: 'Manage campaigns' }).click();
   await hydrated(admin);
@@ -65,6 +65,12 @@ test('an admin sets up the study and its Prolific link', async () => {
   await url.filter({ hasText: server.url }).waitFor();
   linkUrl = await url.textContent();
   assert.match(linkUrl, /\/s\/[0-9a-f]{32}\?PROLIFIC_PID=\{\{%PROLIFIC_PID%\}\}&STUDY_ID=\{\{%STUDY_ID%\}\}&SESSION_ID=\{\{%SESSION_ID%\}\}$/);
+  // The link is copied with one press, and the form is empty again: a second press of Create
+  // would not make the same link twice.
+  await admin.getByRole('button', { name: 'Copy' }).click();
+  await admin.getByRole('button', { name: 'Copied' }).waitFor();
+  assert.equal(await admin.evaluate(() => navigator.clipboard.readText()), linkUrl);
+  assert.equal(await admin.getByLabel('At most this many workers').inputValue(), '');
   assert.equal(await admin.getByTestId('study-link-workers').textContent(), '0 of 2');
   assert.deepEqual(await accessibilityProblems(admin, 'the campaign page with its study'), []);
   assert.deepEqual(unexpectedErrors(admin), []);
@@ -163,6 +169,12 @@ test('a participant finishes the pairs asked for and goes back to Prolific; the 
   }
   await worker.getByRole('heading', { name: "You have done this study's pairs" }).waitFor();
   assert.equal(await worker.getByTestId('judged-total').textContent(), '3');
+  // A reload before finishing says the same, as a page (200), not as an error.
+  const again = await worker.reload();
+  assert.equal(again.status(), 200);
+  await worker.getByRole('heading', { name: "You have done this study's pairs" }).waitFor();
+  assert.equal(await worker.locator('.notice.error').count(), 0);
+  await hydrated(worker);
   assert.deepEqual(await accessibilityProblems(worker, 'the end of the pairs'), []);
   await worker.getByTestId('finish').click();
   // The completion page records it and sends the participant back to Prolific with the code.

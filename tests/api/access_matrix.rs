@@ -133,6 +133,11 @@ const SERVER_FNS: &[Fn] = &[
         ],
     ),
     f(
+        "judge/feedback",
+        Level::User,
+        &[("campaign_id", "{judge}"), ("assignment_id", "{any}")],
+    ),
+    f(
         "research/apt_report",
         Level::Research,
         &[("campaign_id", "{apt}")],

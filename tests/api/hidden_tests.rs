@@ -240,3 +240,98 @@ async fn an_account_that_misses_test_pairs_to_collect_their_answers_is_flagged(p
     }
     app.stop().await;
 }
+
+/// A plain form's answer (a press before the page's script runs, or without JavaScript) goes
+/// back to the judging page; a missed check question goes to the page that explains it. Its
+/// feedback is read by the worker who missed it, and only for that answer: not by another
+/// worker, not for a check question answered right, not for an ordinary pair.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_plain_forms_answer_goes_back_to_the_page_and_only_its_worker_reads_the_feedback(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            test_every: 2,
+            tests_csv: Some(&tests_csv(6)),
+            ..Setup::pairs(&pairs_csv(10))
+        },
+    )
+    .await;
+    let (c, _) = app.annotator().await;
+    let (other, _) = app.annotator().await;
+    let referer = format!("/judge/{id}");
+    let feedback = |client: &Client, assignment: String| {
+        let (app, id) = (&app, id.clone());
+        let client = client.clone();
+        async move {
+            json(
+                app.call(
+                    &client,
+                    "judge/feedback",
+                    &[("campaign_id", &id), ("assignment_id", &assignment)],
+                )
+                .await,
+            )
+            .await
+        }
+    };
+    let (mut missed, mut right_test, mut ordinary) = (None, None, None);
+    for _ in 0..8 {
+        let task = next(&app, &c, &id).await;
+        let a = task["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+        let is_test = task["Judge"]["sentence1"]
+            .as_str()
+            .unwrap()
+            .starts_with("Test");
+        // The first check question is missed, every other pair answered right.
+        let miss = is_test && missed.is_none();
+        let label = if miss { !truth(&task) } else { truth(&task) };
+        let resp = app
+            .post_form(
+                &c,
+                "judge/answer",
+                &referer,
+                &[
+                    ("campaign_id", id.as_str()),
+                    ("assignment_id", a.as_str()),
+                    ("is_paraphrase", if label { "true" } else { "false" }),
+                ],
+            )
+            .await;
+        assert_eq!(resp.status(), reqwest::StatusCode::FOUND);
+        let location = resp.headers()["location"].to_str().unwrap().to_owned();
+        if miss {
+            assert_eq!(location, format!("/judge/{id}?missed={a}"));
+            missed = Some(a);
+        } else {
+            assert_eq!(location, format!("/judge/{id}"));
+            if is_test {
+                right_test = Some(a);
+            } else {
+                ordinary = Some(a);
+            }
+        }
+    }
+    let missed = missed.expect("a check question among eight pairs, one in every two");
+    let shown = feedback(&c, missed.clone()).await;
+    assert!(
+        shown["explanation"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("Because test ")),
+        "{shown}"
+    );
+    assert_eq!(feedback(&other, missed).await, Value::Null);
+    assert_eq!(feedback(&c, right_test.unwrap()).await, Value::Null);
+    assert_eq!(feedback(&c, ordinary.unwrap()).await, Value::Null);
+    // Every answer was stored once: eight judgments.
+    let judged: i64 = sqlx::query_scalar("select count(*) from judge_judgment")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(judged, 8);
+    app.stop().await;
+}

@@ -22,7 +22,42 @@ pub async fn judge_answer(
     assignment_id: AssignmentId,
     is_paraphrase: bool,
 ) -> Result<AnswerOutcome, AppError> {
-    super::with_status(ssr::answer(campaign_id, assignment_id, is_paraphrase).await)
+    let result = ssr::answer(campaign_id, assignment_id, is_paraphrase).await;
+    // A plain form (the page's answer buttons before its script runs, or without JavaScript)
+    // goes back to the judging page, which shows the next pair; a missed check question's
+    // feedback is read there (`judge_feedback`).
+    if crate::error::is_form_post() {
+        let missed = matches!(
+            &result,
+            Ok(AnswerOutcome {
+                feedback: Some(_),
+                ..
+            })
+        );
+        leptos_axum::redirect(&after_form(campaign_id, assignment_id, missed));
+    }
+    super::with_status(result)
+}
+
+/// Where a plain form's answer sends the browser: the judging page, told which answer to
+/// explain when it missed a check question.
+pub fn after_form(campaign_id: CampaignId, assignment_id: AssignmentId, missed: bool) -> String {
+    if missed {
+        format!("/judge/{campaign_id}?missed={assignment_id}")
+    } else {
+        format!("/judge/{campaign_id}")
+    }
+}
+
+/// The feedback the caller's answer to `assignment_id` earned: the right answer and its
+/// explanation when it missed a check question, else nothing. The judging page reads it after a
+/// plain form's answer.
+#[server(endpoint = "judge/feedback")]
+pub async fn judge_feedback(
+    campaign_id: CampaignId,
+    assignment_id: AssignmentId,
+) -> Result<Option<Feedback>, AppError> {
+    super::with_status(ssr::feedback(campaign_id, assignment_id).await)
 }
 
 #[cfg(feature = "ssr")]
@@ -37,6 +72,17 @@ mod ssr {
         judging_call(state, campaign_id, |session, user, campaign| async move {
             let (pool, campaigns, draws) = (&state.pool, &state.judge_campaigns, &state.draws);
             service::next(pool, campaigns, draws, session.proof(), user, campaign).await
+        })
+        .await
+    }
+
+    pub async fn feedback(
+        campaign_id: CampaignId,
+        assignment_id: AssignmentId,
+    ) -> Result<Option<Feedback>, AppError> {
+        let state = &crate::state::app_state()?;
+        judging_call(state, campaign_id, |_, user, campaign| async move {
+            service::feedback(&state.pool, campaign, user, assignment_id).await
         })
         .await
     }

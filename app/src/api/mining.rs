@@ -167,9 +167,16 @@ mod ssr {
             let end = r.finished_at.unwrap_or_else(time::OffsetDateTime::now_utc);
             (end - s).as_seconds_f64()
         });
+        let running = r.status == crate::domain::RunStatus::Running;
+        let measuring = crate::domain::mining::progress::measuring(
+            running,
+            r.done,
+            r.total,
+            r.saving_total.is_some(),
+        );
         let rate = match (elapsed, r.mining_seconds) {
             (_, Some(m)) if m > 0.0 => Some(r.done as f64 / m),
-            (Some(e), None) if e > 0.0 && r.done > 0 => Some(r.done as f64 / e),
+            (Some(e), None) if e > 0.0 && r.done > 0 && !measuring => Some(r.done as f64 / e),
             _ => None,
         };
         let seconds_left = (r.status == crate::domain::RunStatus::Running)
@@ -197,6 +204,7 @@ mod ssr {
             stats: r.stats.and_then(|s| serde_json::from_value(s).ok()),
             error: r.error,
             mining_seconds: r.mining_seconds,
+            measuring,
             saving: r
                 .saving_total
                 .filter(|_| r.status == crate::domain::RunStatus::Running)

@@ -207,3 +207,67 @@ pub async fn download_with_progress(
     });
     report(progress);
 }
+
+/// Copies `text` to the clipboard and sets `copied` to `Some(true)`; where the browser refuses
+/// (a page not served over HTTPS or from localhost has no clipboard), selects the element with
+/// id `fallback_id` for the user to copy and sets `Some(false)`.
+pub fn copy_text(
+    text: String,
+    copied: leptos::prelude::RwSignal<Option<bool>>,
+    fallback_id: String,
+) {
+    #[cfg(feature = "hydrate")]
+    {
+        use leptos::prelude::Set;
+        let select = move || {
+            let selected = (|| {
+                let window = web_sys::window()?;
+                let node = window.document()?.get_element_by_id(&fallback_id)?;
+                window
+                    .get_selection()
+                    .ok()??
+                    .select_all_children(&node)
+                    .ok()
+            })();
+            copied.set(Some(false).filter(|_| selected.is_some()));
+        };
+        // `navigator.clipboard` is undefined outside a secure context: asked for first, as a
+        // call on it would throw.
+        let navigator = web_sys::window().map(|w| w.navigator());
+        let has_clipboard = navigator.as_ref().is_some_and(|n| {
+            js_sys::Reflect::get(n, &"clipboard".into()).is_ok_and(|c| !c.is_undefined())
+        });
+        let Some(promise) = navigator
+            .filter(|_| has_clipboard)
+            .map(|n| n.clipboard().write_text(&text))
+        else {
+            return select();
+        };
+        leptos::task::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(promise).await {
+                Ok(_) => copied.set(Some(true)),
+                Err(_) => select(),
+            }
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (text, copied, fallback_id);
+}
+
+/// Empties the form `selector` finds (its fields back to their first values).
+pub fn reset_form(selector: &str) {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        if let Some(form) = leptos::prelude::document()
+            .query_selector(selector)
+            .ok()
+            .flatten()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlFormElement>().ok())
+        {
+            form.reset();
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = selector;
+}

@@ -42,6 +42,9 @@ pub struct RunView {
     pub stats: Option<PairStats>,
     pub error: Option<String>,
     pub mining_seconds: Option<f64>,
+    /// The pass is over and its candidates are being measured, before they are saved.
+    #[serde(default)]
+    pub measuring: bool,
     /// While a finished pass writes its candidates: (written, to write).
     pub saving: Option<(i64, i64)>,
     /// RFC 3339, UTC.

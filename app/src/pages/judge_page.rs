@@ -3,9 +3,12 @@
 //! definition one click away, and the right answer with its explanation after a missed test
 //! pair.
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::api::judge::{judge_answer, judge_next, AnswerOutcome, Feedback, JudgeGuide, JudgeTask};
+use crate::api::judge::{
+    judge_answer, judge_feedback, judge_next, AnswerOutcome, Feedback, JudgeAnswer, JudgeGuide,
+    JudgeTask,
+};
 use crate::api::studies::{load_study_progress, StudyProgress};
 use crate::components::study_progress::{FinishLink, StudyTerms};
 use crate::domain::judge::settings::{Definition, EXAMPLES};
@@ -20,20 +23,47 @@ pub fn JudgePage() -> impl IntoView {
     let round = RwSignal::new(0u32);
     // The next task as the answer brought it (one round trip per judgment); else asked for.
     let ahead: StoredValue<Option<JudgeTask>> = StoredValue::new(None);
+    // The study around the task (items asked for, pay, where to finish), read once.
+    let study = Resource::new(campaign, |id| with_route_id(id, load_study_progress));
     let task = Resource::new(
         move || (campaign(), round.get()),
         move |(id, _)| {
             let given = ahead.try_update_value(Option::take).flatten();
             async move {
-                match given {
-                    Some(task) => Ok(task),
-                    None => with_route_id(id, judge_next).await,
+                if let Some(task) = given {
+                    return Ok(task);
                 }
+                // A study worker who made the items the study asks for (and reloads before
+                // finishing) is shown the way to finish, not refused a pair.
+                if let Ok(s) = study.await {
+                    if s.done_href.is_some()
+                        && s.complete_after.is_some_and(|n| s.items >= i64::from(n))
+                    {
+                        return Ok(JudgeTask::NothingLeft { judged: s.items });
+                    }
+                }
+                with_route_id(id, judge_next).await
             }
         },
     );
-    // The study around the task (items asked for, pay, where to finish), read once.
-    let study = Resource::new(campaign, |id| with_route_id(id, load_study_progress));
+    // After a plain form's answer (sent before the page's script ran, or without JavaScript)
+    // the server sends the browser back here, naming the answer when it missed a check question.
+    let query = use_query_map();
+    let missed = move || {
+        query
+            .read()
+            .get("missed")
+            .and_then(|m| m.parse::<AssignmentId>().ok())
+    };
+    let checked = Resource::new(
+        move || (campaign(), missed()),
+        |(campaign, missed)| async move {
+            match (campaign, missed) {
+                (Some(c), Some(m)) => judge_feedback(c, m).await.ok().flatten(),
+                _ => None,
+            }
+        },
+    );
     let next = Callback::new(move |given: Option<JudgeTask>| {
         ahead.set_value(given);
         round.update(|r| *r += 1);
@@ -46,16 +76,28 @@ pub fn JudgePage() -> impl IntoView {
     view! {
         <section class="card wide judge">
             {move || notice.get().map(|m| view! { <p class="notice warn" role="status">{m}</p> })}
-            <noscript>
-                <p class="notice warn">"This task needs JavaScript: each answer is sent as you press."</p>
-            </noscript>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     let study: StudyProgress = study.await.unwrap_or_default();
                     let Some(campaign_id) = campaign() else {
                         return view! { <PageError error=AppError::NotFound /> }.into_any();
                     };
-                    match task.await {
+                    let task = task.await;
+                    if let Some(feedback) = checked.await {
+                        let definition = match &task {
+                            Ok(JudgeTask::Judge { guide, .. }) => guide.definition_text.clone(),
+                            _ => Definition::Loose.text().to_owned(),
+                        };
+                        return view! {
+                            <h1>"Check question"</h1>
+                            <div class="notice warn feedback" role="status">
+                                <FeedbackText feedback definition />
+                                <a class="button" href=format!("/judge/{campaign_id}") data-testid="continue">"Continue"</a>
+                            </div>
+                        }
+                            .into_any();
+                    }
+                    match task {
                         Ok(
                             JudgeTask::Judge { judged, .. }
                             | JudgeTask::NothingLeft { judged }
@@ -311,6 +353,7 @@ fn Judge(
     let _ = key_answer;
 
     let definition = Definition::parse(&guide.definition).unwrap_or(Definition::Loose);
+    let answer_url = <JudgeAnswer as leptos::server_fn::ServerFn>::PATH;
     let instructions = guide.instructions.clone();
     let quality_rule = guide.quality_rule.clone();
     // The rule is said with the first pair, below it (the pair comes first on every screen), and
@@ -341,26 +384,41 @@ fn Judge(
             <blockquote aria-label="Sentence 2">{sentence2}</blockquote>
         </div>
         // The key hints are for eyes; a screen reader hears the shortcut from aria-keyshortcuts.
-        <div class="answers needs-js">
+        // A plain form: a press before the page's script runs (or without JavaScript) posts the
+        // answer and the server sends the page back with the next pair; once the script runs,
+        // it sends the answer itself and the form is not posted.
+        <form class="answers" method="post" action=answer_url>
+            <input type="hidden" name="campaign_id" value=campaign_id.to_string() />
+            <input type="hidden" name="assignment_id" value=assignment_id.to_string() />
             <button
-                type="button"
+                type="submit"
+                name="is_paraphrase"
+                value="true"
                 class="yes"
                 aria-keyshortcuts="1 ArrowLeft"
                 disabled=done
-                on:click=move |_| send(true)
+                on:click=move |ev| {
+                    ev.prevent_default();
+                    send(true)
+                }
             >
                 "Paraphrase" <kbd aria-hidden="true">"1"</kbd>
             </button>
             <button
-                type="button"
+                type="submit"
+                name="is_paraphrase"
+                value="false"
                 class="no"
                 aria-keyshortcuts="2 ArrowRight"
                 disabled=done
-                on:click=move |_| send(false)
+                on:click=move |ev| {
+                    ev.prevent_default();
+                    send(false)
+                }
             >
                 "Not paraphrase" <kbd aria-hidden="true">"2"</kbd>
             </button>
-        </div>
+        </form>
         <p class="muted small keys-hint needs-js">"Keys: 1 or ← for Paraphrase, 2 or → for Not paraphrase."</p>
         {first}
         {move || {
@@ -378,25 +436,10 @@ fn Judge(
         {move || {
             feedback
                 .get()
-                .map(|f| {
-                    let right = if f.is_paraphrase { "Paraphrase" } else { "Not paraphrase" };
+                .map(|feedback| {
                     view! {
                         <div class="notice warn feedback" role="alertdialog" aria-label="Check question">
-                            <p>
-                                <strong>"That was a check question, and the answer is: " {right} "."</strong>
-                            </p>
-                            {if f.explanation.is_empty() {
-                                // No explanation was given for this pair: the definition it was
-                                // judged by stands in.
-                                view! {
-                                    <p data-testid="explanation-fallback">
-                                        "The definition: " {definition.text()}
-                                    </p>
-                                }
-                                    .into_any()
-                            } else {
-                                view! { <p data-testid="explanation">{f.explanation.clone()}</p> }.into_any()
-                            }}
+                            <FeedbackText feedback definition=definition.text().to_owned() />
                             // The key is a hint for keyboards; touch screens hide it (`kbd`).
                             <button type="button" data-testid="continue" node_ref=continue_ref on:click=move |_| dismiss()>
                                 "Continue" <kbd aria-hidden="true">"Enter"</kbd>
@@ -422,6 +465,27 @@ fn Judge(
         <Show when=move || show_guide.get()>
             <Guide definition instructions=instructions.clone() quality_rule=quality_rule.clone() />
         </Show>
+    }
+}
+
+/// What a missed check question's feedback says: the right answer, and the pair's explanation
+/// (or, when none was written, the definition it was judged by).
+#[component]
+fn FeedbackText(feedback: Feedback, definition: String) -> impl IntoView {
+    let right = if feedback.is_paraphrase {
+        "Paraphrase"
+    } else {
+        "Not paraphrase"
+    };
+    view! {
+        <p>
+            <strong>"That was a check question, and the answer is: " {right} "."</strong>
+        </p>
+        {if feedback.explanation.is_empty() {
+            view! { <p data-testid="explanation-fallback">"The definition: " {definition}</p> }.into_any()
+        } else {
+            view! { <p data-testid="explanation">{feedback.explanation}</p> }.into_any()
+        }}
     }
 }
 

@@ -304,7 +304,7 @@ fn Report(
                             <tr>
                                 <th scope="col">"When (UTC)"</th><th scope="col">"Worker"</th><th scope="col">"Status"</th>
                                 <th scope="col">"By"</th><th scope="col">"Judgments"</th><th scope="col">"Test accuracy"</th>
-                                <th scope="col">"Kappa"</th><th scope="col">"Why"</th>
+                                <th scope="col">"Kappa"</th><th scope="col">"Told the worker"</th>
                             </tr>
                         </thead>
                         <tbody>

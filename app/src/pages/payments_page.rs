@@ -20,6 +20,39 @@ fn hourly(c: Option<f64>) -> String {
     c.map_or_else(|| "—".to_owned(), crate::domain::money::usd_per_hour)
 }
 
+/// A worker's hourly rate, or why there is none: under a minute worked says too little.
+fn hourly_cell(w: &WorkerPayView) -> String {
+    match w.hourly_cents {
+        Some(c) => crate::domain::money::usd_per_hour(c),
+        None if w.minutes_worked < 1.0 => "— (under a minute)".to_owned(),
+        None => "—".to_owned(),
+    }
+}
+
+/// The completed workers' medians, saying how many workers the rate is over (a rate needs a
+/// minute of work).
+fn medians_text(workers: &[WorkerPayView], minutes: Option<f64>, rate: Option<f64>) -> String {
+    let completed = workers.iter().filter(|w| w.completed).count();
+    let rated = workers
+        .iter()
+        .filter(|w| w.completed && w.hourly_cents.is_some())
+        .count();
+    match minutes {
+        None => "Nobody has completed yet.".to_owned(),
+        Some(m) if rated == 0 => format!(
+            "Completed workers' median time {m:.1} minutes; no median rate yet: no completed worker has worked a minute."
+        ),
+        Some(m) if rated < completed => format!(
+            "Completed workers' median time {m:.1} minutes, median rate {} over the {rated} of {completed} who worked a minute or more (a rate over less says little).",
+            hourly(rate)
+        ),
+        Some(m) => format!(
+            "Completed workers' median time {m:.1} minutes, median rate {}.",
+            hourly(rate)
+        ),
+    }
+}
+
 #[component]
 pub fn PaymentsPage() -> impl IntoView {
     let params = use_params_map();
@@ -74,13 +107,7 @@ fn Payments(
         t.join(" · ")
     };
     let completed = v.workers.iter().filter(|w| w.completed).count();
-    let medians = match (v.median_minutes, v.median_hourly_cents) {
-        (Some(m), h) => format!(
-            "Completed workers' median time {m:.1} minutes, median rate {}.",
-            hourly(h)
-        ),
-        _ => "Nobody has completed yet.".to_owned(),
-    };
+    let medians = medians_text(&v.workers, v.median_minutes, v.median_hourly_cents);
     let cid = v.campaign_id.clone();
     let rows: Vec<_> = v
         .workers
@@ -186,7 +213,7 @@ fn WorkerRow(w: WorkerPayView) -> impl IntoView {
             <td class="num">{money(w.base_cents)}</td>
             <td class="num" data-testid="bonus">{money(w.bonus_cents)}</td>
             <td class="num">{money(w.top_up_cents)}</td>
-            <td class="num">{hourly(w.hourly_cents)}{flag}</td>
+            <td class="num" data-testid="hourly">{hourly_cell(&w)}{flag}</td>
             <td class="num">{money(w.batched_cents)}</td>
             <td class="num" data-testid="paid">{money(w.paid_cents)}</td>
         </tr>
@@ -247,5 +274,58 @@ fn BatchRow(
             </td>
             <td>{state}</td>
         </tr>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::study::platform::Platform;
+
+    fn worker(completed: bool, minutes: f64, hourly: Option<f64>) -> WorkerPayView {
+        WorkerPayView {
+            platform: Platform::Prolific,
+            external_id: "w".into(),
+            items: 10,
+            minutes_worked: minutes,
+            completed,
+            completion: None,
+            base_cents: 0,
+            bonus_cents: 0,
+            top_up_cents: 0,
+            hourly_cents: hourly,
+            under_minimum: false,
+            batched_cents: 0,
+            paid_cents: 0,
+        }
+    }
+
+    #[test]
+    fn the_median_rate_says_how_many_workers_it_is_over() {
+        let quick = worker(true, 0.5, None);
+        let slow = worker(true, 12.0, Some(900.0));
+        assert_eq!(hourly_cell(&quick), "— (under a minute)");
+        assert_eq!(hourly_cell(&worker(false, 3.0, None)), "—");
+        let five = [
+            quick.clone(),
+            quick.clone(),
+            quick.clone(),
+            quick.clone(),
+            slow.clone(),
+        ];
+        let t = medians_text(&five, Some(0.5), Some(900.0));
+        assert!(
+            t.contains("over the 1 of 5 who worked a minute or more"),
+            "{t}"
+        );
+        let t = medians_text(std::slice::from_ref(&quick), Some(0.5), None);
+        assert!(t.contains("no completed worker has worked a minute"), "{t}");
+        let t = medians_text(
+            &[slow.clone(), worker(false, 0.2, None)],
+            Some(12.0),
+            Some(900.0),
+        );
+        assert!(!t.contains(" of "), "{t}");
+        assert_eq!(medians_text(&[], None, None), "Nobody has completed yet.");
     }
 }

@@ -199,12 +199,6 @@ pub async fn answer(
             version: campaign.version,
             serving: serving(cache, draws, cid, settings),
         };
-        let feedback_for = |pair: &db::AnsweredPair, answer: bool| {
-            (pair.is_test && pair.gold_label.is_some_and(|g| g != answer)).then(|| Feedback {
-                is_paraphrase: pair.gold_label.unwrap_or(false),
-                explanation: pair.gold_explanation.clone().unwrap_or_default(),
-            })
-        };
         let mut conn = quick.acquire().await?;
         let answered = db::answer(conn.conn(), &call).await?;
         conn.done();
@@ -292,6 +286,29 @@ pub async fn answer(
     Err(AppError::Conflict(
         "This study is being changed. Please answer again.".into(),
     ))
+}
+
+/// The right answer and its explanation after `answer` to `pair`, a missed check question;
+/// `None` for any other answer (an ordinary pair reveals nothing).
+fn feedback_for(pair: &db::AnsweredPair, answer: bool) -> Option<Feedback> {
+    (pair.is_test && pair.gold_label.is_some_and(|g| g != answer)).then(|| Feedback {
+        is_paraphrase: pair.gold_label.unwrap_or(false),
+        explanation: pair.gold_explanation.clone().unwrap_or_default(),
+    })
+}
+
+/// The feedback `user`'s stored answer to their `assignment` earned: the right answer and its
+/// explanation if it was a missed check question, else `None` (also for an assignment that is
+/// not theirs or not answered). It tells nothing the answer did not already tell them.
+pub async fn feedback(
+    pool: &PgPool,
+    campaign_id: CampaignId,
+    user: UserId,
+    assignment_id: AssignmentId,
+) -> Result<Option<Feedback>, AppError> {
+    Ok(db::stored_answer(pool, campaign_id, user, assignment_id)
+        .await?
+        .and_then(|(answer, pair)| feedback_for(&pair, answer)))
 }
 
 /// How many times an answer is made again when the call wrote nothing because something changed

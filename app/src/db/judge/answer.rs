@@ -233,6 +233,39 @@ impl Outcome {
     }
 }
 
+/// The caller's stored answer to one of their assignments in `campaign_id`, with the pair as
+/// feedback needs it; `None` when it is not theirs or not answered. Read after a plain form's
+/// answer (the page was reloaded), so a missed check question is explained as it is after one
+/// sent by the page.
+pub async fn stored_answer(
+    db: impl PgExecutor<'_>,
+    campaign_id: CampaignId,
+    user: UserId,
+    assignment_id: AssignmentId,
+) -> Result<Option<(bool, AnsweredPair)>, AppError> {
+    let row = sqlx::query!(
+        r#"select j.is_paraphrase, p.is_test, p.gold_label, p.gold_explanation
+           from judge_judgment j
+           join judge_pair p on p.pair_id = j.pair_id
+           where j.assignment_id = $1 and j.app_user_id = $2 and j.campaign_id = $3"#,
+        assignment_id as AssignmentId,
+        user as UserId,
+        campaign_id as CampaignId,
+    )
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|r| {
+        (
+            r.is_paraphrase,
+            AnsweredPair {
+                is_test: r.is_test,
+                gold_label: r.gold_label,
+                gold_explanation: r.gold_explanation,
+            },
+        )
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::Outcome;

@@ -15,7 +15,7 @@ mod report;
 mod settings;
 mod worker;
 
-pub use answer::{answer, AnswerCall, Answered, AnsweredPair};
+pub use answer::{answer, stored_answer, AnswerCall, Answered, AnsweredPair};
 pub use dashboard::*;
 pub use gate::*;
 pub use judgment::*;

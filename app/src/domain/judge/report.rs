@@ -328,14 +328,19 @@ pub fn agreement_over_time(judgments: &[Judgment], pairs: usize, points: usize) 
     out
 }
 
-/// Agreement over time as an SVG line chart (alpha from -0.2 to 1; undefined points skipped).
+/// Agreement over time as an SVG line chart (undefined points skipped). Alpha runs from -0.2 to
+/// 1, or down to the lowest value's step of 0.2 below that, with the bottom numbered.
 pub fn agreement_over_time_svg(points: &[TimePoint]) -> String {
     const W: f64 = 480.0;
     const H: f64 = 220.0;
     const LEFT: f64 = 40.0;
     const BOTTOM: f64 = 36.0;
     const TOP: f64 = 12.0;
-    let (lo, hi) = (-0.2, 1.0);
+    let lowest = points
+        .iter()
+        .filter_map(|p| p.alpha)
+        .fold(-0.2_f64, f64::min);
+    let (lo, hi) = (alpha_floor(lowest), 1.0);
     let plot_w = W - LEFT - 10.0;
     let plot_h = H - TOP - BOTTOM;
     let max_x = points.last().map_or(1, |p| p.judgments.max(1)) as f64;
@@ -344,9 +349,9 @@ pub fn agreement_over_time_svg(points: &[TimePoint]) -> String {
     let mut svg = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" aria-label="Krippendorff's alpha as judgments came in" class="chart over-time">"#
     );
-    for a in [0.0, 0.4, 0.8] {
+    for a in [lo, 0.0, 0.4, 0.8] {
         svg.push_str(&format!(
-            r##"<line x1="{LEFT}" y1="{y:.2}" x2="{r}" y2="{y:.2}" stroke="#e1e5ee"/><text x="{t}" y="{ty:.2}" font-size="10" fill="#5b6474" text-anchor="end">{a:.1}</text>"##,
+            r##"<line x1="{LEFT}" y1="{y:.2}" x2="{r}" y2="{y:.2}" stroke="#e1e5ee"/><text x="{t}" y="{ty:.2}" font-size="10" fill="#5b6474" text-anchor="end" class="y-tick">{a:.1}</text>"##,
             y = y(a),
             r = LEFT + plot_w,
             t = LEFT - 4.0,
@@ -387,10 +392,50 @@ pub fn agreement_over_time_svg(points: &[TimePoint]) -> String {
     svg
 }
 
+/// The bottom of the alpha chart for a lowest value of `lowest` (at most -0.2): the step of 0.2
+/// at or below it, so every point is drawn where its value is and the bottom is numbered.
+fn alpha_floor(lowest: f64) -> f64 {
+    // Rounded first, so -0.2 itself (-1.0000000000000002 steps in binary) stays -0.2.
+    let steps = (lowest.min(-0.2) / 0.2 * 1e9).round() / 1e9;
+    steps.floor() * 0.2
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::judge::labels::default_thresholds;
+
+    #[test]
+    fn alpha_below_the_usual_bottom_is_drawn_at_its_value_with_a_numbered_bottom() {
+        assert!((alpha_floor(0.3) + 0.2).abs() < 1e-12);
+        assert!((alpha_floor(-0.2) + 0.2).abs() < 1e-12);
+        assert!((alpha_floor(-0.21) + 0.4).abs() < 1e-12);
+        assert!((alpha_floor(-0.55) + 0.6).abs() < 1e-12);
+        let point = |judgments, alpha| TimePoint { judgments, alpha };
+        let usual = agreement_over_time_svg(&[point(10, Some(0.1)), point(20, Some(0.5))]);
+        assert!(usual.contains(r#"class="y-tick">-0.2<"#), "{usual}");
+        let low = agreement_over_time_svg(&[point(10, Some(-0.5)), point(20, Some(0.5))]);
+        assert!(low.contains(r#"class="y-tick">-0.6<"#), "{low}");
+        // The -0.5 point is above the bottom line (y grows downwards), not flat on it.
+        let points = low
+            .split(r#"points=""#)
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let first_y: f64 = points
+            .split(' ')
+            .next()
+            .unwrap()
+            .split(',')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let bottom = 220.0 - 36.0;
+        assert!(first_y < bottom - 5.0, "{first_y} vs {bottom}");
+    }
 
     fn j(pair: usize, worker: usize, p: bool) -> Judgment {
         Judgment {

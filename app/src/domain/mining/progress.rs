@@ -70,8 +70,24 @@ impl Progress {
     }
 }
 
+/// Whether a running run's pass is over and its candidates are being measured (lengths,
+/// Self-BLEU) before they are saved: every pair examined, nothing being saved yet. Its bar is
+/// full, but the run is not done, and no time left can be said.
+pub fn measuring(running: bool, done: i64, total: i64, saving: bool) -> bool {
+    running && !saving && total > 0 && done >= total
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_full_pass_not_yet_saving_is_measuring() {
+        assert!(super::measuring(true, 10, 10, false));
+        assert!(!super::measuring(true, 9, 10, false));
+        assert!(!super::measuring(true, 10, 10, true));
+        assert!(!super::measuring(false, 10, 10, false));
+        assert!(!super::measuring(true, 0, 0, false));
+    }
+
     use super::*;
 
     #[test]

@@ -120,7 +120,7 @@ pub(super) fn Overview(
                                 <th scope="col">"Test pairs seen / missed"</th>
                                 <th scope="col">"Status"</th>
                                 <th scope="col"><abbr title=crate::components::gate_standing::GATE_TITLE>"Gate"</abbr></th>
-                                <th scope="col">"Why"</th>
+                                <th scope="col">"Told the worker"</th>
                                 <th scope="col"><span class="sr-only">"Actions"</span></th>
                             </tr>
                         </thead>

@@ -73,6 +73,17 @@ fn Setup(
         s.completion_code.is_empty() && s.links.iter().any(|l| l.platform == Platform::Prolific);
     let cid = campaign_id.clone();
     let info_cid = campaign_id.clone();
+    // A created link empties the form, so a second press does not make the same link again.
+    #[cfg(feature = "hydrate")]
+    Effect::watch(
+        move || create.version().get(),
+        move |_, _, _| {
+            if matches!(create.value().get_untracked(), Some(Ok(_))) {
+                crate::components::browser::reset_form("form.new-link");
+            }
+        },
+        false,
+    );
     view! {
         <h3>"Study information"</h3>
         <p class="muted small">{version} " A new version asks every worker for consent again."</p>
@@ -129,7 +140,7 @@ fn Setup(
         }}
         {move || pause.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
         <h4>"New link"</h4>
-        <ActionForm action=create attr:class="inline-form">
+        <ActionForm action=create attr:class="inline-form new-link">
             <input type="hidden" name="campaign_id" value=campaign_id />
             <label>"Platform"
                 <select name="platform">
@@ -139,7 +150,7 @@ fn Setup(
             <label>"Label" <input type="text" name="label" maxlength="200" /></label>
             <label>"At most this many workers" <input type="number" name="max_workers" min="1" /></label>
             <label>"Expires after days" <input type="number" name="expires_in_days" min="1" max="3650" /></label>
-            <button type="submit">"Create link"</button>
+            <button type="submit" disabled=move || create.pending().get()>"Create link"</button>
         </ActionForm>
         {move || create.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error /> })}
     }
@@ -162,6 +173,14 @@ fn LinkRow(
         "open"
     };
     let url = l.url.clone();
+    let copy_url = l.url.clone();
+    let copied: RwSignal<Option<bool>> = RwSignal::new(None);
+    let code_id = format!("link-{}", l.study_link_id);
+    let fallback_id = code_id.clone();
+    let copy = move |_| {
+        let full = format!("{}{copy_url}", origin.get_untracked());
+        crate::components::browser::copy_text(full, copied, fallback_id.clone());
+    };
     let workers = match l.max_workers {
         Some(m) => format!("{} of {m}", l.workers),
         None => l.workers.to_string(),
@@ -170,7 +189,17 @@ fn LinkRow(
         <tr data-platform=l.platform.as_str()>
             <td>{l.platform.display_name()}</td>
             <td>{l.label.clone()}</td>
-            <td><code class="link" data-testid="study-link-url">{move || format!("{}{url}", origin.get())}</code></td>
+            <td class="link-cell">
+                <code class="link" id=code_id data-testid="study-link-url">{move || format!("{}{url}", origin.get())}</code>
+                " "
+                <button type="button" class="small secondary needs-js" on:click=copy>
+                    {move || match copied.get() {
+                        Some(true) => "Copied",
+                        Some(false) => "Selected: press Ctrl+C",
+                        None => "Copy",
+                    }}
+                </button>
+            </td>
             <td data-testid="study-link-workers">{workers}</td>
             <td>{l.expires_at.clone().map(|t| t.chars().take(10).collect::<String>()).unwrap_or_else(|| "never".into())}</td>
             <td data-testid="study-link-state">{state}</td>

@@ -18,6 +18,7 @@ pub(super) fn RunTable(
                     {runs.into_iter().map(|r| {
                         let pct = if r.total > 0 { 100.0 * r.done as f64 / r.total as f64 } else if r.status == crate::domain::RunStatus::Finished { 100.0 } else { 0.0 };
                         let detail = match (r.rate, r.seconds_left) {
+                            _ if r.measuring => format!("{} / {} pairs · measuring the candidates (lengths, Self-BLEU)", r.done, r.total),
                             (Some(rate), Some(left)) => format!("{} / {} pairs · {:.0}/s · {} left", r.done, r.total, rate, duration(left)),
                             (Some(rate), None) => format!("{} / {} pairs · {:.0}/s", r.done, r.total, rate),
                             _ => format!("{} / {} pairs", r.done, r.total),
@@ -39,7 +40,7 @@ pub(super) fn RunTable(
                                 <td>{r.created_at.replace('T', " ").chars().take(19).collect::<String>()}</td>
                                 <td>{r.corpus_name.clone()}</td>
                                 <td title={r.params.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join("\n")}>{r.method.as_str().to_uppercase()}</td>
-                                <td data-testid="run-status">{if r.saving.is_some() { "saving candidates" } else { r.status.as_str() }}{r.error.clone().map(|e| view! { <br /><span class="muted small">{e}</span> })}</td>
+                                <td data-testid="run-status">{if r.saving.is_some() { "saving candidates" } else if r.measuring { "measuring candidates" } else { r.status.as_str() }}{r.error.clone().map(|e| view! { <br /><span class="muted small">{e}</span> })}</td>
                                 <td>
                                     <progress max="100" value=format!("{pct:.1}") aria-label="Run progress">{format!("{pct:.0}%")}</progress>
                                     <span class="small" data-testid="run-progress">{format!(" {pct:.0}%")}</span>
