@@ -7,19 +7,28 @@ use leptos_router::{
 };
 
 use crate::components::nav::Nav;
+#[cfg(not(feature = "annotator"))]
 use crate::pages::{
     admin::campaign_page::AdminCampaignPage, admin::campaigns_page::AdminCampaignsPage,
-    admin::mining_page::AdminMiningPage, admin::users_page::AdminUsersPage, apt_page::AptPage,
-    apt_report_page::AptReportPage, export_page::ExportPage, home_page::HomePage,
-    judge_page::JudgePage, judge_report_page::JudgeReportPage, login_page::LoginPage,
-    not_found_page::NotFoundPage, payments_page::PaymentsPage, register_page::RegisterPage,
-    study_done_page::StudyDonePage, study_page::StudyPage,
+    admin::mining_page::AdminMiningPage, admin::users_page::AdminUsersPage,
+    apt_report_page::AptReportPage, export_page::ExportPage, judge_report_page::JudgeReportPage,
+    payments_page::PaymentsPage,
+};
+use crate::pages::{
+    apt_page::AptPage, home_page::HomePage, judge_page::JudgePage, login_page::LoginPage,
+    not_found_page::NotFoundPage, register_page::RegisterPage, study_done_page::StudyDonePage,
+    study_page::StudyPage,
 };
 
 /// The document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     set_page_policy();
+    // The stylesheet is the site's; the scripts are the annotator bundle's on an annotator page.
+    #[cfg(feature = "ssr")]
+    let scripts = crate::bundles::for_page(&options);
+    #[cfg(not(feature = "ssr"))]
+    let scripts = options.clone();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -27,7 +36,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <AutoReload options=options.clone() />
-                <HydrationScripts options=options.clone() />
+                <HydrationScripts options=scripts />
                 // Named for its content (`paracrowd.<hash>.css`, see the server's `site_assets`):
                 // cached for a year, fetched again only when a build changes it.
                 <link
@@ -137,6 +146,16 @@ fn Layout() -> impl IntoView {
             <a class="skip-link" href="#main" rel="external">"Skip to content"</a>
             <Nav />
             <main id="main" tabindex="-1">
+                <PageRoutes />
+            </main>
+    }
+}
+
+/// Every page (the full bundle, and the server).
+#[cfg(not(feature = "annotator"))]
+#[component]
+fn PageRoutes() -> impl IntoView {
+    view! {
                 <Routes fallback=|| view! { <NotFoundPage /> }>
                     <Route path=path!("") view=HomePage ssr=SsrMode::Async />
                     <Route path=path!("login") view=LoginPage ssr=SsrMode::Async />
@@ -154,6 +173,62 @@ fn Layout() -> impl IntoView {
                     <Route path=path!("s/:slug") view=StudyPage ssr=SsrMode::Async />
                     <Route path=path!("study/:id/done") view=StudyDonePage ssr=SsrMode::Async />
                 </Routes>
-            </main>
+    }
+}
+
+/// The annotator bundle's pages (`crate::bundles::ANNOTATOR_ROUTES`, each as in the full table).
+/// A link to any other page is followed by loading it from the server, with the full bundle.
+#[cfg(feature = "annotator")]
+#[component]
+fn PageRoutes() -> impl IntoView {
+    view! {
+                <Routes fallback=|| view! { <FullBundlePage /> }>
+                    <Route path=path!("") view=HomePage ssr=SsrMode::Async />
+                    <Route path=path!("login") view=LoginPage ssr=SsrMode::Async />
+                    <Route path=path!("register") view=RegisterPage ssr=SsrMode::Async />
+                    <Route path=path!("apt/:id") view=AptPage ssr=SsrMode::Async />
+                    <Route path=path!("judge/:id") view=JudgePage ssr=SsrMode::Async />
+                    <Route path=path!("s/:slug") view=StudyPage ssr=SsrMode::Async />
+                    <Route path=path!("study/:id/done") view=StudyDonePage ssr=SsrMode::Async />
+                </Routes>
+    }
+}
+
+/// A page this bundle does not hold. Reached by a link (after hydration), it is loaded from the
+/// server (a navigation to the router's new address), which sends it with the full bundle. Met while hydrating, it is what the server drew
+/// for an unknown address: "not found" (the server sends this bundle only with its own pages,
+/// so a reload can never loop).
+#[cfg(feature = "annotator")]
+#[component]
+fn FullBundlePage() -> impl IntoView {
+    #[cfg(feature = "hydrate")]
+    let navigated = js_sys::Reflect::get(&js_sys::global(), &"__paracrowd_hydrated".into())
+        .is_ok_and(|v| v.is_truthy());
+    #[cfg(not(feature = "hydrate"))]
+    let navigated = false;
+    if navigated {
+        // The page is no longer this bundle's: say so first (tests wait for the flag).
+        #[cfg(feature = "hydrate")]
+        {
+            let _ = js_sys::Reflect::set(
+                &js_sys::global(),
+                &"__paracrowd_hydrated".into(),
+                &false.into(),
+            );
+            // The router's address is the new one already; the browser's may not be yet.
+            let here = leptos_router::hooks::use_location();
+            let (search, hash) = (here.search.get_untracked(), here.hash.get_untracked());
+            let mut href = here.pathname.get_untracked();
+            if !search.is_empty() {
+                href = format!("{href}?{search}");
+            }
+            if !hash.is_empty() {
+                href = format!("{href}#{}", hash.trim_start_matches('#'));
+            }
+            let _ = window().location().assign(&href);
+        }
+        view! { <p class="muted">"Loading…"</p> }.into_any()
+    } else {
+        view! { <NotFoundPage /> }.into_any()
     }
 }

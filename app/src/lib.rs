@@ -8,6 +8,10 @@
 //! `session` and `state` exist only on the server (`ssr`).
 #![recursion_limit = "256"]
 
+// The annotator bundle is a browser build: a server built with it would not route most pages.
+#[cfg(all(feature = "ssr", feature = "annotator"))]
+compile_error!("the `annotator` feature is for the hydrate bundle, not the server");
+
 pub mod api;
 pub mod components;
 #[warn(missing_docs)]
@@ -18,6 +22,8 @@ pub mod pages;
 
 #[cfg(feature = "ssr")]
 pub mod auth;
+#[cfg(feature = "ssr")]
+pub mod bundles;
 #[cfg(feature = "ssr")]
 pub mod client_addr;
 #[cfg(feature = "ssr")]

@@ -1,4 +1,4 @@
-// Delivery benchmark (issue #22): bytes on the wire and time to interactive (from navigation
+// Delivery benchmark: bytes on the wire and time to interactive (from navigation
 // start to hydration) for a first and a repeat visit of the login page and of the judging page,
 // in Debian's Chromium on a throttled 4G profile. The reference in the same run is the same page
 // with the bundle sent uncompressed (the browser asks for `Accept-Encoding: identity`), as before
@@ -87,6 +87,24 @@ for (const [label, path, worker] of [['login page', '/login', false], ['judging 
     }
   }
 }
+// The first answer on the judging page, cold, as a participant on a phone meets it: from the
+// navigation to the answer buttons on screen (a press is then the plain form's, before the
+// script runs), and to the server's answer to that press.
+const answers = [];
+for (let r = 0; r < RUNS; r += 1) {
+  const { page, context } = await freshPage({ identity: false, worker: true });
+  const started = Date.now();
+  await page.goto(`${server.url}${judgePath}`, { waitUntil: 'commit', timeout: 120_000 });
+  const button = page.locator('.answers button.yes');
+  await button.waitFor({ timeout: 120_000 });
+  const possible = Date.now() - started;
+  const hydratedThen = await page.evaluate(() => !!window.__paracrowd_hydrated);
+  const answered = page.waitForResponse((res) => res.url().endsWith('/api/judge/answer'), { timeout: 120_000 });
+  await button.click({ noWaitAfter: true });
+  await answered;
+  answers.push({ possible, accepted: Date.now() - started, hydratedThen });
+  await context.close();
+}
 await browser.close();
 await server.stop();
 
@@ -101,3 +119,6 @@ for (const page of ['login page', 'judging page']) {
     console.log(`${page}, ${visitName} visit: ${(now.kb / ref.kb).toFixed(3)}x the reference's bytes, ${(now.ms / ref.ms).toFixed(2)}x its time to interactive`);
   }
 }
+console.log(`judging page, first answer (cold, median of ${RUNS}): buttons on screen and answerable at ${median(answers.map((a) => a.possible))} ms, `
+  + `the server's answer at ${median(answers.map((a) => a.accepted))} ms; `
+  + `pressed before the script ran in ${answers.filter((a) => !a.hydratedThen).length} of ${RUNS} runs`);

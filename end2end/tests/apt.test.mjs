@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, loginAdmin, uploadFile, PASSWORD, phone,
-  accessibilityProblems, hydrated,
+  accessibilityProblems, hydrated, registerWorker,
 } from '../support.mjs';
 
 let server;
@@ -116,3 +116,37 @@ async function writeCheckSubmit(workerOptions, title) {
   await page.context().close();
   await admin.context().close();
 }
+
+test('without JavaScript a worker checks and submits with the plain form, the text kept across the Check', async () => {
+  const admin = await newPage(browser);
+  await loginAdmin(admin, server);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await hydrated(admin);
+  const form = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
+  await form.getByLabel('Title').fill('Plain writing');
+  await form.getByRole('button', { name: 'Create writing campaign' }).click();
+  await admin.getByRole('heading', { name: 'Plain writing', exact: true }).waitFor();
+  await uploadFile(admin, 'sources.tsv', `text\torigin\n${SOURCE}\tmsrp\n`);
+  await admin.getByRole('button', { name: 'Open to workers' }).click();
+  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  await admin.context().close();
+
+  const page = await newPage(browser, { javaScriptEnabled: false });
+  await registerWorker(page, server, 'plainwriter');
+  await page.getByRole('link', { name: 'Plain writing', exact: true }).click();
+  await page.getByRole('heading', { name: 'Rewrite the sentence' }).waitFor();
+  const submit = page.getByRole('button', { name: /^Submit( —|$)/ });
+  assert.equal(await submit.isDisabled(), true, 'no Submit before a Check');
+  await page.getByLabel('Your sentence').fill(PAYING);
+  await page.getByRole('button', { name: 'Check' }).click();
+  // The page comes back with the Check's result, and the text that was checked still in the box.
+  await page.getByText('Same meaning, different enough').waitFor();
+  assert.equal(await page.getByLabel('Your sentence').inputValue(), PAYING);
+  const reward = await page.getByTestId('reward').textContent();
+  assert.notEqual(reward, '$0.00');
+  assert.equal(await submit.textContent(), `Submit — earns ${reward}`);
+  await submit.click();
+  await page.getByRole('heading', { name: 'No sentences left' }).waitFor();
+  await page.getByText(reward, { exact: true }).waitFor();
+  await page.context().close();
+});

@@ -208,3 +208,48 @@ test('admin and researcher pages do not scroll sideways at 390 px', async () => 
   assert.deepEqual(unexpectedErrors(admin), []);
   await admin.context().close();
 });
+
+// What a participant's phone downloads to open the judging page with an empty cache: the page,
+// the stylesheet and the annotator bundle (app/src/bundles.rs), as sent (compressed). The
+// researchers' and admins' pages are in the other bundle; this fails when the first visit grows
+// past its budget.
+const FIRST_VISIT_BUDGET_BYTES = 450_000;
+
+test('the first visit to the judging page loads the annotator bundle, within its budget', async () => {
+  const page = await newPage(browser, phone(390));
+  await registerWorker(page, server, 'budget');
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.clearBrowserCache');
+  let bytes = 0;
+  const files = [];
+  cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+  page.on('response', (res) => files.push(new URL(res.url()).pathname));
+  await page.goto(`${server.url}/judge/${judgeId}`);
+  await hydrated(page);
+  await page.waitForLoadState('load');
+  const wasm = files.filter((f) => f.endsWith('.wasm'));
+  assert.equal(wasm.length, 1, `one bundle: ${files.join(', ')}`);
+  console.log(`first visit to the judging page: ${bytes} bytes (budget ${FIRST_VISIT_BUDGET_BYTES})`);
+  assert.ok(bytes <= FIRST_VISIT_BUDGET_BYTES, `${bytes} bytes on the first visit, over the budget of ${FIRST_VISIT_BUDGET_BYTES}`);
+
+  // A researcher's page loads the full bundle, another file; reached by a link from an
+  // annotator page, it is loaded from the server and works.
+  const admin = await newPage(browser);
+  await loginAdmin(admin, server);
+  const adminFiles = [];
+  admin.on('response', (res) => adminFiles.push(new URL(res.url()).pathname));
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await admin.getByRole('heading', { name: 'Campaigns' }).first().waitFor();
+  await hydrated(admin);
+  const full = adminFiles.filter((f) => f.endsWith('.wasm'));
+  assert.equal(full.length, 1, `the full bundle loaded once: ${adminFiles.join(', ')}`);
+  assert.notEqual(full[0], wasm[0], 'the admin page has the full bundle');
+  // Hydrated with it: a client-side link to a campaign works.
+  await admin.getByRole('link', { name: 'Phone judging' }).click();
+  await admin.getByRole('heading', { name: 'Phone judging' }).waitFor();
+  assert.deepEqual(unexpectedErrors(page), []);
+  assert.deepEqual(unexpectedErrors(admin), []);
+  await page.context().close();
+  await admin.context().close();
+});

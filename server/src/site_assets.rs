@@ -17,6 +17,8 @@ use tower_http::services::{ServeDir, ServeFile};
 
 /// The file in `pkg/` that holds the bundle's hashed stem.
 pub const OUTPUT_NAME_FILE: &str = "output-name";
+/// The file in `pkg/` that holds the annotator bundle's hashed stem (`app::bundles`).
+pub const ANNOTATOR_NAME_FILE: &str = "output-name-annotator";
 /// The stem of an unhashed build.
 pub const PLAIN_NAME: &str = "paracrowd";
 
@@ -30,18 +32,26 @@ const FAVICON: &str = "public, max-age=604800";
 
 /// The bundle's stem for this site: `paracrowd.<hash>` from `pkg/output-name`, or `paracrowd`.
 pub fn output_name(site_root: &Path) -> String {
-    let file = site_root.join("pkg").join(OUTPUT_NAME_FILE);
-    match std::fs::read_to_string(&file) {
-        Ok(text) => {
-            let name = text.trim();
-            if is_hashed_stem(name) {
-                name.to_owned()
-            } else {
-                tracing::error!(file = %file.display(), "not a bundle name; using the plain one");
-                PLAIN_NAME.to_owned()
-            }
-        }
-        Err(_) => PLAIN_NAME.to_owned(),
+    hashed_name(site_root, OUTPUT_NAME_FILE).unwrap_or_else(|| PLAIN_NAME.to_owned())
+}
+
+/// The annotator bundle's stem (`paracrowd.<hash>` of its own files) from
+/// `pkg/output-name-annotator`; `None` for a site built without it, whose pages all load the
+/// full bundle.
+pub fn annotator_output_name(site_root: &Path) -> Option<String> {
+    hashed_name(site_root, ANNOTATOR_NAME_FILE)
+}
+
+/// The hashed stem written in `pkg/<file>`, if it is one.
+fn hashed_name(site_root: &Path, file: &str) -> Option<String> {
+    let file = site_root.join("pkg").join(file);
+    let text = std::fs::read_to_string(&file).ok()?;
+    let name = text.trim();
+    if is_hashed_stem(name) {
+        Some(name.to_owned())
+    } else {
+        tracing::error!(file = %file.display(), "not a bundle name; left unused");
+        None
     }
 }
 
@@ -142,5 +152,18 @@ mod tests {
             PLAIN_NAME,
             "a bad file is not trusted"
         );
+        assert_eq!(
+            annotator_output_name(site.path()),
+            None,
+            "no annotator bundle built"
+        );
+        let annotator = site.path().join("pkg").join(ANNOTATOR_NAME_FILE);
+        std::fs::write(&annotator, "paracrowd.11aa11aa11aa11aa\n").unwrap();
+        assert_eq!(
+            annotator_output_name(site.path()).as_deref(),
+            Some("paracrowd.11aa11aa11aa11aa")
+        );
+        std::fs::write(&annotator, "annotator").unwrap();
+        assert_eq!(annotator_output_name(site.path()), None);
     }
 }

@@ -197,6 +197,10 @@ pub async fn build_router(
         judge_campaigns: Arc::default(),
         sessions: Arc::default(),
         frame_ancestors: Arc::new(config.frame_ancestors.clone()),
+        annotator_bundle: crate::site_assets::annotator_output_name(std::path::Path::new(
+            &config.site_root,
+        ))
+        .map(Arc::from),
     };
     let routes = generate_route_list(App);
     let context = {

@@ -113,6 +113,11 @@ const SERVER_FNS: &[Fn] = &[
         ],
     ),
     f(
+        "apt/checked",
+        Level::User,
+        &[("campaign_id", "{apt}"), ("attempt_id", "{any}")],
+    ),
+    f(
         "apt/submit",
         Level::User,
         &[("campaign_id", "{apt}"), ("attempt_id", "{any}")],

@@ -19,7 +19,26 @@ pub async fn apt_check(
     source_id: SourceId,
     text: String,
 ) -> Result<CheckOutcome, AppError> {
-    super::with_status(ssr::check(campaign_id, source_id, text).await)
+    let result = ssr::check(campaign_id, source_id, text).await;
+    // A plain form (before the page's script runs, or without JavaScript) goes back to the
+    // writing page, which shows this Check again with its text (`apt_checked`).
+    if crate::error::is_form_post() {
+        leptos_axum::redirect(&match &result {
+            Ok(o) => format!("/apt/{campaign_id}?checked={}", o.attempt_id),
+            Err(_) => format!("/apt/{campaign_id}"),
+        });
+    }
+    super::with_status(result)
+}
+
+/// The caller's Check `attempt_id` of the sentence they hold, with its text, as the Check
+/// answered it; nothing for any other. The writing page reads it after a plain form's Check.
+#[server(endpoint = "apt/checked")]
+pub async fn apt_checked(
+    campaign_id: CampaignId,
+    attempt_id: AttemptId,
+) -> Result<Option<(String, CheckOutcome)>, AppError> {
+    super::with_status(ssr::checked(campaign_id, attempt_id).await)
 }
 
 #[server(endpoint = "apt/submit")]
@@ -27,12 +46,20 @@ pub async fn apt_submit(
     campaign_id: CampaignId,
     attempt_id: AttemptId,
 ) -> Result<SubmitOutcome, AppError> {
-    super::with_status(ssr::submit(campaign_id, attempt_id).await)
+    let result = ssr::submit(campaign_id, attempt_id).await;
+    if crate::error::is_form_post() {
+        leptos_axum::redirect(&format!("/apt/{campaign_id}"));
+    }
+    super::with_status(result)
 }
 
 #[server(endpoint = "apt/skip")]
 pub async fn apt_skip(campaign_id: CampaignId, source_id: SourceId) -> Result<(), AppError> {
-    super::with_status(ssr::skip(campaign_id, source_id).await)
+    let result = ssr::skip(campaign_id, source_id).await;
+    if crate::error::is_form_post() {
+        leptos_axum::redirect(&format!("/apt/{campaign_id}"));
+    }
+    super::with_status(result)
 }
 
 #[cfg(feature = "ssr")]
@@ -69,6 +96,14 @@ mod ssr {
             &text,
         )
         .await
+    }
+
+    pub async fn checked(
+        campaign_id: CampaignId,
+        attempt_id: AttemptId,
+    ) -> Result<Option<(String, CheckOutcome)>, AppError> {
+        let (state, user, campaign) = worker(campaign_id).await?;
+        service::checked(&state.pool, user, campaign, attempt_id).await
     }
 
     pub async fn submit(

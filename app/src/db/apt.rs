@@ -201,6 +201,48 @@ pub async fn insert_attempt(
     .await?)
 }
 
+/// A Check as its result is shown again: the text, the scores and the scorer.
+#[derive(Debug, Clone)]
+pub struct CheckedAttempt {
+    /// The sentence it rewrites.
+    pub source_id: SourceId,
+    /// The rewrite.
+    pub text: String,
+    /// Each sentence follows from the other.
+    pub is_mutual_implication: bool,
+    /// The similarity.
+    pub bleurt: f32,
+    /// What it would earn.
+    pub reward_cents: i32,
+    /// The implication model.
+    pub mi_model: String,
+    /// The similarity model.
+    pub bleurt_model: String,
+    /// The scorer, in words.
+    pub scorer: String,
+}
+
+/// `user`'s Check `attempt` in `campaign_id`; `None` when it is not theirs.
+pub async fn checked_attempt(
+    db: impl PgExecutor<'_>,
+    campaign_id: CampaignId,
+    user: UserId,
+    attempt: AttemptId,
+) -> Result<Option<CheckedAttempt>, AppError> {
+    Ok(sqlx::query_as!(
+        CheckedAttempt,
+        r#"select source_sentence_id as "source_id: SourceId", text, is_mutual_implication,
+                  bleurt, reward_cents, mi_model, bleurt_model, scorer
+           from apt_attempt
+           where apt_attempt_id = $1 and app_user_id = $2 and campaign_id = $3"#,
+        attempt as AttemptId,
+        user as UserId,
+        campaign_id as CampaignId,
+    )
+    .fetch_optional(db)
+    .await?)
+}
+
 /// An attempt as a submission needs it.
 #[derive(Debug, Clone)]
 pub struct AttemptForSubmit {

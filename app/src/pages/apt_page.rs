@@ -1,12 +1,14 @@
 //! The APT writing page (annotators): the instructions, the given sentence, a text box, Check
 //! (Ctrl+Enter) with the verdict, BLEURT and reward, Submit (only for the exact checked text),
-//! Skip, and the running total. Needs JavaScript: every Check is a round trip to the models.
+//! Skip, and the running total. The three buttons are a plain form too: pressed before the
+//! page's script runs (or without JavaScript) they post it, and the server sends the page back
+//! with the Check's result and its text (`apt_checked`), or with the next sentence.
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::api::apt::{
-    apt_check, apt_next, apt_skip, apt_submit, AptTask, CheckOutcome, SubmitOutcome, Verdict,
-    MAX_ATTEMPT_CHARS,
+    apt_check, apt_checked, apt_next, apt_skip, apt_submit, AptCheck, AptSkip, AptSubmit, AptTask,
+    CheckOutcome, SubmitOutcome, Verdict, MAX_ATTEMPT_CHARS,
 };
 use crate::api::studies::{load_study_progress, StudyProgress};
 use crate::components::browser::{load_draft, save_draft};
@@ -70,6 +72,23 @@ pub fn AptPage() -> impl IntoView {
         move || (campaign(), round.get()),
         |(id, _)| with_route_id(id, load_study_progress),
     );
+    // After a plain form's Check the server sends the browser back here, naming the Check.
+    let query = use_query_map();
+    let checked_id = move || {
+        query
+            .read()
+            .get("checked")
+            .and_then(|a| a.parse::<AttemptId>().ok())
+    };
+    let checked = Resource::new(
+        move || (campaign(), checked_id()),
+        |(campaign, attempt)| async move {
+            match (campaign, attempt) {
+                (Some(c), Some(a)) => apt_checked(c, a).await.ok().flatten(),
+                _ => None,
+            }
+        },
+    );
     // What the last Submit did, said on the next sentence ("Submitted: earned $0.12, …").
     let notice: RwSignal<Option<String>> = RwSignal::new(None);
     let next = Callback::new(move |said: Option<String>| {
@@ -79,9 +98,6 @@ pub fn AptPage() -> impl IntoView {
     view! {
         <section class="card wide apt">
             {move || notice.get().map(|m| view! { <p class="notice ok" role="status" data-testid="submitted">{m}</p> })}
-            <noscript>
-                <p class="notice warn">"This task needs JavaScript: each Check asks the models."</p>
-            </noscript>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     let study: StudyProgress = study.await.unwrap_or_default();
@@ -90,6 +106,7 @@ pub fn AptPage() -> impl IntoView {
                     // Once the sentences asked for are in, the task refuses more (409): the page
                     // offers the way to finish instead.
                     let task = task.await;
+                    let initial = checked.await;
                     let Some(campaign_id) = campaign() else {
                         return view! { <PageError error=AppError::NotFound /> }.into_any();
                     };
@@ -125,6 +142,7 @@ pub fn AptPage() -> impl IntoView {
                                     instructions
                                     bleurt_threshold
                                     next
+                                    initial=initial.filter(|_| round.get_untracked() == 0)
                                 />
                             }
                                 .into_any()
@@ -185,16 +203,28 @@ fn Writer(
     instructions: String,
     bleurt_threshold: f64,
     next: Callback<Option<String>>,
+    /// A Check made by the plain form, shown again with its text.
+    initial: Option<(String, CheckOutcome)>,
 ) -> impl IntoView {
-    let text = RwSignal::new(String::new());
+    let initial_text = initial.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
+    let from_form = initial.is_some();
+    let text = RwSignal::new(initial_text.clone());
     let total = RwSignal::new(total_cents);
     // The last Check's text and outcome: Submit is offered only while the box holds that text.
-    let checked: RwSignal<Option<(String, CheckOutcome)>> = RwSignal::new(None);
+    let checked: RwSignal<Option<(String, CheckOutcome)>> = RwSignal::new(initial);
+    // Set once the page's script runs: only then is Check held back for an empty box (the
+    // plain form must stay pressable; the server refuses an empty text itself).
+    let live = RwSignal::new(false);
+    Effect::new(move || live.set(true));
     let error: RwSignal<Option<AppError>> = RwSignal::new(None);
     // The text being written survives a reload or a closed tab: it is kept in localStorage
     // per campaign and sentence until it is submitted or the sentence skipped.
     let draft_key = StoredValue::new(format!("paracrowd.apt.draft.{campaign_id}.{source_id}"));
     Effect::new(move || {
+        // A text just checked by the plain form is newer than any draft kept here.
+        if from_form {
+            return;
+        }
         if let Some(draft) = draft_key.with_value(|k| load_draft(k)) {
             text.set(draft);
         }
@@ -270,6 +300,11 @@ fn Writer(
     // What a Submit pays: the reward, up to what is left under the worker's cap.
     let pays = move |reward_cents: i64| payout(total.get(), reward_cents, cap_cents).paid_cents;
     let chars = move || text.get().chars().count();
+    let (check_url, submit_url, skip_url) = (
+        <AptCheck as leptos::server_fn::ServerFn>::PATH,
+        <AptSubmit as leptos::server_fn::ServerFn>::PATH,
+        <AptSkip as leptos::server_fn::ServerFn>::PATH,
+    );
 
     view! {
         <div class="apt-head">
@@ -322,10 +357,14 @@ fn Writer(
         <blockquote class="source" aria-label="Given sentence">
             {source}
         </blockquote>
-        <div class="needs-js">
+        <form class="writer" method="post" action=check_url>
+            <input type="hidden" name="campaign_id" value=campaign_id.to_string() />
+            <input type="hidden" name="source_id" value=source_id.to_string() />
+            {move || current().map(|o| view! { <input type="hidden" name="attempt_id" value=o.attempt_id.to_string() /> })}
             <label for="attempt">"Your sentence"</label>
             <textarea
                 id="attempt"
+                name="text"
                 rows="3"
                 maxlength=MAX_ATTEMPT_CHARS.to_string()
                 prop:value=move || text.get()
@@ -340,22 +379,29 @@ fn Writer(
                         run_check();
                     }
                 }
-            ></textarea>
+            >
+                {initial_text}
+            </textarea>
             <p class="muted small">{move || format!("{} / {MAX_ATTEMPT_CHARS} characters", chars())}</p>
             <div class="buttons">
                 <button
-                    type="button"
-                    on:click=move |_| run_check()
-                    disabled=move || check.pending().get() || text.get().trim().is_empty()
+                    type="submit"
+                    on:click=move |ev| {
+                        ev.prevent_default();
+                        run_check();
+                    }
+                    disabled=move || check.pending().get() || (live.get() && text.get().trim().is_empty())
                 >
                     {move || if check.pending().get() { "Checking…" } else { "Check" }}
                 </button>
                 <button
-                    type="button"
+                    type="submit"
+                    formaction=submit_url
                     class="pay"
                     disabled=move || !can_submit() || confirm_zero.get()
                     title="Check this exact text first"
-                    on:click=move |_| {
+                    on:click=move |ev| {
+                        ev.prevent_default();
                         if let Some(o) = current() {
                             if pays(o.reward_cents) == 0 {
                                 confirm_zero.set(true);
@@ -367,11 +413,19 @@ fn Writer(
                 >
                     {move || submit_label(current().map(|o| pays(o.reward_cents)))}
                 </button>
-                <button type="button" class="secondary" on:click=move |_| { skip.dispatch(()); }>
+                <button
+                    type="submit"
+                    formaction=skip_url
+                    class="secondary"
+                    on:click=move |ev| {
+                        ev.prevent_default();
+                        skip.dispatch(());
+                    }
+                >
                     "Skip this sentence"
                 </button>
             </div>
-        </div>
+        </form>
         {move || {
             (confirm_zero.get() && can_submit())
                 .then(|| {

@@ -1,13 +1,19 @@
-//! One route per file.
+//! One route per file. The researchers' and admins' pages are left out of the annotator bundle
+//! (feature `annotator`, see `crate::bundles`).
+#[cfg(not(feature = "annotator"))]
 pub mod admin;
 pub mod apt_page;
+#[cfg(not(feature = "annotator"))]
 pub mod apt_report_page;
+#[cfg(not(feature = "annotator"))]
 pub mod export_page;
 pub mod home_page;
 pub mod judge_page;
+#[cfg(not(feature = "annotator"))]
 pub mod judge_report_page;
 pub mod login_page;
 pub mod not_found_page;
+#[cfg(not(feature = "annotator"))]
 pub mod payments_page;
 pub mod register_page;
 pub mod study_done_page;

@@ -26,6 +26,52 @@ async fn open_campaign(
     }
 }
 
+/// What a Check says: not equivalent, too similar, or passing.
+fn verdict(is_mutual_implication: bool, bleurt: f64, threshold: f64) -> Verdict {
+    if !is_mutual_implication {
+        Verdict::NotEquivalent
+    } else if passes_apt(true, bleurt, threshold) {
+        Verdict::Passes
+    } else {
+        Verdict::TooSimilar
+    }
+}
+
+/// `user`'s Check `attempt_id` of the sentence they are rewriting now, with its text, as the
+/// Check answered it (read again after a plain form's Check); `None` for another worker's
+/// attempt, or one of a sentence they no longer hold.
+pub async fn checked(
+    pool: &PgPool,
+    user: UserId,
+    campaign_id: CampaignId,
+    attempt_id: AttemptId,
+) -> Result<Option<(String, CheckOutcome)>, AppError> {
+    let campaign = open_campaign(pool, campaign_id).await?;
+    let cid = campaign.campaign_id;
+    let Some(a) = db::checked_attempt(pool, cid, user, attempt_id).await? else {
+        return Ok(None);
+    };
+    let active = db::find_active(pool, cid, user).await?;
+    if active.is_none_or(|s| s.source_sentence_id != a.source_id) {
+        return Ok(None);
+    }
+    let outcome = CheckOutcome {
+        attempt_id,
+        verdict: verdict(
+            a.is_mutual_implication,
+            f64::from(a.bleurt),
+            campaign.bleurt_threshold,
+        ),
+        is_mutual_implication: a.is_mutual_implication,
+        bleurt: a.bleurt,
+        reward_cents: i64::from(a.reward_cents),
+        mi_model: a.mi_model,
+        bleurt_model: a.bleurt_model,
+        scorer: a.scorer,
+    };
+    Ok(Some((a.text, outcome)))
+}
+
 /// The sentence `user` is rewriting, a new one drawn by origin, or the end of their study.
 pub async fn next(
     pool: &PgPool,
@@ -157,16 +203,9 @@ pub async fn check(
     )
     .await?;
     crate::metrics::attempt_recorded();
-    let verdict = if !scores.is_mutual_implication {
-        Verdict::NotEquivalent
-    } else if passes_apt(true, bleurt, threshold) {
-        Verdict::Passes
-    } else {
-        Verdict::TooSimilar
-    };
     Ok(CheckOutcome {
         attempt_id,
-        verdict,
+        verdict: verdict(scores.is_mutual_implication, bleurt, threshold),
         is_mutual_implication: scores.is_mutual_implication,
         bleurt: scores.bleurt,
         reward_cents: reward,

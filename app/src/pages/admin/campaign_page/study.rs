@@ -195,7 +195,7 @@ fn LinkRow(
                 <button type="button" class="small secondary needs-js" on:click=copy>
                     {move || match copied.get() {
                         Some(true) => "Copied",
-                        Some(false) => "Selected: press Ctrl+C",
+                        Some(false) => "Selected: copy it",
                         None => "Copy",
                     }}
                 </button>
