@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the site without cargo-leptos: the two hydrate bundles (the annotator's and the full
-# one; wasm-bindgen + binaryen's wasm-opt), public files and CSS into target/site, then the
+# Builds the site without cargo-leptos: the hydrate bundles (three for annotators' pages, and
+# the full one; wasm-bindgen + binaryen's wasm-opt), public files and CSS into target/site, then the
 # server binary, all in release mode.
 # Usage: scripts/build.sh
 #   PARACROWD_BUILD_WITH_TESTS=1: the server binary comes from building every test as well
@@ -32,13 +32,15 @@ hash_names() {
   echo "paracrowd.$hash" > "$SITE/pkg/$name_file"
 }
 
-stage "wasm bundles (app, hydrate: the annotator's pages, then every page)"
+stage "wasm bundles (app, hydrate: the judging, writing and entry pages, then every page)"
 # Only this build's files: old hashed names would pile up.
 rm -rf "$SITE/pkg"
 mkdir -p "$SITE/pkg"
-# The annotator bundle (app/src/bundles.rs): the pages a study's participants open.
-wasm_bundle hydrate,annotator
-hash_names output-name-annotator js wasm
+# The annotator bundles (app/src/bundles.rs): each step of a participant's visit on its own.
+for bundle in judge apt entry; do
+  wasm_bundle "hydrate,bundle-$bundle"
+  hash_names "output-name-$bundle" js wasm
+done
 wasm_bundle hydrate
 cp -r public/. "$SITE/"
 cp style/main.css "$SITE/pkg/paracrowd.css"

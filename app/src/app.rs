@@ -6,7 +6,15 @@ use leptos_router::{
     path, SsrMode,
 };
 
+#[cfg(feature = "annotator")]
+use crate::bundles::OtherBundlePage;
 use crate::components::nav::Nav;
+#[cfg(any(not(feature = "annotator"), feature = "bundle-apt"))]
+use crate::pages::apt_page::AptPage;
+#[cfg(any(not(feature = "annotator"), feature = "bundle-judge"))]
+use crate::pages::judge_page::JudgePage;
+#[cfg(not(feature = "annotator"))]
+use crate::pages::not_found_page::NotFoundPage;
 #[cfg(not(feature = "annotator"))]
 use crate::pages::{
     admin::campaign_page::AdminCampaignPage, admin::campaigns_page::AdminCampaignsPage,
@@ -14,17 +22,17 @@ use crate::pages::{
     apt_report_page::AptReportPage, export_page::ExportPage, judge_report_page::JudgeReportPage,
     payments_page::PaymentsPage,
 };
+#[cfg(any(not(feature = "annotator"), feature = "bundle-entry"))]
 use crate::pages::{
-    apt_page::AptPage, home_page::HomePage, judge_page::JudgePage, login_page::LoginPage,
-    not_found_page::NotFoundPage, register_page::RegisterPage, study_done_page::StudyDonePage,
-    study_page::StudyPage,
+    home_page::HomePage, login_page::LoginPage, register_page::RegisterPage,
+    study_done_page::StudyDonePage, study_page::StudyPage,
 };
 
 /// The document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     set_page_policy();
-    // The stylesheet is the site's; the scripts are the annotator bundle's on an annotator page.
+    // The stylesheet is the site's; the scripts are those of the bundle that routes the page.
     #[cfg(feature = "ssr")]
     let scripts = crate::bundles::for_page(&options);
     #[cfg(not(feature = "ssr"))]
@@ -176,59 +184,43 @@ fn PageRoutes() -> impl IntoView {
     }
 }
 
-/// The annotator bundle's pages (`crate::bundles::ANNOTATOR_ROUTES`, each as in the full table).
-/// A link to any other page is followed by loading it from the server, with the full bundle.
-#[cfg(feature = "annotator")]
+// The annotator bundles' pages (`crate::bundles::Bundle::for_path`, each route as in the full
+// table). A link to any other page is followed by loading it from the server, with the bundle
+// that routes it.
+
+/// The judging page's bundle.
+#[cfg(feature = "bundle-judge")]
 #[component]
 fn PageRoutes() -> impl IntoView {
     view! {
-                <Routes fallback=|| view! { <FullBundlePage /> }>
-                    <Route path=path!("") view=HomePage ssr=SsrMode::Async />
-                    <Route path=path!("login") view=LoginPage ssr=SsrMode::Async />
-                    <Route path=path!("register") view=RegisterPage ssr=SsrMode::Async />
-                    <Route path=path!("apt/:id") view=AptPage ssr=SsrMode::Async />
+                <Routes fallback=|| view! { <OtherBundlePage /> }>
                     <Route path=path!("judge/:id") view=JudgePage ssr=SsrMode::Async />
-                    <Route path=path!("s/:slug") view=StudyPage ssr=SsrMode::Async />
-                    <Route path=path!("study/:id/done") view=StudyDonePage ssr=SsrMode::Async />
                 </Routes>
     }
 }
 
-/// A page this bundle does not hold. Reached by a link (after hydration), it is loaded from the
-/// server (a navigation to the router's new address), which sends it with the full bundle. Met while hydrating, it is what the server drew
-/// for an unknown address: "not found" (the server sends this bundle only with its own pages,
-/// so a reload can never loop).
-#[cfg(feature = "annotator")]
+/// The writing page's bundle.
+#[cfg(feature = "bundle-apt")]
 #[component]
-fn FullBundlePage() -> impl IntoView {
-    #[cfg(feature = "hydrate")]
-    let navigated = js_sys::Reflect::get(&js_sys::global(), &"__paracrowd_hydrated".into())
-        .is_ok_and(|v| v.is_truthy());
-    #[cfg(not(feature = "hydrate"))]
-    let navigated = false;
-    if navigated {
-        // The page is no longer this bundle's: say so first (tests wait for the flag).
-        #[cfg(feature = "hydrate")]
-        {
-            let _ = js_sys::Reflect::set(
-                &js_sys::global(),
-                &"__paracrowd_hydrated".into(),
-                &false.into(),
-            );
-            // The router's address is the new one already; the browser's may not be yet.
-            let here = leptos_router::hooks::use_location();
-            let (search, hash) = (here.search.get_untracked(), here.hash.get_untracked());
-            let mut href = here.pathname.get_untracked();
-            if !search.is_empty() {
-                href = format!("{href}?{search}");
-            }
-            if !hash.is_empty() {
-                href = format!("{href}#{}", hash.trim_start_matches('#'));
-            }
-            let _ = window().location().assign(&href);
-        }
-        view! { <p class="muted">"Loading…"</p> }.into_any()
-    } else {
-        view! { <NotFoundPage /> }.into_any()
+fn PageRoutes() -> impl IntoView {
+    view! {
+                <Routes fallback=|| view! { <OtherBundlePage /> }>
+                    <Route path=path!("apt/:id") view=AptPage ssr=SsrMode::Async />
+                </Routes>
+    }
+}
+
+/// The entry pages' bundle: where a participant arrives and leaves.
+#[cfg(feature = "bundle-entry")]
+#[component]
+fn PageRoutes() -> impl IntoView {
+    view! {
+                <Routes fallback=|| view! { <OtherBundlePage /> }>
+                    <Route path=path!("") view=HomePage ssr=SsrMode::Async />
+                    <Route path=path!("login") view=LoginPage ssr=SsrMode::Async />
+                    <Route path=path!("register") view=RegisterPage ssr=SsrMode::Async />
+                    <Route path=path!("s/:slug") view=StudyPage ssr=SsrMode::Async />
+                    <Route path=path!("study/:id/done") view=StudyDonePage ssr=SsrMode::Async />
+                </Routes>
     }
 }

@@ -8,11 +8,28 @@
 //! `session` and `state` exist only on the server (`ssr`).
 #![recursion_limit = "256"]
 
-// The annotator bundle is a browser build: a server built with it would not route most pages.
+// An annotator bundle is a browser build: a server built with one would not route most pages.
 #[cfg(all(feature = "ssr", feature = "annotator"))]
-compile_error!("the `annotator` feature is for the hydrate bundle, not the server");
+compile_error!("the `bundle-*` features are for the hydrate bundles, not the server");
+// Each annotator bundle is one route table (`bundles::Bundle`): exactly one of them.
+#[cfg(all(
+    feature = "annotator",
+    not(any(
+        feature = "bundle-judge",
+        feature = "bundle-apt",
+        feature = "bundle-entry"
+    ))
+))]
+compile_error!("`annotator` is set by one of the `bundle-*` features");
+#[cfg(any(
+    all(feature = "bundle-judge", feature = "bundle-apt"),
+    all(feature = "bundle-judge", feature = "bundle-entry"),
+    all(feature = "bundle-apt", feature = "bundle-entry")
+))]
+compile_error!("one `bundle-*` feature per bundle");
 
 pub mod api;
+pub mod bundles;
 pub mod components;
 #[warn(missing_docs)]
 pub mod domain;
@@ -22,8 +39,6 @@ pub mod pages;
 
 #[cfg(feature = "ssr")]
 pub mod auth;
-#[cfg(feature = "ssr")]
-pub mod bundles;
 #[cfg(feature = "ssr")]
 pub mod client_addr;
 #[cfg(feature = "ssr")]

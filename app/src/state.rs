@@ -42,8 +42,8 @@ pub struct AppState {
     /// The origins that may show the study and task pages in a frame (MTurk's external
     /// question; `PARACROWD_FRAME_ANCESTORS`). Empty: no page is ever framed.
     pub frame_ancestors: Arc<Vec<String>>,
-    /// The annotator bundle's stem (`crate::bundles`), when the site was built with it.
-    pub annotator_bundle: Option<Arc<str>>,
+    /// The annotator bundles' stems (`crate::bundles`), those the site was built with.
+    pub annotator_bundles: crate::bundles::AnnotatorBundles,
 }
 
 /// The state inside a server function or a server-rendered component. Call it before the first

@@ -137,6 +137,13 @@ test('without JavaScript a worker checks and submits with the plain form, the te
   await page.getByRole('heading', { name: 'Rewrite the sentence' }).waitFor();
   const submit = page.getByRole('button', { name: /^Submit( —|$)/ });
   assert.equal(await submit.isDisabled(), true, 'no Submit before a Check');
+  // A refused Check comes back with the text as it was typed and the rule's reason.
+  const copied = SOURCE.toUpperCase();
+  await page.getByLabel('Your sentence').fill(copied);
+  await page.getByRole('button', { name: 'Check' }).click();
+  await page.getByText('That is the given sentence itself; write it differently.').waitFor();
+  assert.equal(await page.getByLabel('Your sentence').inputValue(), copied, 'the text kept');
+  assert.equal(await submit.isDisabled(), true, 'nothing checked to submit');
   await page.getByLabel('Your sentence').fill(PAYING);
   await page.getByRole('button', { name: 'Check' }).click();
   // The page comes back with the Check's result, and the text that was checked still in the box.

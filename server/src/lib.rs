@@ -11,6 +11,7 @@ pub mod export_cmd;
 pub mod memory;
 pub mod ml;
 pub mod models_cmd;
+pub mod page_compression;
 pub mod precompress;
 pub mod routes;
 pub mod score_cmd;

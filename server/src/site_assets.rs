@@ -8,6 +8,8 @@
 //! built without it (a bare clone, a test) keeps the plain name `paracrowd`.
 use std::path::{Path, PathBuf};
 
+use app::bundles::AnnotatorBundles;
+
 use axum::extract::Request;
 use axum::http::{header, HeaderValue};
 use axum::middleware::Next;
@@ -17,8 +19,9 @@ use tower_http::services::{ServeDir, ServeFile};
 
 /// The file in `pkg/` that holds the bundle's hashed stem.
 pub const OUTPUT_NAME_FILE: &str = "output-name";
-/// The file in `pkg/` that holds the annotator bundle's hashed stem (`app::bundles`).
-pub const ANNOTATOR_NAME_FILE: &str = "output-name-annotator";
+/// The file in `pkg/` that holds an annotator bundle's hashed stem: this, then the bundle's
+/// name (`app::bundles::Bundle::name`).
+pub const ANNOTATOR_NAME_FILE_PREFIX: &str = "output-name-";
 /// The stem of an unhashed build.
 pub const PLAIN_NAME: &str = "paracrowd";
 
@@ -35,11 +38,16 @@ pub fn output_name(site_root: &Path) -> String {
     hashed_name(site_root, OUTPUT_NAME_FILE).unwrap_or_else(|| PLAIN_NAME.to_owned())
 }
 
-/// The annotator bundle's stem (`paracrowd.<hash>` of its own files) from
-/// `pkg/output-name-annotator`; `None` for a site built without it, whose pages all load the
-/// full bundle.
-pub fn annotator_output_name(site_root: &Path) -> Option<String> {
-    hashed_name(site_root, ANNOTATOR_NAME_FILE)
+/// The annotator bundles' stems (`paracrowd.<hash>` of each one's own files) from
+/// `pkg/output-name-{name}`; a bundle the site was built without is left out, and its pages
+/// load the full bundle.
+pub fn annotator_bundles(site_root: &Path) -> AnnotatorBundles {
+    AnnotatorBundles::new(|bundle| {
+        hashed_name(
+            site_root,
+            &format!("{ANNOTATOR_NAME_FILE_PREFIX}{}", bundle.name()),
+        )
+    })
 }
 
 /// The hashed stem written in `pkg/<file>`, if it is one.
@@ -120,6 +128,7 @@ async fn cache_control(req: Request, next: Next) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use app::bundles::Bundle;
 
     #[test]
     fn only_a_content_hash_makes_a_name_immutable() {
@@ -152,18 +161,19 @@ mod tests {
             PLAIN_NAME,
             "a bad file is not trusted"
         );
+        let bundles = annotator_bundles(site.path());
+        for bundle in Bundle::ALL {
+            assert_eq!(bundles.stem(bundle), None, "no annotator bundle built");
+        }
+        let judge = site.path().join("pkg").join("output-name-judge");
+        std::fs::write(&judge, "paracrowd.11aa11aa11aa11aa\n").unwrap();
+        std::fs::write(site.path().join("pkg").join("output-name-apt"), "apt").unwrap();
+        let bundles = annotator_bundles(site.path());
         assert_eq!(
-            annotator_output_name(site.path()),
-            None,
-            "no annotator bundle built"
-        );
-        let annotator = site.path().join("pkg").join(ANNOTATOR_NAME_FILE);
-        std::fs::write(&annotator, "paracrowd.11aa11aa11aa11aa\n").unwrap();
-        assert_eq!(
-            annotator_output_name(site.path()).as_deref(),
+            bundles.stem(Bundle::Judge).as_deref(),
             Some("paracrowd.11aa11aa11aa11aa")
         );
-        std::fs::write(&annotator, "annotator").unwrap();
-        assert_eq!(annotator_output_name(site.path()), None);
+        assert_eq!(bundles.stem(Bundle::Apt), None, "a bad file is not trusted");
+        assert_eq!(bundles.stem(Bundle::Entry), None);
     }
 }

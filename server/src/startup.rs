@@ -197,10 +197,9 @@ pub async fn build_router(
         judge_campaigns: Arc::default(),
         sessions: Arc::default(),
         frame_ancestors: Arc::new(config.frame_ancestors.clone()),
-        annotator_bundle: crate::site_assets::annotator_output_name(std::path::Path::new(
+        annotator_bundles: crate::site_assets::annotator_bundles(std::path::Path::new(
             &config.site_root,
-        ))
-        .map(Arc::from),
+        )),
     };
     let routes = generate_route_list(App);
     let context = {
@@ -283,6 +282,8 @@ pub async fn build_router(
             config.secure_cookies,
             crate::security_headers::add,
         ))
+        // Pages compressed for the wire (the bundle's files are, at build time).
+        .layer(crate::page_compression::layer())
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {
             let request_id = req

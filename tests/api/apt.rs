@@ -822,3 +822,62 @@ async fn the_msrp_sentence_file_uploads_through_the_browser_endpoint(pool: PgPoo
     assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
     app.stop().await;
 }
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_refused_plain_check_goes_back_with_its_text_and_why(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        2000,
+        "text\torigin\nalpha beta gamma delta\tmsrp\n",
+    )
+    .await;
+    let (worker, _) = app.annotator().await;
+    let task = next(&app, &worker, &id).await;
+    let source_id = task["Write"]["source_id"].as_str().unwrap().to_owned();
+    let page = format!("/apt/{id}");
+    let plain_check = |text: &'static str| {
+        let (app, worker, id, source_id, page) = (&app, &worker, &id, &source_id, &page);
+        async move {
+            let resp = app
+                .post_form(
+                    worker,
+                    "apt/check",
+                    page,
+                    &[
+                        ("campaign_id", id.as_str()),
+                        ("source_id", source_id.as_str()),
+                        ("text", text),
+                    ],
+                )
+                .await;
+            assert_eq!(resp.status(), StatusCode::FOUND, "{text}");
+            resp.headers()["location"].to_str().unwrap().to_owned()
+        }
+    };
+    // The models busy: the text goes back to the box, whatever it holds.
+    let busy = "Rewritten & tidy: 100% queue-full-please?";
+    assert!(busy.contains(BUSY_MARKER));
+    assert_eq!(
+        plain_check(busy).await,
+        format!("{page}?refused=busy&draft=Rewritten+%26+tidy%3A+100%25+queue-full-please%3F")
+    );
+    // The given sentence itself: the page says the rule's reason from the text.
+    assert_eq!(
+        plain_check("Alpha  beta gamma delta").await,
+        format!("{page}?refused=invalid&draft=Alpha++beta+gamma+delta")
+    );
+    // Neither was stored as a Check; a scorable text is, and the page shows it.
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM apt_attempt")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, 0);
+    let location = plain_check(PASSING).await;
+    assert!(
+        location.starts_with(&format!("{page}?checked=")),
+        "{location}"
+    );
+}

@@ -99,6 +99,39 @@ async fn the_bundle_is_hashed_compressed_and_cached_for_a_year(pool: PgPool) {
     }
     assert!(!html.contains("/pkg/paracrowd.js"), "{html}");
 
+    // Pages go compressed to a browser that accepts it; the JSON answers are left plain.
+    let br_page = fetch(&app.url("/login"), Some("gzip, deflate, br, zstd")).await;
+    assert_eq!(br_page.header(header::CONTENT_ENCODING), "br");
+    assert!(br_page
+        .header(header::VARY)
+        .to_ascii_lowercase()
+        .contains("accept-encoding"));
+    let mut unpacked = String::new();
+    brotli::Decompressor::new(&br_page.body[..], 4096)
+        .read_to_string(&mut unpacked)
+        .unwrap();
+    assert!(unpacked.starts_with("<!DOCTYPE html>"), "{unpacked}");
+    assert!(
+        unpacked.contains(&format!("/pkg/{STEM}.wasm")),
+        "{unpacked}"
+    );
+    assert!(
+        br_page.body.len() * 2 < unpacked.len(),
+        "{} bytes for a {}-byte page",
+        br_page.body.len(),
+        unpacked.len()
+    );
+    let gz_page = fetch(&app.url("/login"), Some("gzip")).await;
+    assert_eq!(gz_page.header(header::CONTENT_ENCODING), "gzip");
+    let plain_page = fetch(&app.url("/login"), None).await;
+    assert_eq!(plain_page.header(header::CONTENT_ENCODING), "");
+    assert!(String::from_utf8(plain_page.body)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    let health = fetch(&app.url("/health"), Some("br")).await;
+    assert_eq!(health.status, StatusCode::OK);
+    assert_eq!(health.header(header::CONTENT_ENCODING), "", "not a page");
+
     let url = app.url(&format!("/pkg/{STEM}.wasm"));
     let br = fetch(&url, Some("gzip, deflate, br, zstd")).await;
     assert_eq!(br.status, StatusCode::OK);

@@ -6,7 +6,9 @@ use leptos::prelude::*;
 use crate::domain::{AttemptId, CampaignId, SourceId};
 use crate::error::AppError;
 
-pub use crate::dto::apt::{AptTask, CheckOutcome, SubmitOutcome, Verdict, MAX_ATTEMPT_CHARS};
+pub use crate::dto::apt::{
+    AptTask, CheckOutcome, PlainRefusal, SubmitOutcome, Verdict, MAX_ATTEMPT_CHARS,
+};
 
 #[server(endpoint = "apt/next")]
 pub async fn apt_next(campaign_id: CampaignId) -> Result<AptTask, AppError> {
@@ -19,13 +21,15 @@ pub async fn apt_check(
     source_id: SourceId,
     text: String,
 ) -> Result<CheckOutcome, AppError> {
+    let form = crate::error::is_form_post().then(|| text.clone());
     let result = ssr::check(campaign_id, source_id, text).await;
     // A plain form (before the page's script runs, or without JavaScript) goes back to the
-    // writing page, which shows this Check again with its text (`apt_checked`).
-    if crate::error::is_form_post() {
+    // writing page, which shows this Check again with its text (`apt_checked`), or, refused,
+    // the text as it was sent and why (`PlainRefusal`).
+    if let Some(text) = form {
         leptos_axum::redirect(&match &result {
             Ok(o) => format!("/apt/{campaign_id}?checked={}", o.attempt_id),
-            Err(_) => format!("/apt/{campaign_id}"),
+            Err(e) => format!("/apt/{campaign_id}?{}", ssr::refused_query(e, &text)),
         });
     }
     super::with_status(result)
@@ -69,6 +73,16 @@ mod ssr {
     use crate::ml::ScoreError;
     use crate::service::apt as service;
     use crate::state::app_state;
+
+    /// The writing page's address query after a refused plain Check: the refusal and the
+    /// text as sent (bounded: the page's box holds at most `MAX_ATTEMPT_CHARS`).
+    pub fn refused_query(error: &AppError, text: &str) -> String {
+        let draft: String = text.chars().take(4 * MAX_ATTEMPT_CHARS).collect();
+        form_urlencoded::Serializer::new(String::new())
+            .append_pair("refused", PlainRefusal::of(error).code())
+            .append_pair("draft", &draft)
+            .finish()
+    }
 
     pub async fn next(campaign_id: CampaignId) -> Result<AptTask, AppError> {
         let (state, user, campaign) = worker(campaign_id).await?;

@@ -1,8 +1,9 @@
 //! The top bar: links by role, the user's name and a logout button.
 use leptos::prelude::*;
 
-use crate::api::UserView;
+use crate::api::{Logout, UserView};
 use crate::components::auth_context::use_auth;
+use crate::components::post_form::PostForm;
 use crate::components::scorer_banner::ScorerBanner;
 use crate::domain::Role;
 
@@ -62,10 +63,10 @@ fn UserLinks(user: UserView) -> impl IntoView {
             " · "
             {user.role.as_str()}
         </span>
-        <ActionForm action=auth.logout attr:class="inline">
+        <PostForm action=auth.logout input=|| Logout {} class="inline">
             <button type="submit" class="link">
                 "Log out"
             </button>
-        </ActionForm>
+        </PostForm>
     }
 }

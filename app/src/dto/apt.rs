@@ -2,8 +2,72 @@
 use crate::domain::{AttemptId, SourceId};
 use serde::{Deserialize, Serialize};
 
-/// Longest rewrite accepted, in characters.
-pub const MAX_ATTEMPT_CHARS: usize = 1000;
+pub use crate::domain::apt::attempt::MAX_ATTEMPT_CHARS;
+use crate::error::AppError;
+
+/// Why a plain form's Check (the writing page before or without its script) was refused, as the
+/// server names it in the address it sends the browser back to (`?refused=`, with the text
+/// kept in `?draft=`). A closed set: an address cannot make the page say anything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlainRefusal {
+    /// The text may not be scored (`domain::apt::attempt::checkable` says why).
+    Invalid,
+    /// The models or the server were busy.
+    Busy,
+    /// The database did not answer.
+    Unavailable,
+    /// Anything else.
+    Failed,
+}
+
+impl PlainRefusal {
+    /// The refusal for a Check's error.
+    pub fn of(error: &AppError) -> Self {
+        match error {
+            AppError::Validation { .. } => PlainRefusal::Invalid,
+            AppError::Overloaded | AppError::RateLimited { .. } => PlainRefusal::Busy,
+            AppError::DatabaseUnavailable => PlainRefusal::Unavailable,
+            _ => PlainRefusal::Failed,
+        }
+    }
+
+    /// Its name in the address.
+    pub fn code(self) -> &'static str {
+        match self {
+            PlainRefusal::Invalid => "invalid",
+            PlainRefusal::Busy => "busy",
+            PlainRefusal::Unavailable => "unavailable",
+            PlainRefusal::Failed => "failed",
+        }
+    }
+
+    /// The refusal an address names, if it names one.
+    pub fn parse(code: &str) -> Option<Self> {
+        [
+            PlainRefusal::Invalid,
+            PlainRefusal::Busy,
+            PlainRefusal::Unavailable,
+            PlainRefusal::Failed,
+        ]
+        .into_iter()
+        .find(|r| r.code() == code)
+    }
+
+    /// What the page says about `draft`, a rewrite of `source`.
+    pub fn error(self, source: &str, draft: &str) -> AppError {
+        match self {
+            PlainRefusal::Invalid => AppError::validation(
+                "text",
+                crate::domain::apt::attempt::checkable(source, draft)
+                    .err()
+                    .unwrap_or_else(|| "This text was not checked; try again.".to_owned()),
+            ),
+            PlainRefusal::Busy => AppError::Overloaded,
+            PlainRefusal::Unavailable => AppError::DatabaseUnavailable,
+            PlainRefusal::Failed => AppError::Internal,
+        }
+    }
+}
 
 /// What the page shows next.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,4 +123,42 @@ pub struct SubmitOutcome {
     pub is_complete: bool,
     /// A repeated Submit (double click, second tab, retry): nothing new was paid.
     pub was_already_submitted: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_refusal_goes_through_the_address_and_says_the_rules_reason() {
+        for error in [
+            AppError::validation("text", "x"),
+            AppError::Overloaded,
+            AppError::RateLimited {
+                retry_after_secs: 3,
+            },
+            AppError::DatabaseUnavailable,
+            AppError::Internal,
+            AppError::NotFound,
+        ] {
+            let refusal = PlainRefusal::of(&error);
+            assert_eq!(
+                PlainRefusal::parse(refusal.code()),
+                Some(refusal),
+                "{error:?}"
+            );
+        }
+        assert_eq!(PlainRefusal::parse("Call this number"), None);
+        let source = "The company said its profits rose sharply last year.";
+        assert_eq!(
+            PlainRefusal::Invalid.error(source, source).to_string(),
+            "That is the given sentence itself; write it differently."
+        );
+        assert_eq!(
+            PlainRefusal::Busy
+                .error(source, "Profits rose.")
+                .to_string(),
+            AppError::Overloaded.to_string()
+        );
+    }
 }

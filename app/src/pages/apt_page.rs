@@ -8,7 +8,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::api::apt::{
     apt_check, apt_checked, apt_next, apt_skip, apt_submit, AptCheck, AptSkip, AptSubmit, AptTask,
-    CheckOutcome, SubmitOutcome, Verdict, MAX_ATTEMPT_CHARS,
+    CheckOutcome, PlainRefusal, SubmitOutcome, Verdict, MAX_ATTEMPT_CHARS,
 };
 use crate::api::studies::{load_study_progress, StudyProgress};
 use crate::components::browser::{load_draft, save_draft};
@@ -89,6 +89,12 @@ pub fn AptPage() -> impl IntoView {
             }
         },
     );
+    // After a refused plain Check it sends the browser back with the text and why.
+    let refused = move || {
+        let query = query.read();
+        let refusal = query.get("refused").and_then(|r| PlainRefusal::parse(&r))?;
+        Some((query.get("draft").unwrap_or_default(), refusal))
+    };
     // What the last Submit did, said on the next sentence ("Submitted: earned $0.12, …").
     let notice: RwSignal<Option<String>> = RwSignal::new(None);
     let next = Callback::new(move |said: Option<String>| {
@@ -143,6 +149,7 @@ pub fn AptPage() -> impl IntoView {
                                     bleurt_threshold
                                     next
                                     initial=initial.filter(|_| round.get_untracked() == 0)
+                                    refused=refused().filter(|_| round.get_untracked() == 0)
                                 />
                             }
                                 .into_any()
@@ -205,9 +212,18 @@ fn Writer(
     next: Callback<Option<String>>,
     /// A Check made by the plain form, shown again with its text.
     initial: Option<(String, CheckOutcome)>,
+    /// A plain form's Check that was refused: its text, and why.
+    refused: Option<(String, PlainRefusal)>,
 ) -> impl IntoView {
-    let initial_text = initial.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
-    let from_form = initial.is_some();
+    let refusal = refused
+        .as_ref()
+        .map(|(draft, why)| why.error(&source, draft));
+    let initial_text = match (&initial, refused) {
+        (Some((t, _)), _) => t.clone(),
+        (None, Some((draft, _))) => draft,
+        (None, None) => String::new(),
+    };
+    let from_form = initial.is_some() || refusal.is_some();
     let text = RwSignal::new(initial_text.clone());
     let total = RwSignal::new(total_cents);
     // The last Check's text and outcome: Submit is offered only while the box holds that text.
@@ -216,12 +232,12 @@ fn Writer(
     // plain form must stay pressable; the server refuses an empty text itself).
     let live = RwSignal::new(false);
     Effect::new(move || live.set(true));
-    let error: RwSignal<Option<AppError>> = RwSignal::new(None);
+    let error: RwSignal<Option<AppError>> = RwSignal::new(refusal);
     // The text being written survives a reload or a closed tab: it is kept in localStorage
     // per campaign and sentence until it is submitted or the sentence skipped.
     let draft_key = StoredValue::new(format!("paracrowd.apt.draft.{campaign_id}.{source_id}"));
     Effect::new(move || {
-        // A text just checked by the plain form is newer than any draft kept here.
+        // A text just sent by the plain form is newer than any draft kept here.
         if from_form {
             return;
         }

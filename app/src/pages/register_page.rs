@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
 use crate::api::Register;
+use crate::components::post_form::{value_of, PostForm};
 use crate::domain::{Password, Username};
 use crate::error::ErrorMessage;
 
@@ -8,6 +9,14 @@ use crate::error::ErrorMessage;
 #[component]
 pub fn RegisterPage() -> impl IntoView {
     let register = ServerAction::<Register>::new();
+    let username = NodeRef::<leptos::html::Input>::new();
+    let password = NodeRef::<leptos::html::Input>::new();
+    let confirmation = NodeRef::<leptos::html::Input>::new();
+    let input = move || Register {
+        username: value_of(username),
+        password: value_of(password),
+        password_confirmation: value_of(confirmation),
+    };
     let error = move || register.value().get().and_then(Result::err);
     view! {
         <section class="card narrow">
@@ -15,12 +24,13 @@ pub fn RegisterPage() -> impl IntoView {
             <p class="muted">
                 "New accounts are annotators. An admin can give you another role."
             </p>
-            <ActionForm action=register>
+            <PostForm action=register input>
                 <label>
                     "Username"
                     <input
                         type="text"
                         name="username"
+                        node_ref=username
                         autocomplete="username"
                         required
                         minlength=Username::MIN_CHARS.to_string()
@@ -35,6 +45,7 @@ pub fn RegisterPage() -> impl IntoView {
                     <input
                         type="password"
                         name="password"
+                        node_ref=password
                         autocomplete="new-password"
                         required
                         minlength=Password::MIN_CHARS.to_string()
@@ -54,6 +65,7 @@ pub fn RegisterPage() -> impl IntoView {
                     <input
                         type="password"
                         name="password_confirmation"
+                        node_ref=confirmation
                         autocomplete="new-password"
                         required
                         maxlength=Password::MAX_CHARS.to_string()
@@ -63,7 +75,7 @@ pub fn RegisterPage() -> impl IntoView {
                 <button type="submit" disabled=move || register.pending().get()>
                     "Create account"
                 </button>
-            </ActionForm>
+            </PostForm>
             <p>"Have an account? " <a href="/login">"Log in"</a></p>
         </section>
     }

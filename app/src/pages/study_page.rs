@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
 
 use crate::api::studies::{open_study, ConsentState, DecideConsent, StudyEntry, StudyView};
+use crate::components::post_form::PostForm;
 use crate::domain::study::platform::Platform;
 use crate::error::ErrorMessage;
 
@@ -124,12 +125,20 @@ fn WorkerEntry(
     let slug = StoredValue::new(slug);
     let choice = move |agree: bool, label: &'static str, class: &'static str| {
         view! {
-            <ActionForm action=decide attr:class="inline">
+            <PostForm
+                action=decide
+                input=move || DecideConsent {
+                    slug: slug.get_value(),
+                    version,
+                    agree,
+                }
+                class="inline"
+            >
                 <input type="hidden" name="slug" value=slug.get_value() />
                 <input type="hidden" name="version" value=version.to_string() />
                 <input type="hidden" name="agree" value=agree.to_string() />
                 <button type="submit" class=class>{label}</button>
-            </ActionForm>
+            </PostForm>
         }
     };
     view! {

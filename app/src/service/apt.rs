@@ -6,8 +6,8 @@ use sqlx::PgPool;
 
 use crate::db::{apt as db, campaigns};
 use crate::domain::apt::{budget, serving};
-use crate::domain::reward::{attempt_contains_source, passes_apt, reward_cents};
-use crate::dto::apt::{AptTask, CheckOutcome, SubmitOutcome, Verdict, MAX_ATTEMPT_CHARS};
+use crate::domain::reward::{passes_apt, reward_cents};
+use crate::dto::apt::{AptTask, CheckOutcome, SubmitOutcome, Verdict};
 use crate::error::AppError;
 use crate::ml::{PairScorer, ScoreError};
 
@@ -113,50 +113,6 @@ pub async fn next(
     ))
 }
 
-/// The rewrite, trimmed, if it may be scored: not empty, not too long, not the source itself
-/// and not containing it.
-fn validate(source: &str, text: &str) -> Result<String, AppError> {
-    use crate::domain::text::{check, TextProblem};
-    let text = text.trim();
-    match check(text) {
-        Ok(()) => {}
-        Err(TextProblem::Empty) => {
-            return Err(AppError::validation("text", "Write a sentence first."))
-        }
-        Err(problem) => {
-            return Err(AppError::validation(
-                "text",
-                format!("Your sentence {problem}."),
-            ))
-        }
-    }
-    if text.chars().count() > MAX_ATTEMPT_CHARS {
-        return Err(AppError::validation(
-            "text",
-            format!("Your sentence is longer than {MAX_ATTEMPT_CHARS} characters; shorten it."),
-        ));
-    }
-    let norm = |s: &str| {
-        s.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    };
-    if norm(text) == norm(source) {
-        return Err(AppError::validation(
-            "text",
-            "That is the given sentence itself; write it differently.",
-        ));
-    }
-    if attempt_contains_source(source, text) {
-        return Err(AppError::validation(
-            "text",
-            "Your sentence contains the given sentence; such rewrites earn nothing. Rephrase it.",
-        ));
-    }
-    Ok(text.to_owned())
-}
-
 /// A Check: scores `text` against the sentence `user` is rewriting and stores the attempt with
 /// its reward (APT's formula; nothing is paid until Submit).
 pub async fn check(
@@ -177,7 +133,8 @@ pub async fn check(
                 "This sentence is no longer yours to rewrite; reload for the current one.".into(),
             )
         })?;
-    let text = validate(&active.text, text)?;
+    let text = crate::domain::apt::attempt::checkable(&active.text, text)
+        .map_err(|message| AppError::validation("text", message))?;
     let scores = scorer
         .score(active.text.clone(), text.clone())
         .await

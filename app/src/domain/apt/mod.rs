@@ -2,6 +2,7 @@
 //! source sentences, choosing the next one, paying within the cap, the paper's Table 2 and
 //! Figure 2 (the split by source sentence is `domain::export::split`). The database and pages
 //! build on these.
+pub mod attempt;
 pub mod budget;
 pub mod chart;
 pub mod serving;
