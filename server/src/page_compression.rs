@@ -3,6 +3,12 @@
 //! every page load. Only HTML is compressed here: the site's files under `/pkg` are compressed
 //! once at build time (`crate::precompress`), and the server functions' short JSON answers are
 //! left as they are, so the answer path spends nothing on it.
+//!
+//! Compressing a page that echoes text from its address next to a secret would let a page
+//! elsewhere guess the secret from sizes (BREACH). No page here does: forms are guarded by
+//! their Origin, not by a token in the page; the session cookie is not in any page; the one
+//! echo of free text (the writing page's refused draft) shares no page with a completion code.
+//! A page that must show both should be left uncompressed.
 use axum::http::{header, Extensions, HeaderMap, StatusCode, Version};
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 

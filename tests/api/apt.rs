@@ -862,12 +862,14 @@ async fn a_refused_plain_check_goes_back_with_its_text_and_why(pool: PgPool) {
     assert!(busy.contains(BUSY_MARKER));
     assert_eq!(
         plain_check(busy).await,
-        format!("{page}?refused=busy&draft=Rewritten+%26+tidy%3A+100%25+queue-full-please%3F")
+        format!(
+            "{page}?refused=busy&source={source_id}&draft=Rewritten+%26+tidy%3A+100%25+queue-full-please%3F"
+        )
     );
     // The given sentence itself: the page says the rule's reason from the text.
     assert_eq!(
-        plain_check("Alpha  beta gamma delta").await,
-        format!("{page}?refused=invalid&draft=Alpha++beta+gamma+delta")
+        plain_check("  Alpha  beta gamma delta\n").await,
+        format!("{page}?refused=invalid&source={source_id}&draft=Alpha++beta+gamma+delta")
     );
     // Neither was stored as a Check; a scorable text is, and the page shows it.
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM apt_attempt")

@@ -29,7 +29,10 @@ pub async fn apt_check(
     if let Some(text) = form {
         leptos_axum::redirect(&match &result {
             Ok(o) => format!("/apt/{campaign_id}?checked={}", o.attempt_id),
-            Err(e) => format!("/apt/{campaign_id}?{}", ssr::refused_query(e, &text)),
+            Err(e) => format!(
+                "/apt/{campaign_id}?{}",
+                ssr::refused_query(e, source_id, &text)
+            ),
         });
     }
     super::with_status(result)
@@ -74,12 +77,14 @@ mod ssr {
     use crate::service::apt as service;
     use crate::state::app_state;
 
-    /// The writing page's address query after a refused plain Check: the refusal and the
-    /// text as sent (bounded: the page's box holds at most `MAX_ATTEMPT_CHARS`).
-    pub fn refused_query(error: &AppError, text: &str) -> String {
-        let draft: String = text.chars().take(4 * MAX_ATTEMPT_CHARS).collect();
+    /// The writing page's address query after a refused plain Check: the refusal, the
+    /// sentence it was for, and the text as sent, trimmed to one character past the longest
+    /// rewrite (the box holds no more; one more still reads as "too long" on the page).
+    pub fn refused_query(error: &AppError, source_id: SourceId, text: &str) -> String {
+        let draft: String = text.trim().chars().take(MAX_ATTEMPT_CHARS + 1).collect();
         form_urlencoded::Serializer::new(String::new())
             .append_pair("refused", PlainRefusal::of(error).code())
+            .append_pair("source", &source_id.to_string())
             .append_pair("draft", &draft)
             .finish()
     }

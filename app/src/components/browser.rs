@@ -71,6 +71,17 @@ pub fn save_draft(key: &str, text: &str) {
     let _ = (key, text);
 }
 
+/// Takes the query off the address bar, leaving the page as it is: a reload then reads the page
+/// afresh instead of the one-time answer the query carried (a plain form's result).
+pub fn forget_query() {
+    #[cfg(feature = "hydrate")]
+    if let Some(window) = web_sys::window() {
+        if let (Ok(path), Ok(history)) = (window.location().pathname(), window.history()) {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
+        }
+    }
+}
+
 /// How far a download has come: lines received, the rows the server said it reads (from
 /// `X-Paracrowd-Rows`), and the end (`Ok(file name)` or an error to show).
 #[derive(Debug, Clone, PartialEq, Default)]

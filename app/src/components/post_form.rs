@@ -1,6 +1,6 @@
 //! A server function's form, as plain HTML first.
 use leptos::prelude::*;
-use leptos::server_fn::ServerFn;
+use leptos::server_fn::{codec::PostUrl, Http, ServerFn};
 
 /// A form that posts to `action`'s server function. Without the page's script (before it has
 /// arrived, or with JavaScript off) the browser posts the form's fields and the server function
@@ -11,19 +11,20 @@ use leptos::server_fn::ServerFn;
 /// its inputs' `NodeRef`s) instead of decoding the form's fields, which keeps a form decoder
 /// out of the bundle.
 #[component]
-pub fn PostForm<S, I>(
+pub fn PostForm<S, O, I>(
     /// The server function's action.
     action: ServerAction<S>,
     /// The input to dispatch, read when the form is submitted.
     input: I,
     /// The form's class.
     #[prop(optional)]
-    class: &'static str,
+    class: Option<&'static str>,
     /// The fields and buttons, named as the server function's arguments.
     children: Children,
 ) -> impl IntoView
 where
-    S: ServerFn + Clone + Send + Sync + 'static,
+    // Read from a plain form's fields when the browser posts it (as `ActionForm` requires).
+    S: ServerFn<Protocol = Http<PostUrl, O>> + Clone + Send + Sync + 'static,
     S::Output: Send + Sync + 'static,
     S::Error: Send + Sync + 'static,
     I: Fn() -> S + 'static,

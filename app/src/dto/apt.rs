@@ -16,6 +16,8 @@ pub enum PlainRefusal {
     Busy,
     /// The database did not answer.
     Unavailable,
+    /// The sentence was no longer the worker's (skipped or submitted in another tab).
+    Stale,
     /// Anything else.
     Failed,
 }
@@ -27,6 +29,7 @@ impl PlainRefusal {
             AppError::Validation { .. } => PlainRefusal::Invalid,
             AppError::Overloaded | AppError::RateLimited { .. } => PlainRefusal::Busy,
             AppError::DatabaseUnavailable => PlainRefusal::Unavailable,
+            AppError::Conflict(_) => PlainRefusal::Stale,
             _ => PlainRefusal::Failed,
         }
     }
@@ -37,6 +40,7 @@ impl PlainRefusal {
             PlainRefusal::Invalid => "invalid",
             PlainRefusal::Busy => "busy",
             PlainRefusal::Unavailable => "unavailable",
+            PlainRefusal::Stale => "stale",
             PlainRefusal::Failed => "failed",
         }
     }
@@ -47,6 +51,7 @@ impl PlainRefusal {
             PlainRefusal::Invalid,
             PlainRefusal::Busy,
             PlainRefusal::Unavailable,
+            PlainRefusal::Stale,
             PlainRefusal::Failed,
         ]
         .into_iter()
@@ -64,6 +69,10 @@ impl PlainRefusal {
             ),
             PlainRefusal::Busy => AppError::Overloaded,
             PlainRefusal::Unavailable => AppError::DatabaseUnavailable,
+            PlainRefusal::Stale => AppError::Conflict(
+                "That sentence was no longer yours to rewrite (skipped or submitted in another tab?), so nothing was checked. This is your current one."
+                    .to_owned(),
+            ),
             PlainRefusal::Failed => AppError::Internal,
         }
     }
@@ -138,6 +147,7 @@ mod tests {
                 retry_after_secs: 3,
             },
             AppError::DatabaseUnavailable,
+            AppError::Conflict("no longer yours".into()),
             AppError::Internal,
             AppError::NotFound,
         ] {
@@ -149,6 +159,10 @@ mod tests {
             );
         }
         assert_eq!(PlainRefusal::parse("Call this number"), None);
+        assert!(PlainRefusal::of(&AppError::Conflict("x".into()))
+            .error("a", "b")
+            .to_string()
+            .contains("no longer yours to rewrite"));
         let source = "The company said its profits rose sharply last year.";
         assert_eq!(
             PlainRefusal::Invalid.error(source, source).to_string(),

@@ -11,7 +11,7 @@ use crate::api::apt::{
     CheckOutcome, PlainRefusal, SubmitOutcome, Verdict, MAX_ATTEMPT_CHARS,
 };
 use crate::api::studies::{load_study_progress, StudyProgress};
-use crate::components::browser::{load_draft, save_draft};
+use crate::components::browser::{forget_query, load_draft, save_draft};
 use crate::components::study_progress::{FinishLink, StudyTerms};
 use crate::domain::apt::budget::payout;
 use crate::domain::reward::reward_table;
@@ -89,11 +89,16 @@ pub fn AptPage() -> impl IntoView {
             }
         },
     );
-    // After a refused plain Check it sends the browser back with the text and why.
+    // After a refused plain Check it sends the browser back with why, the sentence it was
+    // for and the text.
     let refused = move || {
         let query = query.read();
-        let refusal = query.get("refused").and_then(|r| PlainRefusal::parse(&r))?;
-        Some((query.get("draft").unwrap_or_default(), refusal))
+        let why = query.get("refused").and_then(|r| PlainRefusal::parse(&r))?;
+        Some(Refused {
+            why,
+            source_id: query.get("source").and_then(|s| s.parse().ok()),
+            draft: query.get("draft").unwrap_or_default(),
+        })
     };
     // What the last Submit did, said on the next sentence ("Submitted: earned $0.12, …").
     let notice: RwSignal<Option<String>> = RwSignal::new(None);
@@ -200,6 +205,15 @@ pub fn AptPage() -> impl IntoView {
     }
 }
 
+/// A plain form's Check the server refused, as the address names it.
+#[derive(Debug, Clone)]
+struct Refused {
+    why: PlainRefusal,
+    /// The sentence the text was written for.
+    source_id: Option<SourceId>,
+    draft: String,
+}
+
 #[component]
 fn Writer(
     campaign_id: CampaignId,
@@ -212,18 +226,20 @@ fn Writer(
     next: Callback<Option<String>>,
     /// A Check made by the plain form, shown again with its text.
     initial: Option<(String, CheckOutcome)>,
-    /// A plain form's Check that was refused: its text, and why.
-    refused: Option<(String, PlainRefusal)>,
+    /// A plain form's Check that was refused.
+    refused: Option<Refused>,
 ) -> impl IntoView {
-    let refusal = refused
-        .as_ref()
-        .map(|(draft, why)| why.error(&source, draft));
-    let initial_text = match (&initial, refused) {
+    let refusal = refused.as_ref().map(|r| r.why.error(&source, &r.draft));
+    // Its text comes back only to the sentence it was written for.
+    let refused_draft = refused
+        .filter(|r| r.source_id == Some(source_id) && !r.draft.trim().is_empty())
+        .map(|r| r.draft);
+    let initial_text = match (&initial, &refused_draft) {
         (Some((t, _)), _) => t.clone(),
-        (None, Some((draft, _))) => draft,
+        (None, Some(draft)) => draft.clone(),
         (None, None) => String::new(),
     };
-    let from_form = initial.is_some() || refusal.is_some();
+    let from_form = initial.is_some() || refused_draft.is_some();
     let text = RwSignal::new(initial_text.clone());
     let total = RwSignal::new(total_cents);
     // The last Check's text and outcome: Submit is offered only while the box holds that text.
@@ -237,8 +253,11 @@ fn Writer(
     // per campaign and sentence until it is submitted or the sentence skipped.
     let draft_key = StoredValue::new(format!("paracrowd.apt.draft.{campaign_id}.{source_id}"));
     Effect::new(move || {
-        // A text just sent by the plain form is newer than any draft kept here.
+        // A text just sent by the plain form is newer than any draft kept here: it is kept
+        // instead, and the address loses the one-time query, so a reload reads the newest draft.
         if from_form {
+            draft_key.with_value(|k| save_draft(k, &text.get_untracked()));
+            forget_query();
             return;
         }
         if let Some(draft) = draft_key.with_value(|k| load_draft(k)) {

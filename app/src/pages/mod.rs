@@ -1,5 +1,5 @@
-//! One route per file. The researchers' and admins' pages are left out of the annotator bundle
-//! (feature `annotator`, see `crate::bundles`).
+//! One route per file. The researchers' and admins' pages are left out of the annotator bundles
+//! (the `bundle-*` features, see `crate::bundles`).
 #[cfg(not(feature = "annotator"))]
 pub mod admin;
 pub mod apt_page;
