@@ -38,6 +38,9 @@ pub enum AppError {
     Internal,
     #[error("The request could not be sent or read: {0}")]
     Transport(String),
+    /// A crowd platform's API refused a call or did not answer; the message says which and why.
+    #[error("{0}")]
+    Platform(String),
 }
 
 impl AppError {
@@ -62,6 +65,7 @@ impl AppError {
             AppError::Overloaded | AppError::DatabaseUnavailable => S::SERVICE_UNAVAILABLE,
             AppError::Internal => S::INTERNAL_SERVER_ERROR,
             AppError::Transport(_) => S::BAD_REQUEST,
+            AppError::Platform(_) => S::BAD_GATEWAY,
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct AppState {
     pub frame_ancestors: Arc<Vec<String>>,
     /// The annotator bundles' stems (`crate::bundles`), those the site was built with.
     pub annotator_bundles: crate::bundles::AnnotatorBundles,
+    /// Prolific's API, when the server has a token (`PARACROWD_PROLIFIC_TOKEN`).
+    pub prolific: Option<Arc<crate::prolific::Client>>,
 }
 
 /// The state inside a server function or a server-rendered component. Call it before the first

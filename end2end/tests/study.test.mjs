@@ -2,9 +2,11 @@
 // consent text and makes a Prolific link for two workers; a participant opens it as Prolific
 // sends them (on a phone), reads the study, agrees and starts judging with no password; a second
 // declines, is signed out and gives the place back; a third takes it and a fourth finds the study
-// full. Every step passes axe-core.
+// full. Every step passes axe-core. Then the researcher reconciles the study with Prolific (a
+// local fake of its API) and approves the completed submission, at desktop width.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, uploadFile, phone,
   accessibilityProblems, sidewaysScroll, hydrated,
@@ -13,6 +15,97 @@ import {
 let server;
 let browser;
 let linkUrl;
+let prolific;
+
+const PROLIFIC_TOKEN = 'e2e-prolific-token-Zx81';
+
+/**
+ * A local fake of Prolific's API: the study `study42`, its submissions (id -> participant,
+ * status) listed page by page (two a page), and bulk approval, behind the API token.
+ */
+function fakeProlific() {
+  const submissions = new Map();
+  const approvals = [];
+  const bonuses = new Map();
+  const pays = [];
+  const reply = (res, status, body) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const srv = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://fake');
+    if (req.headers.authorization !== `Token ${PROLIFIC_TOKEN}`) {
+      return reply(res, 401, { error: { detail: 'Invalid token.', error_code: 140100 } });
+    }
+    if (req.method === 'GET' && url.pathname === '/api/v1/studies/study42/') {
+      return reply(res, 200, { id: 'study42', name: 'News pairs (Prolific)', status: 'ACTIVE' });
+    }
+    if (req.method === 'GET' && url.pathname === '/api/v1/submissions/') {
+      const all = [...submissions].map(([id, s]) => ({ id, participant_id: s.participant, status: s.status }));
+      const page = Number(url.searchParams.get('page') || 1);
+      const chunk = url.searchParams.get('study') === 'study42' ? all.slice((page - 1) * 2, page * 2) : [];
+      const more = url.searchParams.get('study') === 'study42' && page * 2 < all.length;
+      return reply(res, 200, { results: chunk, _links: { next: { href: more ? `http://fake/?page=${page + 1}` : null } } });
+    }
+    const transition = url.pathname.match(/^\/api\/v1\/submissions\/([^/]+)\/transition\/$/);
+    if (req.method === 'POST' && transition && submissions.has(transition[1])) {
+      let body = '';
+      req.on('data', (c) => { body += c; });
+      req.on('end', () => {
+        const b = JSON.parse(body);
+        const s = submissions.get(transition[1]);
+        if (b.action !== 'REJECT' || !b.rejection_category || (b.message || '').length < 100 || s.status !== 'AWAITING REVIEW') {
+          return reply(res, 400, { error: { detail: 'Cannot reject.' } });
+        }
+        s.status = 'REJECTED';
+        return reply(res, 200, { id: transition[1], status: 'REJECTED' });
+      });
+      return undefined;
+    }
+    if (req.method === 'POST' && url.pathname === '/api/v1/submissions/bonus-payments/') {
+      let body = '';
+      req.on('data', (c) => { body += c; });
+      req.on('end', () => {
+        const b = JSON.parse(body);
+        const cents = b.csv_bonuses.trim().split('\n')
+          .reduce((sum, line) => sum + Math.round(Number(line.split(',')[1]) * 100), 0);
+        const id = `bonus${bonuses.size + 1}`;
+        bonuses.set(id, b);
+        const fees = Math.round(cents / 3);
+        reply(res, 201, { id, study: b.study_id, amount: cents, fees, vat: 0, total_amount: cents + fees });
+      });
+      return undefined;
+    }
+    const pay = url.pathname.match(/^\/api\/v1\/bulk-bonus-payments\/([^/]+)\/pay\/$/);
+    if (req.method === 'POST' && pay && bonuses.has(pay[1])) {
+      pays.push(pay[1]);
+      return reply(res, 202, 'Successfully received bonus payments request.');
+    }
+    if (req.method === 'POST' && url.pathname === '/api/v1/submissions/bulk-approve/') {
+      let body = '';
+      req.on('data', (c) => { body += c; });
+      req.on('end', () => {
+        const b = JSON.parse(body);
+        if (!Array.isArray(b.submission_ids) || 'study_id' in b) {
+          return reply(res, 400, { error: { detail: 'Give submission ids alone.' } });
+        }
+        approvals.push(b);
+        for (const id of b.submission_ids) {
+          const s = submissions.get(id);
+          if (s && s.status === 'AWAITING REVIEW') s.status = 'APPROVED';
+        }
+        reply(res, 200, 'The request to bulk approve has been made successfully.');
+      });
+      return undefined;
+    }
+    return reply(res, 404, { error: { detail: 'Not found.' } });
+  });
+  return new Promise((resolve) => {
+    srv.listen(0, '127.0.0.1', () => resolve({
+      url: `http://127.0.0.1:${srv.address().port}`, submissions, approvals, bonuses, pays, close: () => srv.close(),
+    }));
+  });
+}
 
 const PAIRS = ['sentence1,sentence2']
   .concat(Array.from({ length: 10 }, (_, i) => `The council met on day ${i}.,On day ${i} the council held a meeting.`))
@@ -20,13 +113,18 @@ const PAIRS = ['sentence1,sentence2']
 const CONSENT = 'I understand that my answers are used for research.\nI may stop at any time.';
 
 before(async () => {
-  server = await startServer();
+  prolific = await fakeProlific();
+  server = await startServer({
+    PARACROWD_PROLIFIC_TOKEN: PROLIFIC_TOKEN,
+    PARACROWD_PROLIFIC_API_URL: prolific.url,
+  });
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
   await server?.stop();
+  prolific?.close();
 });
 
 /** The link as Prolific opens it: its placeholders filled with this participant's ids. */
@@ -216,6 +314,108 @@ test('a participant finishes the pairs asked for and goes back to Prolific; the 
   assert.match(await admin.getByTestId('batch-paid').textContent(), /^Paid \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
   assert.equal(await row.getByTestId('paid').textContent(), '$0.06');
   assert.match(await admin.getByTestId('outstanding').textContent(), /\$0\.00 in bonuses/);
+  assert.deepEqual(unexpectedErrors(admin), []);
+  await admin.context().close();
+});
+
+test('the researcher reconciles the study with Prolific and approves only the completed submission', async () => {
+  // Prolific's side: the participant who finished, one who agreed but never judged and entered a
+  // code anyway, a stranger to this study, and the decliner, who returned the study.
+  prolific.submissions.set('sub-first', { participant: '5f3a9c0d1e2b4a0012345678', status: 'AWAITING REVIEW' });
+  prolific.submissions.set('sub-third', { participant: '70aa11bb22cc33dd44ee55ff', status: 'AWAITING REVIEW' });
+  prolific.submissions.set('sub-stranger', { participant: '99aa11bb22cc33dd44ee55ff', status: 'AWAITING REVIEW' });
+  prolific.submissions.set('sub-second', { participant: '60aa11bb22cc33dd44ee55ff', status: 'RETURNED' });
+
+  const admin = await newPage(browser, { viewport: { width: 1280, height: 900 } });
+  await loginAdmin(admin, server);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await admin.getByRole('link', { name: 'News pairs' }).click();
+  await hydrated(admin);
+  await admin.getByTestId('payments-link').click();
+  await admin.getByRole('heading', { name: 'Prolific', exact: true }).waitFor();
+  await hydrated(admin);
+  assert.match(await admin.getByTestId('prolific-token').textContent(), /has a Prolific API token/);
+  // The study id is filled in from the STUDY_ID the participants' links carried.
+  const field = admin.getByTestId('prolific-study-id');
+  assert.equal(await field.inputValue(), 'study42');
+  await admin.getByTestId('prolific-connect').click();
+  await admin.getByTestId('prolific-test').click();
+  await admin.getByTestId('prolific-tested').filter({ hasText: 'News pairs (Prolific)' }).waitFor();
+
+  await admin.getByTestId('prolific-reconcile').click();
+  await admin.getByTestId('reconcile').waitFor();
+  assert.match(await admin.getByTestId('reconcile-summary').textContent(), /4 rows, 1 approvable, 2 to look at first/);
+  const standing = async (pid) => admin.getByTestId('reconcile-row').filter({ hasText: pid }).getAttribute('data-standing');
+  assert.equal(await standing('5f3a9c0d1e2b4a0012345678'), 'Approvable');
+  assert.equal(await standing('70aa11bb22cc33dd44ee55ff'), 'NotCompletedHere');
+  assert.equal(await standing('99aa11bb22cc33dd44ee55ff'), 'UnknownHere');
+  assert.equal(await standing('60aa11bb22cc33dd44ee55ff'), 'ReturnedOrTimedOut');
+  assert.match(
+    await admin.getByTestId('reconcile-row').first().textContent(),
+    /code without the work/,
+  );
+  assert.deepEqual(await accessibilityProblems(admin, 'the reconciliation table'), []);
+
+  // The participant who entered a code without the work is rejected, with Prolific's category
+  // and a message long enough for Prolific.
+  const codeOnly = admin.getByTestId('reconcile-row').filter({ hasText: '70aa11bb22cc33dd44ee55ff' });
+  await codeOnly.getByTestId('prolific-reject').locator('summary').click();
+  await codeOnly.getByTestId('prolific-reject-category').selectOption('NO_CODE');
+  await codeOnly.getByTestId('prolific-reject-message').fill(
+    'You entered the completion code without judging any pair of the study, so there is no work to pay for. Write to us if this is wrong.',
+  );
+  assert.deepEqual(await accessibilityProblems(admin, 'the rejection form'), []);
+  await codeOnly.getByTestId('prolific-reject-confirm').click();
+  await admin.getByTestId('prolific-rejected').filter({ hasText: 'rejected submission sub-third' }).waitFor();
+  assert.equal(prolific.submissions.get('sub-third').status, 'REJECTED');
+  // The section reloads with the call listed; then the study is read again.
+  await admin.getByTestId('prolific-call').filter({ hasText: 'Reject submission sub-third' }).waitFor();
+  await hydrated(admin);
+  await admin.getByTestId('prolific-reconcile').click();
+  await admin.getByTestId('reconcile-summary').filter({ hasText: '1 approvable, 1 to look at first' }).waitFor();
+
+  // Approving asks first, then names only the completed submission, once.
+  await admin.getByTestId('prolific-approve').click();
+  await admin.getByTestId('prolific-approve-confirm').click();
+  await admin.getByTestId('prolific-approved').filter({ hasText: 'accepted the approval of 1 submission' }).waitFor();
+  assert.deepEqual(prolific.approvals, [{ submission_ids: ['sub-first'] }]);
+  await admin.getByTestId('prolific-call').filter({ hasText: 'Approve 1 submission' }).filter({ hasText: 'Accepted by Prolific' }).waitFor();
+  // Reconciled again: approved there, nothing left to approve.
+  await admin.getByTestId('prolific-reconcile').click();
+  await admin.getByTestId('reconcile-summary').filter({ hasText: '0 approvable' }).waitFor();
+  assert.equal(await admin.getByTestId('prolific-approve').count(), 0);
+
+  // The study pays more per judgment now: the participant is owed $0.03 more. The researcher
+  // makes the batch, sets it up on Prolific, sees Prolific's fees, and pays it from here, once.
+  await admin.goto(`${server.url}/`);
+  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
+  await admin.getByRole('link', { name: 'News pairs' }).click();
+  await hydrated(admin);
+  await admin.getByLabel(/Bonus per judgment/).fill('0.03');
+  await admin.getByRole('button', { name: 'Save study information' }).click();
+  await admin.getByTestId('study-info-saved').filter({ hasText: 'Saved as version 3.' }).waitFor();
+  await admin.getByTestId('payments-link').click();
+  await admin.getByRole('heading', { name: 'Prolific', exact: true }).waitFor();
+  await hydrated(admin);
+  await admin.getByTestId('outstanding').filter({ hasText: '$0.03 in bonuses' }).waitFor();
+  await admin.getByTestId('make-batch').click();
+  await admin.getByTestId('batch-made').waitFor();
+  const bonusRow = admin.getByTestId('prolific-bonus-row').first();
+  await bonusRow.getByTestId('prolific-bonus-set-up').click();
+  await admin.getByTestId('prolific-bonus-pay').filter({ hasText: 'Pay $0.04 on Prolific' }).waitFor();
+  assert.deepEqual([...prolific.bonuses.values()], [{ study_id: 'study42', csv_bonuses: '5f3a9c0d1e2b4a0012345678,0.03\n' }]);
+  await admin.getByTestId('prolific-bonus-pay').click();
+  assert.match(await admin.getByTestId('prolific-bonus-question').textContent(), /\$0\.03 in bonuses, \$0\.01 in fees and VAT/);
+  assert.deepEqual(await accessibilityProblems(admin, 'the bonus confirmation'), []);
+  await admin.getByTestId('prolific-bonus-pay-confirm').click();
+  await admin.getByTestId('prolific-bonus-paid').waitFor();
+  await admin.getByTestId('prolific-bonus-state').filter({ hasText: 'Paid on Prolific: $0.04' }).waitFor();
+  assert.deepEqual(prolific.pays, ['bonus1']);
+  // The batch is marked paid from Prolific's answer, not from a click.
+  await admin.getByTestId('batch-paid').nth(1).waitFor();
+  await admin.getByTestId('outstanding').filter({ hasText: '$0.00 in bonuses' }).waitFor();
+  // The token is nowhere on the page.
+  assert.equal((await admin.content()).includes(PROLIFIC_TOKEN), false);
   assert.deepEqual(unexpectedErrors(admin), []);
   await admin.context().close();
 });

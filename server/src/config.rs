@@ -62,6 +62,54 @@ pub struct Config {
     /// accounts, from one address per window, and server-function calls of one account (default
     /// 20/600, 30/600 and 600/60; `domain::rate_limit`).
     pub rate_limits: app::domain::rate_limit::RateLimits,
+    /// Prolific's API (`crate::config::prolific`): `PARACROWD_PROLIFIC_TOKEN`, or a file holding
+    /// it named by `PARACROWD_PROLIFIC_TOKEN_FILE`; `PARACROWD_PROLIFIC_API_URL` (default
+    /// `https://api.prolific.com`) and `PARACROWD_PLATFORM_TIMEOUT_SECS` (default 20). No token:
+    /// the payments page says so and offers only the files.
+    pub prolific: Option<app::prolific::Settings>,
+}
+
+/// Prolific's settings from the environment: none without a token. The token is read from
+/// `PARACROWD_PROLIFIC_TOKEN` or from the file `PARACROWD_PROLIFIC_TOKEN_FILE` names (one of
+/// the two), and never printed.
+pub fn prolific(
+    var: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<Option<app::prolific::Settings>> {
+    let raw = match (
+        var("PARACROWD_PROLIFIC_TOKEN"),
+        var("PARACROWD_PROLIFIC_TOKEN_FILE"),
+    ) {
+        (Some(_), Some(_)) => {
+            anyhow::bail!("set PARACROWD_PROLIFIC_TOKEN or PARACROWD_PROLIFIC_TOKEN_FILE, not both")
+        }
+        (Some(t), None) => t,
+        (None, Some(path)) => std::fs::read_to_string(&path)
+            .with_context(|| format!("PARACROWD_PROLIFIC_TOKEN_FILE: cannot read {path}"))?,
+        (None, None) => return Ok(None),
+    };
+    let token = app::prolific::Token::new(&raw)
+        .context("the Prolific API token is empty (PARACROWD_PROLIFIC_TOKEN or its file)")?;
+    let raw_url =
+        var("PARACROWD_PROLIFIC_API_URL").unwrap_or_else(|| "https://api.prolific.com".into());
+    let base_url = app::prolific::base_url(&raw_url)
+        .map_err(|e| anyhow::anyhow!("PARACROWD_PROLIFIC_API_URL {e}"))?;
+    let timeout = match var("PARACROWD_PLATFORM_TIMEOUT_SECS") {
+        Some(v) => v
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| *s >= 0.1 && *s <= 600.0)
+            .map(Duration::from_secs_f64)
+            .context(
+                "PARACROWD_PLATFORM_TIMEOUT_SECS must be a number of seconds from 0.1 to 600",
+            )?,
+        None => Duration::from_secs(20),
+    };
+    Ok(Some(app::prolific::Settings {
+        base_url,
+        token,
+        timeout,
+    }))
 }
 
 /// Loopback: every client of the in-process test servers.
@@ -210,6 +258,7 @@ impl Config {
             )
             .map_err(|e| anyhow::anyhow!("PARACROWD_CONNECTION_SHARE_EXEMPT: {e}"))?,
             rate_limits: rate_limits(&var)?,
+            prolific: prolific(&var)?,
         })
     }
 
@@ -233,6 +282,7 @@ impl Config {
             connection_share_exempt: app::client_addr::TrustedProxies::parse(LOOPBACK)
                 .expect("BUG: the loopback networks parse"),
             // Tests make many accounts from one address; those of the limits set their own.
+            prolific: None,
             rate_limits: {
                 let many = app::domain::rate_limit::RateLimit {
                     most: 100_000,
@@ -312,6 +362,13 @@ Environment:
                                (comma-separated), for a proxy that rewrites Host
   PARACROWD_FRAME_ANCESTORS    origins that may frame the study and task pages
                                (default MTurk's two hosts; none: never framed)
+  PARACROWD_PROLIFIC_TOKEN     a Prolific API token: the payments page then reconciles,
+                               approves and pays bonuses through Prolific (never shown)
+  PARACROWD_PROLIFIC_TOKEN_FILE
+                               a file holding that token instead (one of the two)
+  PARACROWD_PROLIFIC_API_URL   Prolific's API (default https://api.prolific.com)
+  PARACROWD_PLATFORM_TIMEOUT_SECS
+                               how long one call to a platform's API may take (default 20)
   PARACROWD_ROLE               web, jobs or both (default): what this server does; several
                                web servers can share one PostgreSQL with a jobs server
   PARACROWD_JOB_TIMEOUT_SECS   a mining run whose server stopped beating for this long is taken

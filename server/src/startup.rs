@@ -200,6 +200,10 @@ pub async fn build_router(
         annotator_bundles: crate::site_assets::annotator_bundles(std::path::Path::new(
             &config.site_root,
         )),
+        prolific: config
+            .prolific
+            .clone()
+            .map(|p| Arc::new(app::prolific::Client::new(p))),
     };
     let routes = generate_route_list(App);
     let context = {

@@ -377,6 +377,74 @@ const SERVER_FNS: &[Fn] = &[
         &[("campaign_id", "{judge}"), ("batch_id", "{any}")],
     ),
     f(
+        "research/prolific",
+        Level::Research,
+        &[("campaign_id", "{judge}")],
+    ),
+    f(
+        "research/prolific_connect",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("study_link_id", "{any}"),
+            ("study_id", "st1"),
+        ],
+    ),
+    f(
+        "research/prolific_test",
+        Level::Research,
+        &[("campaign_id", "{judge}"), ("study_link_id", "{any}")],
+    ),
+    f(
+        "research/prolific_reconcile",
+        Level::Research,
+        &[("campaign_id", "{judge}"), ("study_link_id", "{any}")],
+    ),
+    f(
+        "research/prolific_approve",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("study_link_id", "{any}"),
+            ("call_id", "{any}"),
+        ],
+    ),
+    f(
+        "research/prolific_reject",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("study_link_id", "{any}"),
+            ("submission_id", "sub1"),
+            ("category", "NO_CODE"),
+            ("message", "m"),
+            ("call_id", "{any}"),
+        ],
+    ),
+    f(
+        "research/prolific_bonus_set_up",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("batch_id", "{any}"),
+            ("study_link_id", "{any}"),
+        ],
+    ),
+    f(
+        "research/prolific_bonus_pay",
+        Level::Research,
+        &[("campaign_id", "{judge}"), ("batch_id", "{any}")],
+    ),
+    f(
+        "research/prolific_bonus_resolve",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("batch_id", "{any}"),
+            ("paid", "true"),
+        ],
+    ),
+    f(
         "admin/set_study_link_paused",
         Level::Admin,
         &[

@@ -22,6 +22,7 @@ mod judge_sql;
 mod leaks;
 mod mining;
 mod pages;
+mod prolific;
 mod quick_connections;
 mod remote_scoring;
 mod replicas;

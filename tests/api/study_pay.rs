@@ -67,11 +67,11 @@ async fn bonus_batch(
 }
 
 /// Creates a link with no limit and returns its slug.
-async fn link(app: &TestApp, admin: &Client, id: &str, platform: &str) -> String {
+pub(crate) async fn link(app: &TestApp, admin: &Client, id: &str, platform: &str) -> String {
     crate::studies::link(app, admin, id, platform, "", "").await
 }
 
-async fn arrive(app: &TestApp, slug: &str, query: &str) -> Client {
+pub(crate) async fn arrive(app: &TestApp, slug: &str, query: &str) -> Client {
     let c = client();
     let entry = json(
         app.call(&c, "study/open", &[("slug", slug), ("query", query)])
@@ -83,7 +83,7 @@ async fn arrive(app: &TestApp, slug: &str, query: &str) -> Client {
 }
 
 /// Answers `n` pairs (`p` for each), each asked for with `judge/next`.
-async fn judge_n(app: &TestApp, c: &Client, id: &str, n: usize, p: bool) {
+pub(crate) async fn judge_n(app: &TestApp, c: &Client, id: &str, n: usize, p: bool) {
     for _ in 0..n {
         let task = next(app, c, id).await;
         let a = task["Judge"]["assignment_id"]
@@ -95,7 +95,7 @@ async fn judge_n(app: &TestApp, c: &Client, id: &str, n: usize, p: bool) {
     }
 }
 
-async fn complete(app: &TestApp, c: &Client, id: &str) -> Value {
+pub(crate) async fn complete(app: &TestApp, c: &Client, id: &str) -> Value {
     json(app.call(c, "study/complete", &[("campaign_id", id)]).await).await
 }
 

@@ -7,6 +7,7 @@ pub mod judge;
 pub mod login_failures;
 pub mod mining;
 pub mod payments;
+pub mod platforms;
 pub mod quick;
 pub mod rate_counts;
 pub mod sessions;

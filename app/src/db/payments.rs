@@ -253,18 +253,23 @@ pub async fn mark_paid(
     .is_some())
 }
 
-/// Deletes a batch of `campaign` not yet marked paid; false when there is none such.
+/// Deletes a batch of `campaign` not yet marked paid, and not being (or perhaps already) paid
+/// through Prolific's API; false when there is none such.
 pub async fn discard(
-    db: impl PgExecutor<'_>,
+    db: &mut sqlx::PgConnection,
     campaign: CampaignId,
     batch: uuid::Uuid,
 ) -> Result<bool, AppError> {
+    // A payment through Prolific takes its bonus's row before it calls: lock that row first, so
+    // a payment under way is seen here (the check below reads the state after the lock).
+    super::platforms::lock_bonus_state(&mut *db, batch).await?;
     Ok(sqlx::query!(
-        "delete from payment_batch where batch_id = $1 and campaign_id = $2 and paid_at is null",
+        "delete from payment_batch b where b.batch_id = $1 and b.campaign_id = $2 and b.paid_at is null
+           and not exists (select 1 from prolific_bonus p where p.batch_id = b.batch_id and p.state <> 'created')",
         batch,
         campaign as CampaignId,
     )
-    .execute(db)
+    .execute(&mut *db)
     .await?
     .rows_affected()
         == 1)

@@ -103,6 +103,12 @@ uuid_id! {
     BatchId
 }
 
+uuid_id! {
+    /// A call that changes something on a crowd platform (`platform_call.call_id`). The page
+    /// makes it before the researcher asks, so a form sent twice makes one call.
+    PlatformCallId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

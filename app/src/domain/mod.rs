@@ -25,8 +25,8 @@ pub mod text;
 
 pub use account::{AccountError, Password, Role, UserStatus, Username};
 pub use ids::{
-    AssignmentId, AttemptId, BatchId, CampaignId, CorpusId, PairId, RunId, SourceId, StudyLinkId,
-    UserId,
+    AssignmentId, AttemptId, BatchId, CampaignId, CorpusId, PairId, PlatformCallId, RunId,
+    SourceId, StudyLinkId, UserId,
 };
 pub use invalid::Invalid;
 pub use login_throttle::{FailureCounts, LoginPolicy};

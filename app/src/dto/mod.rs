@@ -10,4 +10,5 @@ pub mod judge;
 pub mod judge_admin;
 pub mod judge_report;
 pub mod mining;
+pub mod platforms;
 pub mod studies;

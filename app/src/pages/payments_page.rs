@@ -14,6 +14,8 @@ use crate::api::studies::{
 use crate::error::{ErrorMessage, PageError};
 
 use crate::components::time_text::utc_minute;
+
+mod prolific;
 use crate::domain::money::usd as money;
 
 fn hourly(c: Option<f64>) -> String {
@@ -59,6 +61,7 @@ pub fn PaymentsPage() -> impl IntoView {
     let make = ServerAction::<MakePaymentBatch>::new();
     let paid = ServerAction::<MarkBatchPaid>::new();
     let discard = ServerAction::<DiscardPaymentBatch>::new();
+    let bonus = prolific::BonusActions::new();
     let data = Resource::new(
         move || {
             (
@@ -66,6 +69,7 @@ pub fn PaymentsPage() -> impl IntoView {
                 make.version().get(),
                 paid.version().get(),
                 discard.version().get(),
+                bonus.version(),
             )
         },
         |(id, ..)| with_route_id(id, load_payments),
@@ -80,6 +84,15 @@ pub fn PaymentsPage() -> impl IntoView {
                     }
                 })}
             </Transition>
+            {move || route_id::<CampaignId>(params).map(|campaign_id| view! {
+                <prolific::ProlificSection
+                    campaign_id
+                    bonus
+                    batches_changed=Signal::derive(move || {
+                        make.version().get() + paid.version().get() + discard.version().get()
+                    })
+                />
+            })}
         </section>
     }
 }

@@ -22,6 +22,7 @@ pub mod mining;
 pub mod mining_follow_up;
 pub mod mining_jobs;
 pub mod payments;
+pub mod prolific;
 pub mod quality;
 pub mod rate_limits;
 pub mod session_cache;

@@ -213,7 +213,20 @@ pub async fn mark_paid(
     by: UserId,
 ) -> Result<(), AppError> {
     let id = batch.uuid();
-    if db::mark_paid(pool, campaign, id, by).await? {
+    let mut tx = pool.begin().await?;
+    // A batch whose payment through Prolific is under way, or gave no answer, is settled on
+    // the Prolific section from what Prolific shows, not marked here.
+    if let Some("paying" | "unknown") = crate::db::platforms::lock_bonus_state(&mut *tx, id)
+        .await?
+        .as_deref()
+    {
+        return Err(AppError::Conflict(
+            "This batch is being paid through Prolific, or Prolific did not answer when it was: say what Prolific shows in the Prolific section instead.".into(),
+        ));
+    }
+    let marked = db::mark_paid(&mut *tx, campaign, id, by).await?;
+    tx.commit().await?;
+    if marked {
         Ok(())
     } else {
         Err(AppError::NotFound)
@@ -227,11 +240,14 @@ pub async fn discard_batch(
     batch: BatchId,
 ) -> Result<(), AppError> {
     let id = batch.uuid();
-    if db::discard(pool, campaign, id).await? {
+    let mut tx = pool.begin().await?;
+    let discarded = db::discard(&mut tx, campaign, id).await?;
+    tx.commit().await?;
+    if discarded {
         Ok(())
     } else {
         Err(AppError::Conflict(
-            "No such batch waiting to be paid: it was marked paid or discarded already.".into(),
+            "No such batch waiting to be paid: it was marked paid or discarded already, or it is being (or may have been) paid through Prolific.".into(),
         ))
     }
 }

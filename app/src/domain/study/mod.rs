@@ -4,6 +4,7 @@ pub mod bonus_files;
 pub mod completion;
 pub mod pay;
 pub mod platform;
+pub mod reconcile;
 pub mod visit;
 
 use std::fmt;
