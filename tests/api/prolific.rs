@@ -1116,9 +1116,10 @@ async fn a_campaigns_forms_cannot_reach_another_campaigns_link_or_batch(pool: Pg
         StatusCode::NOT_FOUND
     );
     // Nothing reached Prolific, and B's own batch is untouched.
-    let f = fake.lock().unwrap();
-    assert!(f.approvals.is_empty() && f.bonuses.is_empty() && f.pays.is_empty());
-    drop(f);
+    {
+        let f = fake.lock().unwrap();
+        assert!(f.approvals.is_empty() && f.bonuses.is_empty() && f.pays.is_empty());
+    }
     let b = bonus_of(&app, &researcher, &b_id).await;
     assert_eq!(b["bonus"], Value::Null);
     assert_eq!(b["paid"], false);
