@@ -794,6 +794,23 @@ async fn owed_batch(
     (app, researcher, id, link_id, batch, base)
 }
 
+/// Sets the batch up on Prolific through the page's server function (it must succeed).
+async fn bonus_set_up(app: &TestApp, c: &reqwest::Client, id: &str, batch: &str, link: &str) {
+    ok_json(
+        app.call(
+            c,
+            "research/prolific_bonus_set_up",
+            &[
+                ("campaign_id", id),
+                ("batch_id", batch),
+                ("study_link_id", link),
+            ],
+        )
+        .await,
+    )
+    .await;
+}
+
 async fn bonus_of(app: &TestApp, c: &reqwest::Client, id: &str) -> Value {
     let view = ok_json(
         app.call(c, "research/prolific", &[("campaign_id", id)])
@@ -807,11 +824,6 @@ async fn bonus_of(app: &TestApp, c: &reqwest::Client, id: &str) -> Value {
 async fn a_bonus_batch_is_paid_through_prolific_exactly_once(pool: PgPool) {
     let fake: Shared = Arc::default();
     let (app, researcher, id, link_id, batch, base) = owed_batch(pool.clone(), &fake).await;
-    let set_up = [
-        ("campaign_id", id.as_str()),
-        ("batch_id", batch.as_str()),
-        ("study_link_id", link_id.as_str()),
-    ];
     let pay = [("campaign_id", id.as_str()), ("batch_id", batch.as_str())];
     // Paying before it is set up says so.
     let r = app
@@ -819,16 +831,8 @@ async fn a_bonus_batch_is_paid_through_prolific_exactly_once(pool: PgPool) {
         .await;
     assert_eq!(r.status(), StatusCode::CONFLICT);
     // Set up: Prolific gets the batch's Prolific file, and its amount and fees are shown.
-    ok_json(
-        app.call(&researcher, "research/prolific_bonus_set_up", &set_up)
-            .await,
-    )
-    .await;
-    ok_json(
-        app.call(&researcher, "research/prolific_bonus_set_up", &set_up)
-            .await,
-    )
-    .await;
+    bonus_set_up(&app, &researcher, &id, &batch, &link_id).await;
+    bonus_set_up(&app, &researcher, &id, &batch, &link_id).await;
     {
         let f = fake.lock().unwrap();
         assert_eq!(f.bonuses.len(), 1, "set up once");
@@ -895,19 +899,7 @@ async fn a_payment_whose_answer_is_lost_is_never_sent_again_by_itself(pool: PgPo
     let fake: Shared = Arc::default();
     let (app, researcher, id, link_id, batch, _) = owed_batch(pool.clone(), &fake).await;
     let pay = [("campaign_id", id.as_str()), ("batch_id", batch.as_str())];
-    ok_json(
-        app.call(
-            &researcher,
-            "research/prolific_bonus_set_up",
-            &[
-                ("campaign_id", &id),
-                ("batch_id", &batch),
-                ("study_link_id", &link_id),
-            ],
-        )
-        .await,
-    )
-    .await;
+    bonus_set_up(&app, &researcher, &id, &batch, &link_id).await;
     fake.lock().unwrap().lose_pay_answer = true;
     let r = app
         .call(&researcher, "research/prolific_bonus_pay", &pay)
@@ -968,19 +960,7 @@ async fn a_bonus_the_researcher_saw_unpaid_can_be_paid_again_and_a_fresh_one_wai
     let fake: Shared = Arc::default();
     let (app, researcher, id, link_id, batch, _) = owed_batch(pool.clone(), &fake).await;
     let pay = [("campaign_id", id.as_str()), ("batch_id", batch.as_str())];
-    ok_json(
-        app.call(
-            &researcher,
-            "research/prolific_bonus_set_up",
-            &[
-                ("campaign_id", &id),
-                ("batch_id", &batch),
-                ("study_link_id", &link_id),
-            ],
-        )
-        .await,
-    )
-    .await;
+    bonus_set_up(&app, &researcher, &id, &batch, &link_id).await;
     // A server that stopped while paying leaves it "paying": the researcher cannot reopen it
     // until well past any call's timeout.
     sqlx::query("update prolific_bonus set state = 'paying', pay_started_at = now()")
