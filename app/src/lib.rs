@@ -53,6 +53,8 @@ pub mod metrics;
 #[cfg(feature = "ssr")]
 pub mod ml;
 #[cfg(feature = "ssr")]
+pub mod mturk;
+#[cfg(feature = "ssr")]
 pub mod prolific;
 #[cfg(feature = "ssr")]
 pub mod service;

@@ -46,6 +46,8 @@ pub struct AppState {
     pub annotator_bundles: crate::bundles::AnnotatorBundles,
     /// Prolific's API, when the server has a token (`PARACROWD_PROLIFIC_TOKEN`).
     pub prolific: Option<Arc<crate::prolific::Client>>,
+    /// MTurk's API (credentials from the AWS chain, read on the first call).
+    pub mturk: Arc<crate::mturk::Client>,
 }
 
 /// The state inside a server function or a server-rendered component. Call it before the first

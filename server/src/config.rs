@@ -67,6 +67,9 @@ pub struct Config {
     /// `https://api.prolific.com`) and `PARACROWD_PLATFORM_TIMEOUT_SECS` (default 20). No token:
     /// the payments page says so and offers only the files.
     pub prolific: Option<app::prolific::Settings>,
+    /// MTurk's API (`crate::config::mturk`): credentials from the AWS chain;
+    /// `PARACROWD_MTURK_ENDPOINT` to use another address than MTurk's (a local fake).
+    pub mturk: app::mturk::Settings,
 }
 
 /// Prolific's settings from the environment: none without a token. The token is read from
@@ -93,7 +96,17 @@ pub fn prolific(
         var("PARACROWD_PROLIFIC_API_URL").unwrap_or_else(|| "https://api.prolific.com".into());
     let base_url = app::prolific::base_url(&raw_url)
         .map_err(|e| anyhow::anyhow!("PARACROWD_PROLIFIC_API_URL {e}"))?;
-    let timeout = match var("PARACROWD_PLATFORM_TIMEOUT_SECS") {
+    let timeout = platform_timeout(var)?;
+    Ok(Some(app::prolific::Settings {
+        base_url,
+        token,
+        timeout,
+    }))
+}
+
+/// `PARACROWD_PLATFORM_TIMEOUT_SECS`: how long one call to a platform's API may take.
+fn platform_timeout(var: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<Duration> {
+    Ok(match var("PARACROWD_PLATFORM_TIMEOUT_SECS") {
         Some(v) => v
             .trim()
             .parse::<f64>()
@@ -104,12 +117,25 @@ pub fn prolific(
                 "PARACROWD_PLATFORM_TIMEOUT_SECS must be a number of seconds from 0.1 to 600",
             )?,
         None => Duration::from_secs(20),
+    })
+}
+
+/// MTurk's settings from the environment: `PARACROWD_MTURK_ENDPOINT` (an address used instead
+/// of MTurk's two, for a local fake) and the platforms' timeout. Credentials are the AWS
+/// chain's, read on the first call.
+pub fn mturk(var: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<app::mturk::Settings> {
+    let endpoint = match var("PARACROWD_MTURK_ENDPOINT") {
+        Some(raw) => Some(
+            app::prolific::base_url(&raw)
+                .map_err(|e| anyhow::anyhow!("PARACROWD_MTURK_ENDPOINT {e}"))?,
+        ),
+        None => None,
     };
-    Ok(Some(app::prolific::Settings {
-        base_url,
-        token,
-        timeout,
-    }))
+    Ok(app::mturk::Settings {
+        endpoint,
+        timeout: platform_timeout(var)?,
+        fixed_credentials: None,
+    })
 }
 
 /// Loopback: every client of the in-process test servers.
@@ -259,6 +285,7 @@ impl Config {
             .map_err(|e| anyhow::anyhow!("PARACROWD_CONNECTION_SHARE_EXEMPT: {e}"))?,
             rate_limits: rate_limits(&var)?,
             prolific: prolific(&var)?,
+            mturk: mturk(&var)?,
         })
     }
 
@@ -283,6 +310,11 @@ impl Config {
                 .expect("BUG: the loopback networks parse"),
             // Tests make many accounts from one address; those of the limits set their own.
             prolific: None,
+            mturk: app::mturk::Settings {
+                endpoint: None,
+                timeout: Duration::from_secs(20),
+                fixed_credentials: None,
+            },
             rate_limits: {
                 let many = app::domain::rate_limit::RateLimit {
                     most: 100_000,
@@ -367,6 +399,9 @@ Environment:
   PARACROWD_PROLIFIC_TOKEN_FILE
                                a file holding that token instead (one of the two)
   PARACROWD_PROLIFIC_API_URL   Prolific's API (default https://api.prolific.com)
+  PARACROWD_MTURK_ENDPOINT     an address used instead of MTurk's sandbox and production
+                               endpoints (a local fake); credentials come from the AWS chain
+                               (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)
   PARACROWD_PLATFORM_TIMEOUT_SECS
                                how long one call to a platform's API may take (default 20)
   PARACROWD_ROLE               web, jobs or both (default): what this server does; several

@@ -204,6 +204,7 @@ pub async fn build_router(
             .prolific
             .clone()
             .map(|p| Arc::new(app::prolific::Client::new(p))),
+        mturk: Arc::new(app::mturk::Client::new(config.mturk.clone())),
     };
     let routes = generate_route_list(App);
     let context = {

@@ -445,6 +445,60 @@ const SERVER_FNS: &[Fn] = &[
         ],
     ),
     f(
+        "research/mturk",
+        Level::Research,
+        &[("campaign_id", "{judge}")],
+    ),
+    f(
+        "research/mturk_connect",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("study_link_id", "{any}"),
+            ("hit_ids", "HIT1"),
+            ("sandbox", "true"),
+        ],
+    ),
+    f(
+        "research/mturk_test",
+        Level::Research,
+        &[("campaign_id", "{judge}"), ("study_link_id", "{any}")],
+    ),
+    f(
+        "research/mturk_reconcile",
+        Level::Research,
+        &[("campaign_id", "{judge}"), ("study_link_id", "{any}")],
+    ),
+    f(
+        "research/mturk_approve",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("study_link_id", "{any}"),
+            ("call_id", "{any}"),
+        ],
+    ),
+    f(
+        "research/mturk_reject",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("study_link_id", "{any}"),
+            ("assignment_id", "as1"),
+            ("message", "m"),
+            ("call_id", "{any}"),
+        ],
+    ),
+    f(
+        "research/mturk_pay",
+        Level::Research,
+        &[
+            ("campaign_id", "{judge}"),
+            ("batch_id", "{any}"),
+            ("study_link_id", "{any}"),
+        ],
+    ),
+    f(
         "admin/set_study_link_paused",
         Level::Admin,
         &[

@@ -21,6 +21,7 @@ mod judge;
 mod judge_sql;
 mod leaks;
 mod mining;
+mod mturk;
 mod pages;
 mod prolific;
 mod quick_connections;

@@ -455,12 +455,13 @@ async fn payments_owe_bonus_and_top_up_and_a_batch_is_made_and_paid_once(pool: P
     assert_eq!(prolific_file, "5f3a9c0d1e2b4a0012345678,0.67\n");
     let (_, mturk_file) = file(&app, &researcher, &batch_id, "mturk.csv").await;
     let token = format!("{}-A1TURKWORKER", batch_id.replace('-', ""));
+    let short_batch = &batch_id.replace('-', "")[..12];
     let title = title(&pool).await;
     assert_eq!(
         mturk_file,
         format!(
             "WorkerId,AssignmentId,BonusAmount,Reason,UniqueRequestToken\n\
-             A1TURKWORKER,3ASSIGNXYZ,0.05,\"Bonus for your work on \"\"{title}\"\". Thank you!\",{token}\n"
+             A1TURKWORKER,3ASSIGNXYZ,0.05,\"Bonus for your work on \"\"{title}\"\". Thank you! (batch {short_batch})\",{token}\n"
         )
     );
     let (_, generic) = file(&app, &researcher, &batch_id, "generic.csv").await;

@@ -11,6 +11,7 @@ pub mod judge;
 pub mod judge_admin;
 pub mod judge_report;
 pub mod mining;
+pub mod mturk;
 pub mod platforms;
 pub mod scorer;
 pub mod studies;

@@ -6,6 +6,7 @@ pub mod export;
 pub mod judge;
 pub mod login_failures;
 pub mod mining;
+pub mod mturk;
 pub mod payments;
 pub mod platforms;
 pub mod quick;

@@ -263,9 +263,12 @@ pub async fn discard(
     // A payment through Prolific takes its bonus's row before it calls: lock that row first, so
     // a payment under way is seen here (the check below reads the state after the lock).
     super::platforms::lock_bonus_state(&mut *db, batch).await?;
+    // MTurk's bonuses are taken under a share lock of the batch: the batch's row first.
+    super::mturk::lock_batch_sends(&mut *db, batch).await?;
     Ok(sqlx::query!(
         "delete from payment_batch b where b.batch_id = $1 and b.campaign_id = $2 and b.paid_at is null
-           and not exists (select 1 from prolific_bonus p where p.batch_id = b.batch_id and p.state <> 'created')",
+           and not exists (select 1 from prolific_bonus p where p.batch_id = b.batch_id and p.state <> 'created')
+           and not exists (select 1 from mturk_bonus m where m.batch_id = b.batch_id and m.state <> 'refused')",
         batch,
         campaign as CampaignId,
     )

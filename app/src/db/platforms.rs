@@ -93,6 +93,8 @@ pub struct LinkWorkerRow {
     pub external_id: String,
     /// Whether their completion is recorded.
     pub completed: bool,
+    /// The MTurk assignment their completion went back with (none on other platforms).
+    pub completed_with: Option<String>,
 }
 
 /// The workers who arrived in `campaign` through `link`.
@@ -106,7 +108,10 @@ pub async fn link_workers(
         r#"select p.external_id,
                   exists(select 1 from study_completion c
                          where c.campaign_id = a.campaign_id and c.app_user_id = a.app_user_id)
-                    as "completed!"
+                    as "completed!",
+                  (select c.detail #>> '{Mturk,assignment_id}' from study_completion c
+                   where c.campaign_id = a.campaign_id and c.app_user_id = a.app_user_id)
+                    as "completed_with?"
            from study_arrival a
            join platform_account p on p.app_user_id = a.app_user_id
            where a.campaign_id = $1 and a.study_link_id = $2
@@ -125,6 +130,8 @@ pub struct CallRow {
     pub call_id: uuid::Uuid,
     /// The link it was made for.
     pub study_link_id: uuid::Uuid,
+    /// The link's platform (`prolific`, `mturk`).
+    pub platform: String,
     /// `approve`.
     pub action: String,
     /// How many submissions it named.
@@ -133,7 +140,7 @@ pub struct CallRow {
     pub first_target: String,
     /// When it was made.
     pub made_at: time::OffsetDateTime,
-    /// `done`, `refused`, `unknown`, or none while it is being made.
+    /// `done`, `partly`, `refused`, `unknown`, or none while it is being made.
     pub outcome: Option<String>,
     /// The platform's message, if any.
     pub detail: String,
@@ -182,19 +189,21 @@ pub async fn end_call(
     Ok(())
 }
 
-/// The calls made for `campaign`'s links, newest first (the last 50).
+/// The calls made for `campaign`'s links on `platform`, newest first (the last 50).
 pub async fn calls(
     db: impl PgExecutor<'_>,
     campaign: CampaignId,
+    platform: &str,
 ) -> Result<Vec<CallRow>, AppError> {
     Ok(sqlx::query_as!(
         CallRow,
-        r#"select k.call_id, k.study_link_id, k.action, cardinality(k.targets) as "targets!",
+        r#"select k.call_id, k.study_link_id, l.platform, k.action, cardinality(k.targets) as "targets!",
                   k.targets[1] as "first_target!", k.made_at, k.outcome, k.detail
            from platform_call k join study_link l using (study_link_id)
-           where l.campaign_id = $1
+           where l.campaign_id = $1 and l.platform = $2
            order by k.made_at desc limit 50"#,
         campaign as CampaignId,
+        platform,
     )
     .fetch_all(db)
     .await?)
@@ -208,7 +217,7 @@ pub async fn find_call(
 ) -> Result<Option<CallRow>, AppError> {
     Ok(sqlx::query_as!(
         CallRow,
-        r#"select k.call_id, k.study_link_id, k.action, cardinality(k.targets) as "targets!",
+        r#"select k.call_id, k.study_link_id, l.platform, k.action, cardinality(k.targets) as "targets!",
                   k.targets[1] as "first_target!", k.made_at, k.outcome, k.detail
            from platform_call k join study_link l using (study_link_id)
            where l.campaign_id = $1 and k.call_id = $2"#,

@@ -140,3 +140,54 @@ pub struct ApproveOutcome {
     /// True when this request found the call already made (a second click or tab).
     pub repeated: bool,
 }
+
+/// A campaign's MTurk links and their bonus batches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MturkView {
+    /// The campaign's MTurk links.
+    pub links: Vec<MturkLinkView>,
+    /// The calls made that change something on MTurk, newest first.
+    pub calls: Vec<CallView>,
+    /// The campaign's bonus batches, newest first, with what MTurk paid of each.
+    pub batches: Vec<MturkBatchView>,
+}
+
+/// One MTurk link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MturkLinkView {
+    pub study_link_id: StudyLinkId,
+    /// The id this link's next approval is made with (a double click makes one call).
+    pub approve_call_id: PlatformCallId,
+    /// The researcher's name for it (or its address part).
+    pub label: String,
+    /// The connected HITs (empty before it is connected).
+    pub hit_ids: Vec<String>,
+    /// Whether they are in the sandbox (none before it is connected).
+    pub sandbox: Option<bool>,
+    /// HIT ids that workers' links carried, to fill the field with.
+    pub seen_hit_ids: Vec<String>,
+    /// Whether most workers came from the sandbox.
+    pub seen_sandbox: Option<bool>,
+}
+
+/// A bonus batch as the MTurk section shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MturkBatchView {
+    pub batch_id: BatchId,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    pub workers: i64,
+    /// What paracrowd owes in it, in cents.
+    pub total_cents: i64,
+    /// Marked paid (by hand, or once MTurk paid every worker).
+    pub paid: bool,
+    /// Bonuses MTurk accepted, and their amount in cents.
+    pub sent: i64,
+    pub sent_cents: i64,
+    /// Bonuses MTurk refused (nothing paid; sent again on the next press).
+    pub refused: i64,
+    /// Bonuses without an answer, or being sent: read back from MTurk before any new call.
+    pub unsure: i64,
+    /// MTurk's last refusal or failure.
+    pub detail: String,
+}

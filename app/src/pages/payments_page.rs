@@ -15,6 +15,7 @@ use crate::error::{ErrorMessage, PageError};
 
 use crate::components::time_text::utc_minute;
 
+mod mturk;
 mod prolific;
 use crate::domain::money::usd as money;
 
@@ -62,6 +63,7 @@ pub fn PaymentsPage() -> impl IntoView {
     let paid = ServerAction::<MarkBatchPaid>::new();
     let discard = ServerAction::<DiscardPaymentBatch>::new();
     let bonus = prolific::BonusActions::new();
+    let mturk_pay = ServerAction::<crate::api::mturk::PayMturk>::new();
     let data = Resource::new(
         move || {
             (
@@ -70,6 +72,7 @@ pub fn PaymentsPage() -> impl IntoView {
                 paid.version().get(),
                 discard.version().get(),
                 bonus.version(),
+                mturk_pay.version().get(),
             )
         },
         |(id, ..)| with_route_id(id, load_payments),
@@ -90,6 +93,14 @@ pub fn PaymentsPage() -> impl IntoView {
                     bonus
                     batches_changed=Signal::derive(move || {
                         make.version().get() + paid.version().get() + discard.version().get()
+                    })
+                />
+                <mturk::MturkSection
+                    campaign_id
+                    pay=mturk_pay
+                    batches_changed=Signal::derive(move || {
+                        make.version().get() + paid.version().get() + discard.version().get()
+                            + bonus.version()
                     })
                 />
             })}

@@ -21,6 +21,7 @@ pub mod judging;
 pub mod mining;
 pub mod mining_follow_up;
 pub mod mining_jobs;
+pub mod mturk;
 pub mod payments;
 pub mod prolific;
 pub mod quality;

@@ -224,6 +224,12 @@ pub async fn mark_paid(
             "This batch is being paid through Prolific, or Prolific did not answer when it was: say what Prolific shows in the Prolific section instead.".into(),
         ));
     }
+    let (unsure, _) = crate::db::mturk::lock_batch_sends(&mut tx, id).await?;
+    if unsure > 0 {
+        return Err(AppError::Conflict(format!(
+            "{unsure} bonus(es) of this batch are being sent through MTurk, or MTurk did not answer when they were: press Pay in the MTurk section again (each is looked for on MTurk first) instead."
+        )));
+    }
     let marked = db::mark_paid(&mut *tx, campaign, id, by).await?;
     tx.commit().await?;
     if marked {
@@ -247,7 +253,7 @@ pub async fn discard_batch(
         Ok(())
     } else {
         Err(AppError::Conflict(
-            "No such batch waiting to be paid: it was marked paid or discarded already, or it is being (or may have been) paid through Prolific.".into(),
+            "No such batch waiting to be paid: it was marked paid or discarded already, or it is being (or may have been) paid through Prolific or MTurk.".into(),
         ))
     }
 }
@@ -294,7 +300,7 @@ pub async fn bonus_file(
             }
         })
         .collect();
-    let reason = format!("Bonus for your work on \"{}\". Thank you!", s.title);
+    let reason = bonus_files::bonus_reason(&s.title, &id.to_string());
     let body = bonus_files::render(kind, &id.to_string(), &reason, &lines);
     let ext = if kind == BonusFile::Prolific {
         "txt"

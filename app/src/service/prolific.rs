@@ -29,18 +29,25 @@ fn platform_error(e: CallError) -> AppError {
     AppError::Platform(e.to_string())
 }
 
-fn call_view(c: db::CallRow) -> CallView {
+/// A recorded call in words, on the platform of its link.
+pub(super) fn call_view(c: db::CallRow) -> CallView {
+    let (name, things) = if c.platform == "mturk" {
+        ("MTurk", "assignment")
+    } else {
+        ("Prolific", "submission")
+    };
     let what = match c.action.as_str() {
         "approve" => format!(
-            "Approve {} submission{}",
+            "Approve {} {things}{}",
             c.targets,
             if c.targets == 1 { "" } else { "s" }
         ),
-        "reject" => format!("Reject submission {}", c.first_target),
+        "reject" => format!("Reject {things} {}", c.first_target),
         other => other.to_owned(),
     };
     let outcome = match c.outcome.as_deref() {
-        Some("done") => "Accepted by Prolific".to_owned(),
+        Some("done") => format!("Accepted by {name}"),
+        Some("partly") => format!("Partly accepted by {name}: {}", c.detail),
         Some("refused") => format!("Refused, nothing changed: {}", c.detail),
         Some("unknown") => format!(
             "No answer ({}): it may or may not have happened; reconcile to see",
@@ -89,7 +96,7 @@ pub async fn view(
             seen_study_ids: l.seen_study_ids,
         })
         .collect();
-    let calls = db::calls(&mut *conn, campaign)
+    let calls = db::calls(&mut *conn, campaign, "prolific")
         .await?
         .into_iter()
         .map(call_view)
@@ -187,15 +194,41 @@ async fn table(
     let submissions = c.submissions(&study).await.map_err(platform_error)?;
     // Read after the platform: a worker who completes meanwhile shows as not yet submitted
     // there rather than as a code without the work.
-    let workers: Vec<Worker> = db::link_workers(pool, campaign, link.0)
+    let workers = link_workers(pool, campaign, link).await?;
+    Ok((study, reconcile::reconcile(&workers, &submissions)))
+}
+
+/// The workers who arrived through `link`, as the reconciliation reads them.
+pub(super) async fn link_workers(
+    pool: &PgPool,
+    campaign: CampaignId,
+    link: StudyLinkId,
+) -> Result<Vec<Worker>, AppError> {
+    Ok(db::link_workers(pool, campaign, link.0)
         .await?
         .into_iter()
         .map(|w| Worker {
             participant: w.external_id,
             completed: w.completed,
+            completed_with: w.completed_with,
         })
-        .collect();
-    Ok((study, reconcile::reconcile(&workers, &submissions)))
+        .collect())
+}
+
+/// The call `call` if it was made already (a double click, a second tab): it is reported, not
+/// made again. A call of another link is refused.
+pub(super) async fn made_already(
+    pool: &PgPool,
+    campaign: CampaignId,
+    link: StudyLinkId,
+    call: PlatformCallId,
+) -> Result<Option<db::CallRow>, AppError> {
+    match db::find_call(pool, campaign, call.0).await? {
+        Some(made) if made.study_link_id != link.0 => Err(AppError::Conflict(
+            "That form belongs to another link: reload the page.".into(),
+        )),
+        made => Ok(made),
+    }
 }
 
 /// The reconciliation table of `link`.
@@ -207,6 +240,16 @@ pub async fn reconcile(
 ) -> Result<ReconcileView, AppError> {
     let c = client(prolific)?;
     let (study_id, rows) = table(pool, c, campaign, link).await?;
+    Ok(reconcile_view(link, study_id, rows))
+}
+
+/// The reconciliation table as the page shows it (a rejection form's id on each submission
+/// awaiting review).
+pub(super) fn reconcile_view(
+    link: StudyLinkId,
+    study_id: String,
+    rows: Vec<reconcile::Row>,
+) -> ReconcileView {
     let approvable = reconcile::approvable(&rows).len() as u32;
     let attention = rows.iter().filter(|r| r.standing.needs_attention()).count() as u32;
     let rows = rows
@@ -236,13 +279,13 @@ pub async fn reconcile(
             }
         })
         .collect();
-    Ok(ReconcileView {
+    ReconcileView {
         study_link_id: link,
         study_id,
         rows,
         approvable,
         attention,
-    })
+    }
 }
 
 /// Approves, in one call, every submission of `link` that is awaiting review on Prolific and
@@ -258,12 +301,7 @@ pub async fn approve(
     by: UserId,
 ) -> Result<ApproveOutcome, AppError> {
     let c = client(prolific)?;
-    if let Some(made) = db::find_call(pool, campaign, call.0).await? {
-        if made.study_link_id != link.0 {
-            return Err(AppError::Conflict(
-                "That form belongs to another link: reload the page.".into(),
-            ));
-        }
+    if let Some(made) = made_already(pool, campaign, link, call).await? {
         let v = call_view(made.clone());
         return Ok(ApproveOutcome {
             approved: made.targets.max(0) as u32,
@@ -455,12 +493,7 @@ pub async fn reject(
 ) -> Result<String, AppError> {
     let c = client(prolific)?;
     let message = reconcile::rejection(category, message)?;
-    if let Some(made) = db::find_call(pool, campaign, call.0).await? {
-        if made.study_link_id != link.0 {
-            return Err(AppError::Conflict(
-                "That form belongs to another link: reload the page.".into(),
-            ));
-        }
+    if let Some(made) = made_already(pool, campaign, link, call).await? {
         let v = call_view(made);
         return Ok(format!("{}: {}", v.what, v.outcome));
     }

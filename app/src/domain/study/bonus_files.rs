@@ -134,6 +134,15 @@ pub fn render(kind: BonusFile, batch_id: &str, reason: &str, lines: &[BonusLine]
     out
 }
 
+/// The reason a worker reads with their bonus, in the files and through the platforms' APIs.
+/// It names the batch, so a bonus found on the platform is known by its batch (a worker paid
+/// the same amount in two batches has two bonuses that differ only here).
+pub fn bonus_reason(title: &str, batch_id: &str) -> String {
+    let title: String = title.chars().take(200).collect();
+    let batch: String = batch_id.chars().filter(|c| *c != '-').take(12).collect();
+    format!("Bonus for your work on \"{title}\". Thank you! (batch {batch})")
+}
+
 /// MTurk's `UniqueRequestToken` for a worker's bonus in a batch: at most 64 characters, the
 /// same every time the file is made, so a `SendBonus` sent twice pays once.
 pub fn unique_request_token(batch_id: &str, worker_id: &str) -> String {

@@ -91,6 +91,9 @@ pub struct Worker {
     pub participant: String,
     /// Whether paracrowd recorded their completion (and gave them the code).
     pub completed: bool,
+    /// The submission their completion went back with, where the platform says (MTurk's
+    /// assignment): only that one is approvable. `None`: any of theirs (Prolific).
+    pub completed_with: Option<String>,
 }
 
 /// What a row of the table means, in the order the table lists them: what needs the
@@ -107,6 +110,9 @@ pub enum Standing {
     /// One of several submissions of the same participant awaiting review: one completion
     /// here approves at most one of them, so none is approved from here.
     Repeated,
+    /// Awaiting review there, but the worker's completion here went back with another
+    /// submission (another HIT's assignment): not approved from here.
+    OtherAssignment,
     /// Completed here, awaiting review there: approvable.
     Approvable,
     /// Completed here, but the submission there is still open (not yet submitted).
@@ -138,6 +144,9 @@ impl Standing {
             Standing::Repeated => {
                 "One of several submissions of this participant awaiting review: one completion here cannot approve them all. Not approved from here."
             }
+            Standing::OtherAssignment => {
+                "Submitted there, but this worker's completion here went back with another assignment (another HIT?). Not approved from here."
+            }
             Standing::Approvable => "Completed here and awaiting review there: can be approved.",
             Standing::NotSubmittedThere => {
                 "Completed here; the submission there is still open (the participant has not entered the code yet)."
@@ -159,7 +168,10 @@ impl Standing {
     pub fn needs_attention(self) -> bool {
         matches!(
             self,
-            Standing::NotCompletedHere | Standing::UnknownHere | Standing::Repeated
+            Standing::NotCompletedHere
+                | Standing::UnknownHere
+                | Standing::Repeated
+                | Standing::OtherAssignment
         )
     }
 }
@@ -202,8 +214,16 @@ pub fn reconcile(workers: &[Worker], submissions: &[Submission]) -> Vec<Row> {
     let key = |id: &str| id.to_ascii_lowercase();
     // Two accounts whose ids differ only in case are one participant: completed if either did.
     let mut here: HashMap<String, bool> = HashMap::new();
+    // The submissions completions went back with, where the platform names them.
+    let mut completed_with: HashMap<String, Vec<&str>> = HashMap::new();
     for w in workers {
         *here.entry(key(&w.participant)).or_default() |= w.completed;
+        if let (true, Some(id)) = (w.completed, w.completed_with.as_deref()) {
+            completed_with
+                .entry(key(&w.participant))
+                .or_default()
+                .push(id);
+        }
     }
     // Participants with more than one submission awaiting review.
     let mut awaiting: HashMap<String, usize> = HashMap::new();
@@ -220,13 +240,21 @@ pub fn reconcile(workers: &[Worker], submissions: &[Submission]) -> Vec<Row> {
             let mine = here.get(&k).copied();
             let repeated = s.status == SubmissionStatus::AwaitingReview
                 && awaiting.get(&k).copied().unwrap_or(0) > 1;
+            let named = completed_with.get(&k);
             seen.insert(k);
             Row {
                 participant: s.participant.clone(),
-                standing: if repeated {
-                    Standing::Repeated
-                } else {
-                    standing(Some(&s.status), mine)
+                standing: match named {
+                    // The completion names its submission: that one alone is approvable.
+                    Some(ids) if s.status == SubmissionStatus::AwaitingReview => {
+                        if ids.contains(&s.id.as_str()) {
+                            Standing::Approvable
+                        } else {
+                            Standing::OtherAssignment
+                        }
+                    }
+                    _ if repeated => Standing::Repeated,
+                    _ => standing(Some(&s.status), mine),
                 },
                 submission: Some(s.clone()),
                 here: mine,
@@ -299,6 +327,33 @@ pub fn rejection(category: &str, message: &str) -> Result<String, crate::domain:
     Ok(m.to_owned())
 }
 
+/// The shortest message a rejection on MTurk is sent with: a worker whose work is rejected loses
+/// approval rate, and deserves a reason they can act on (MTurk itself asks for none).
+pub const MIN_MTURK_FEEDBACK: usize = 30;
+/// The longest MTurk takes (`RequesterFeedback`).
+pub const MAX_MTURK_FEEDBACK: usize = 1024;
+
+/// Checks the feedback an MTurk rejection is sent with. Returns it trimmed.
+pub fn mturk_feedback(message: &str) -> Result<String, crate::domain::Invalid> {
+    let m = message.trim();
+    let n = m.chars().count();
+    if n < MIN_MTURK_FEEDBACK {
+        return Err(crate::domain::Invalid::new(
+            "message",
+            format!(
+                "Tell the worker why, in at least {MIN_MTURK_FEEDBACK} characters (this message has {n}): a rejection lowers their approval rate."
+            ),
+        ));
+    }
+    if n > MAX_MTURK_FEEDBACK {
+        return Err(crate::domain::Invalid::new(
+            "message",
+            format!("MTurk takes at most {MAX_MTURK_FEEDBACK} characters (this message has {n})."),
+        ));
+    }
+    Ok(m.to_owned())
+}
+
 /// The submissions the table says may be approved.
 pub fn approvable(rows: &[Row]) -> Vec<String> {
     rows.iter()
@@ -321,6 +376,7 @@ mod tests {
 
     fn worker(who: &str, completed: bool) -> Worker {
         Worker {
+            completed_with: None,
             participant: who.into(),
             completed,
         }
@@ -464,5 +520,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn mturk_feedback_is_long_enough_to_act_on_and_short_enough_for_mturk() {
+        assert!(mturk_feedback("   too short   ").is_err());
+        let ok = "x".repeat(MIN_MTURK_FEEDBACK);
+        assert_eq!(mturk_feedback(&format!("  {ok}\n")).unwrap(), ok);
+        assert!(mturk_feedback(&"é".repeat(MAX_MTURK_FEEDBACK)).is_ok());
+        assert!(mturk_feedback(&"é".repeat(MAX_MTURK_FEEDBACK + 1)).is_err());
+    }
+
+    #[test]
+    fn where_a_completion_names_its_assignment_only_that_one_is_approvable() {
+        let mut w = worker("A1", true);
+        w.completed_with = Some("asg-2".into());
+        let sub = |id: &str| Submission {
+            id: id.into(),
+            participant: "A1".into(),
+            status: SubmissionStatus::AwaitingReview,
+        };
+        // Two HITs' assignments awaiting review: the completion's is approvable, not both.
+        let rows = reconcile(&[w.clone()], &[sub("asg-1"), sub("asg-2")]);
+        let of = |id: &str| {
+            rows.iter()
+                .find(|r| r.submission.as_ref().is_some_and(|s| s.id == id))
+                .unwrap()
+                .standing
+        };
+        assert_eq!(of("asg-2"), Standing::Approvable);
+        assert_eq!(of("asg-1"), Standing::OtherAssignment);
+        assert_eq!(approvable(&rows), vec!["asg-2".to_owned()]);
+        assert!(Standing::OtherAssignment.needs_attention());
+        // Another assignment alone (its own was approved already, say) is not approvable.
+        let rows = reconcile(&[w], &[sub("asg-1")]);
+        assert_eq!(rows[0].standing, Standing::OtherAssignment);
+        assert!(approvable(&rows).is_empty());
     }
 }

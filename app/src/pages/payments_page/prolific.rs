@@ -145,7 +145,7 @@ fn Prolific(
             .calls
             .iter()
             .cloned()
-            .map(|c| view! { <CallRow c /> })
+            .map(|c| view! { <CallRow c testid="prolific-call" /> })
             .collect_view();
         view! {
             <h3>"Calls made to Prolific"</h3>
@@ -307,10 +307,11 @@ fn BonusRow(
     }
 }
 
+/// One recorded call (`testid` names the platform's rows for tests).
 #[component]
-fn CallRow(c: CallView) -> impl IntoView {
+pub(super) fn CallRow(c: CallView, testid: &'static str) -> impl IntoView {
     view! {
-        <tr data-testid="prolific-call">
+        <tr data-testid=testid>
             <td><time datetime=c.made_at.clone()>{utc_minute(&c.made_at)}</time></td>
             <td>{c.what}</td>
             <td class=if c.done { "" } else { "warn" }>{c.outcome}</td>
@@ -396,19 +397,24 @@ fn LinkPanel(
 }
 
 /// A row's tag: what needs the researcher is marked.
-fn tag(s: Standing) -> &'static str {
+pub(super) fn tag(s: Standing) -> &'static str {
     match s {
-        Standing::NotCompletedHere | Standing::UnknownHere | Standing::Repeated => "tag warn",
+        Standing::NotCompletedHere
+        | Standing::UnknownHere
+        | Standing::Repeated
+        | Standing::OtherAssignment => "tag warn",
         Standing::Approvable => "tag ok",
         _ => "tag",
     }
 }
 
-fn short(s: Standing) -> &'static str {
+/// A row's standing in two or three words.
+pub(super) fn short(s: Standing) -> &'static str {
     match s {
         Standing::NotCompletedHere => "code without the work",
         Standing::UnknownHere => "unknown here",
         Standing::Repeated => "several submissions",
+        Standing::OtherAssignment => "another assignment",
         Standing::Approvable => "approvable",
         Standing::NotSubmittedThere => "not submitted there",
         Standing::NoSubmission => "no submission",
