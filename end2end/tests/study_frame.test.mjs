@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, uploadFile, hydrated,
-  accessibilityProblems,
+  accessibilityProblems, sidewaysScroll,
 } from '../support.mjs';
 
 let server;
@@ -289,14 +289,16 @@ test('the researcher reconciles the HIT with MTurk, approves the worker and send
   await section.getByTestId('mturk-rejected').filter({ hasText: 'MTurk rejected assignment 3ASSIGNSTRANGER' }).waitFor();
   assert.deepEqual(mturk.rejections, [{ id: '3ASSIGNSTRANGER', feedback }]);
   await section.getByTestId('mturk-call').filter({ hasText: 'Reject assignment 3ASSIGNSTRANGER' }).waitFor();
-  await hydrated(admin);
-  await section.getByTestId('mturk-reconcile').click();
+  // The table stays on screen and is read again by itself: the stranger is rejected there now.
   await section.getByTestId('mturk-summary').filter({ hasText: /2 rows, 1 approvable\.$/ }).waitFor();
+  assert.equal(await standing('ASTRANGER'), 'Rejected');
   await section.getByTestId('mturk-approve').click();
   await section.getByTestId('mturk-approve-confirm').click();
   await section.getByTestId('mturk-approved').filter({ hasText: 'MTurk approved 1 assignment.' }).waitFor();
   assert.deepEqual(mturk.approvals, ['3ASSIGNFRAME']);
   await section.getByTestId('mturk-call').filter({ hasText: 'Approve 1 assignment' }).filter({ hasText: 'Accepted by MTurk' }).waitFor();
+  await section.getByTestId('mturk-summary').filter({ hasText: /2 rows, 0 approvable\.$/ }).waitFor();
+  assert.equal(await section.getByTestId('mturk-approve').count(), 0);
 
   // The bonus: a batch, which the sandbox cannot pay (nothing paid there is real); connected to
   // production, it is sent through MTurk after a confirmation, and the batch is marked paid from
@@ -326,6 +328,14 @@ test('the researcher reconciles the HIT with MTurk, approves the worker and send
   await admin.getByTestId('batch-paid').waitFor();
   await admin.getByTestId('outstanding').filter({ hasText: '$0.00 in bonuses' }).waitFor();
   assert.equal((await admin.content()).includes(AWS_SECRET), false);
+  // On a phone, the section (with its tables and open forms) fits the width: tables scroll in
+  // their own regions, never the page.
+  await section.getByTestId('mturk-reconcile').click();
+  await section.getByTestId('mturk-reconcile-table').waitFor();
+  for (const width of [320, 390]) {
+    await admin.setViewportSize({ width, height: 800 });
+    assert.equal(await sidewaysScroll(admin), 0, `the payments page scrolls sideways at ${width} px`);
+  }
   assert.deepEqual(unexpectedErrors(admin), []);
   await admin.context().close();
 });

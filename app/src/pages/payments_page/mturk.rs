@@ -26,6 +26,27 @@ pub fn MturkSection(
     let connect = ServerAction::<ConnectMturk>::new();
     let approve = ServerAction::<ApproveMturk>::new();
     let reject = ServerAction::<RejectMturk>::new();
+    // The table is the section's, not its link panel's: it stays on screen when the section
+    // reloads after an approval or a rejection, and is read again then.
+    let reconcile = ServerAction::<ReconcileMturk>::new();
+    let last = RwSignal::new(None::<StudyLinkId>);
+    Effect::new(move |_| {
+        if let Some(input) = reconcile.input().get() {
+            last.set(Some(input.study_link_id));
+        }
+    });
+    Effect::new(move |before: Option<usize>| {
+        let now = approve.version().get() + reject.version().get();
+        if before.is_some_and(|b| b != now) {
+            if let Some(Ok(t)) = reconcile.value().get_untracked() {
+                reconcile.dispatch(ReconcileMturk {
+                    campaign_id,
+                    study_link_id: t.study_link_id,
+                });
+            }
+        }
+        now
+    });
     let data = Resource::new(
         move || {
             (
@@ -50,7 +71,7 @@ pub fn MturkSection(
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match data.await {
-                        Ok(v) => view! { <Mturk v campaign_id connect approve reject pay /> }.into_any(),
+                        Ok(v) => view! { <Mturk v campaign_id connect approve reject reconcile last pay /> }.into_any(),
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }
                 })}
@@ -71,6 +92,8 @@ fn Mturk(
     connect: ServerAction<ConnectMturk>,
     approve: ServerAction<ApproveMturk>,
     reject: ServerAction<RejectMturk>,
+    reconcile: ServerAction<ReconcileMturk>,
+    last: RwSignal<Option<StudyLinkId>>,
     pay: ServerAction<PayMturk>,
 ) -> impl IntoView {
     if v.links.is_empty() {
@@ -80,7 +103,7 @@ fn Mturk(
         .links
         .iter()
         .cloned()
-        .map(|l| view! { <LinkPanel l campaign_id connect approve reject /> })
+        .map(|l| view! { <LinkPanel l campaign_id connect approve reject reconcile last /> })
         .collect_view();
     // Bonuses are paid in production only: in the sandbox nothing paid is real.
     let connected: Vec<(String, String)> = v
@@ -164,10 +187,11 @@ fn LinkPanel(
     connect: ServerAction<ConnectMturk>,
     approve: ServerAction<ApproveMturk>,
     reject: ServerAction<RejectMturk>,
+    reconcile: ServerAction<ReconcileMturk>,
+    last: RwSignal<Option<StudyLinkId>>,
 ) -> impl IntoView {
     let call_id = l.approve_call_id;
     let test = ServerAction::<TestMturk>::new();
-    let reconcile = ServerAction::<ReconcileMturk>::new();
     let link = l.study_link_id;
     let connected = !l.hit_ids.is_empty();
     let value = if connected {
@@ -233,12 +257,13 @@ fn LinkPanel(
                 Ok(text) => view! { <p class="notice ok" role="status" data-testid="mturk-tested">{text}</p> }.into_any(),
                 Err(error) => view! { <ErrorMessage error /> }.into_any(),
             })}
-            {move || reconcile.pending().get().then(|| view! {
+            {move || (reconcile.pending().get() && last.get() == Some(link)).then(|| view! {
                 <p class="muted" role="status">"Reading the HITs' assignments from MTurk…"</p>
             })}
-            {move || reconcile.value().get().map(|r| match r {
-                Ok(t) => view! { <Table t campaign_id approve reject call_id /> }.into_any(),
-                Err(error) => view! { <ErrorMessage error /> }.into_any(),
+            {move || reconcile.value().get().and_then(|r| match r {
+                Ok(t) if t.study_link_id == link => Some(view! { <Table t campaign_id approve reject call_id /> }.into_any()),
+                Ok(_) => None,
+                Err(error) => (last.get() == Some(link)).then(|| view! { <ErrorMessage error /> }.into_any()),
             })}
         </div>
     }

@@ -12,7 +12,7 @@ use crate::components::time_text::utc_minute;
 use crate::domain::money::usd as money;
 use crate::domain::study::reconcile::Standing;
 use crate::domain::study::reconcile::{MIN_REJECTION_MESSAGE, REJECTION_CATEGORIES};
-use crate::domain::{CampaignId, PlatformCallId};
+use crate::domain::{CampaignId, PlatformCallId, StudyLinkId};
 use crate::error::ErrorMessage;
 
 /// The section, for the campaign `campaign_id`. `bonus` is shared with the page (a bonus paid
@@ -27,6 +27,27 @@ pub fn ProlificSection(
     let connect = ServerAction::<ConnectProlific>::new();
     let approve = ServerAction::<ApproveProlific>::new();
     let reject = ServerAction::<RejectProlific>::new();
+    // The table is the section's, not its link panel's: it stays on screen when the section
+    // reloads after an approval or a rejection, and is read again then.
+    let reconcile = ServerAction::<ReconcileProlific>::new();
+    let last = RwSignal::new(None::<StudyLinkId>);
+    Effect::new(move |_| {
+        if let Some(input) = reconcile.input().get() {
+            last.set(Some(input.study_link_id));
+        }
+    });
+    Effect::new(move |before: Option<usize>| {
+        let now = approve.version().get() + reject.version().get();
+        if before.is_some_and(|b| b != now) {
+            if let Some(Ok(t)) = reconcile.value().get_untracked() {
+                reconcile.dispatch(ReconcileProlific {
+                    campaign_id,
+                    study_link_id: t.study_link_id,
+                });
+            }
+        }
+        now
+    });
     let data = Resource::new(
         move || {
             (
@@ -46,7 +67,7 @@ pub fn ProlificSection(
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match data.await {
-                        Ok(v) => view! { <Prolific v campaign_id connect approve reject bonus /> }.into_any(),
+                        Ok(v) => view! { <Prolific v campaign_id connect approve reject reconcile last bonus /> }.into_any(),
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),
                     }
                 })}
@@ -109,6 +130,8 @@ fn Prolific(
     connect: ServerAction<ConnectProlific>,
     approve: ServerAction<ApproveProlific>,
     reject: ServerAction<RejectProlific>,
+    reconcile: ServerAction<ReconcileProlific>,
+    last: RwSignal<Option<StudyLinkId>>,
     bonus: BonusActions,
 ) -> impl IntoView {
     let token = if v.token_configured {
@@ -134,7 +157,7 @@ fn Prolific(
             .cloned()
             .map(|l| {
                 view! {
-                    <LinkPanel l campaign_id connect approve reject />
+                    <LinkPanel l campaign_id connect approve reject reconcile last />
                 }
             })
             .collect_view()
@@ -326,10 +349,11 @@ fn LinkPanel(
     connect: ServerAction<ConnectProlific>,
     approve: ServerAction<ApproveProlific>,
     reject: ServerAction<RejectProlific>,
+    reconcile: ServerAction<ReconcileProlific>,
+    last: RwSignal<Option<StudyLinkId>>,
 ) -> impl IntoView {
     let call_id = l.approve_call_id;
     let test = ServerAction::<TestProlific>::new();
-    let reconcile = ServerAction::<ReconcileProlific>::new();
     let link = l.study_link_id;
     let value = l
         .study_id
@@ -385,12 +409,13 @@ fn LinkPanel(
                 Ok(text) => view! { <p class="notice ok" role="status" data-testid="prolific-tested">{text}</p> }.into_any(),
                 Err(error) => view! { <ErrorMessage error /> }.into_any(),
             })}
-            {move || reconcile.pending().get().then(|| view! {
+            {move || (reconcile.pending().get() && last.get() == Some(link)).then(|| view! {
                 <p class="muted" role="status">"Reading the study's submissions from Prolific…"</p>
             })}
-            {move || reconcile.value().get().map(|r| match r {
-                Ok(t) => view! { <Table t campaign_id approve reject call_id /> }.into_any(),
-                Err(error) => view! { <ErrorMessage error /> }.into_any(),
+            {move || reconcile.value().get().and_then(|r| match r {
+                Ok(t) if t.study_link_id == link => Some(view! { <Table t campaign_id approve reject call_id /> }.into_any()),
+                Ok(_) => None,
+                Err(error) => (last.get() == Some(link)).then(|| view! { <ErrorMessage error /> }.into_any()),
             })}
         </div>
     }
@@ -505,7 +530,7 @@ fn Table(
 #[component]
 fn RejectForm(
     campaign_id: CampaignId,
-    link: crate::domain::StudyLinkId,
+    link: StudyLinkId,
     submission: String,
     call: PlatformCallId,
     reject: ServerAction<RejectProlific>,
