@@ -140,6 +140,9 @@ pub enum Command {
         /// The confidence rule's error level
         #[arg(long)]
         alpha: Option<f64>,
+        /// The confidence rule tests the accuracy minimum against the minimum minus this
+        #[arg(long, value_name = "D")]
+        worse_by: Option<f64>,
     },
     /// Write brotli and gzip copies of DIR's scripts, WebAssembly and stylesheets
     /// (scripts/build.sh runs it on the site)
@@ -285,6 +288,7 @@ fn replay(command: Command) -> anyhow::Result<()> {
         min_accuracy,
         min_kappa,
         alpha,
+        worse_by,
     } = command
     else {
         unreachable!("called for replay only")
@@ -297,6 +301,7 @@ fn replay(command: Command) -> anyhow::Result<()> {
         min_test_accuracy: min_accuracy.unwrap_or(defaults.min_test_accuracy),
         min_kappa: min_kappa.unwrap_or(defaults.min_kappa),
         gate_alpha: alpha.unwrap_or(defaults.gate_alpha),
+        gate_worse_by: worse_by.unwrap_or(defaults.gate_worse_by),
         ..defaults
     };
     // In a replay `--test-every 1` makes every gold item a test pair (a file whose gold column
@@ -312,6 +317,7 @@ fn replay(command: Command) -> anyhow::Result<()> {
         let flag = match e.field {
             "min_test_accuracy" => "min-accuracy",
             "gate_alpha" => "alpha",
+            "gate_worse_by" => "worse-by",
             "gate_min_judgments" => "gate-from",
             other => other,
         };

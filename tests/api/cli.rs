@@ -374,6 +374,8 @@ fn replay_refuses_bad_files_and_settings_plainly() {
     assert!(!ok && err.contains("minimum"), "{err}");
     let (ok, _, err) = replay(&[path, "--alpha", "0.9"]);
     assert!(!ok && err.contains("--alpha"), "{err}");
+    let (ok, _, err) = replay(&[path, "--worse-by", "0.7"]);
+    assert!(!ok && err.contains("--worse-by"), "{err}");
     let (ok, _, err) = replay(&[path, "--test-every", "101"]);
     assert!(!ok && err.contains("--test-every"), "{err}");
     let (ok, _, err) = replay(&[dir.path().join("missing.tsv").to_str().unwrap()]);

@@ -1793,6 +1793,7 @@ async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
         ("judgments_per_pair", "0"),
         ("gate_rule", "lenient"),
         ("min_display_ms", "6000"),
+        ("gate_worse_by", "0.7"),
     ] {
         let mut form: Vec<(&str, &str)> = base
             .iter()
@@ -1813,6 +1814,22 @@ async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
     assert_eq!(error_of(resp).await["Validation"]["field"], "thresholds");
     let n: i64 = count(&pool, "select count(*) from campaign").await;
     assert_eq!(n, 0);
+    // The worse level is stored and shown; left out, it is the default.
+    for (given, stored) in [(Some("0.1"), 0.1), (None, 0.2)] {
+        let mut form = base.to_vec();
+        form.extend(given.map(|g| ("gate_worse_by", g)));
+        let id = json(app.call(&admin, "admin/create_judge_campaign", &form).await)
+            .await
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let overview = json(
+            app.call(&admin, "admin/judge_overview", &[("campaign_id", &id)])
+                .await,
+        )
+        .await;
+        assert_eq!(overview["gate_worse_by"], stored);
+    }
     app.stop().await;
 }
 

@@ -33,12 +33,13 @@ pub async fn create_judge_campaign(
     #[server(default)] min_judgments_per_pair: Option<u32>,
     #[server(default)] settle_confidence: Option<f64>,
     #[server(default)] test_exposure_cap: Option<String>,
+    #[server(default)] gate_worse_by: Option<f64>,
 ) -> Result<String, AppError> {
     super::with_status(
         ssr::create(
             title,
             instructions,
-            (definition, gate_rule, gate_alpha),
+            (definition, gate_rule, gate_alpha, gate_worse_by),
             (min_judgments_per_pair, settle_confidence, test_exposure_cap),
             [judgments_per_pair, test_every, gate_min_judgments],
             (min_test_accuracy, min_kappa),
@@ -138,7 +139,12 @@ mod ssr {
     pub async fn create(
         title: String,
         instructions: String,
-        (definition, gate_rule, gate_alpha): (String, Option<String>, Option<f64>),
+        (definition, gate_rule, gate_alpha, gate_worse_by): (
+            String,
+            Option<String>,
+            Option<f64>,
+            Option<f64>,
+        ),
         (min_judgments, settle_confidence, exposure_cap): (
             Option<u32>,
             Option<f64>,
@@ -191,6 +197,7 @@ mod ssr {
             gate_min_judgments,
             gate_rule,
             gate_alpha: gate_alpha.unwrap_or(JudgeSettings::default().gate_alpha),
+            gate_worse_by: gate_worse_by.unwrap_or(JudgeSettings::default().gate_worse_by),
             thresholds: Thresholds {
                 paraphrase_min: para_min.unwrap_or(defaults.paraphrase_min),
                 not_max: not_max.unwrap_or(defaults.not_max),

@@ -121,6 +121,9 @@ pub struct JudgeCampaignOverview {
     /// The `confidence` rule's error level.
     #[serde(default)]
     pub gate_alpha: f64,
+    /// ... and the worse level it tests against: the accuracy minimum minus this.
+    #[serde(default)]
+    pub gate_worse_by: f64,
     pub paraphrase_min_votes: u32,
     pub non_paraphrase_max_votes: u32,
     pub lease_seconds: u32,

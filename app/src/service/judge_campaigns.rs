@@ -92,6 +92,7 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
         gate_min_judgments: s.gate_min_judgments,
         gate_rule: s.gate_rule.as_str().to_owned(),
         gate_alpha: s.gate_alpha,
+        gate_worse_by: s.gate_worse_by,
         paraphrase_min_votes: s.thresholds.paraphrase_min,
         non_paraphrase_max_votes: s.thresholds.not_max,
         lease_seconds: s.lease_seconds,
@@ -137,7 +138,7 @@ pub async fn overview(pool: &PgPool, id: CampaignId) -> Result<JudgeCampaignOver
 pub fn gate_standing(s: &JudgeSettings, w: &db::WorkerSummary) -> GateStanding {
     let counts = w.counts();
     let n = counts.numbers();
-    let a = confidence::assess(s.min_test_accuracy, s.gate_alpha, &n.evidence());
+    let a = confidence::assess(&s.sequential_test(), &n.evidence());
     let kappa_interval = n.kappa.and_then(|k| {
         let se = cohen_kappa_se_2x2(counts.table.counts())?;
         Some(((k - 1.96 * se).max(-1.0), (k + 1.96 * se).min(1.0)))

@@ -20,6 +20,7 @@ struct SettingsRow {
     gate_min_judgments: i32,
     gate_rule: GateRule,
     gate_alpha: f64,
+    gate_worse_by: f64,
     paraphrase_min_votes: i32,
     non_paraphrase_max_votes: i32,
     lease_seconds: i32,
@@ -40,6 +41,7 @@ impl From<SettingsRow> for JudgeSettings {
             gate_min_judgments: r.gate_min_judgments as u32,
             gate_rule: r.gate_rule,
             gate_alpha: r.gate_alpha,
+            gate_worse_by: r.gate_worse_by,
             thresholds: Thresholds {
                 paraphrase_min: r.paraphrase_min_votes as u32,
                 not_max: r.non_paraphrase_max_votes as u32,
@@ -60,8 +62,9 @@ pub async fn insert_settings(
         r#"insert into judge_settings (campaign_id, definition, judgments_per_pair, test_every,
                min_test_accuracy, min_kappa, gate_min_judgments, paraphrase_min_votes,
                non_paraphrase_max_votes, lease_seconds, gate_rule, min_display_ms, gate_alpha,
-               min_judgments_per_pair, settle_confidence, test_exposure_cap)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"#,
+               min_judgments_per_pair, settle_confidence, test_exposure_cap, gate_worse_by)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                   $17)"#,
         campaign_id as CampaignId,
         s.definition as Definition,
         s.judgments_per_pair as i32,
@@ -77,7 +80,8 @@ pub async fn insert_settings(
         s.gate_alpha,
         s.min_judgments_per_pair as i32,
         s.settle_confidence,
-        s.test_exposure_cap.map(|c| c as i32)
+        s.test_exposure_cap.map(|c| c as i32),
+        s.gate_worse_by
     )
     .execute(db)
     .await?;
@@ -123,7 +127,8 @@ pub async fn judge_campaign(
                   s.min_test_accuracy, s.min_kappa, s.gate_min_judgments,
                   s.gate_rule as "gate_rule: GateRule", s.paraphrase_min_votes,
                   s.non_paraphrase_max_votes, s.lease_seconds, s.min_display_ms, s.gate_alpha,
-                  s.min_judgments_per_pair, s.settle_confidence, s.test_exposure_cap
+                  s.min_judgments_per_pair, s.settle_confidence, s.test_exposure_cap,
+                  s.gate_worse_by
            from campaign c join judge_settings s using (campaign_id)
            where c.campaign_id = $1 and c.kind = 'judge'"#,
         campaign_id as CampaignId
@@ -148,6 +153,7 @@ pub async fn judge_campaign(
             gate_min_judgments: r.gate_min_judgments,
             gate_rule: r.gate_rule,
             gate_alpha: r.gate_alpha,
+            gate_worse_by: r.gate_worse_by,
             paraphrase_min_votes: r.paraphrase_min_votes,
             non_paraphrase_max_votes: r.non_paraphrase_max_votes,
             lease_seconds: r.lease_seconds,

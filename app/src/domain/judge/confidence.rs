@@ -13,7 +13,8 @@
 //! happens instead.
 //!
 //! **The test.** Wald's likelihood ratio between "at the threshold" (`a = a₀`) and a stated
-//! worse level (`a₁ = a₀ −` [`WORSE_BY`]), over all of a worker's tests and majority
+//! worse level (`a₁ = a₀ − d`, the campaign's `gate_worse_by`, [`DEFAULT_WORSE_BY`] unless it
+//! says otherwise), over all of a worker's tests and majority
 //! agreements, looked at after every answer. The worker is stopped when it reaches
 //! `1 / (α · OVERALL_SHARE)`. If the majority is right at least `m` of the time, then under any
 //! `a ≥ a₀` each new factor has expectation at most 1, the ratio is a non-negative
@@ -23,6 +24,12 @@
 //! (a later vote or a stopped worker moves a pair's majority, and the gate's table with it).
 //! The simulation says how much: a worker exactly at 85% is stopped 2.7% (five others per
 //! pair) and 7.9% (early crowds) of the time over 300 judgments at α = 0.1.
+//!
+//! **The worse level.** The ratio grows fastest for a worker at `a₁` and does not grow at all
+//! for one about half way between `a₁` and `a₀`. At `d = 0.2` (85% against 65%) workers at
+//! chance are stopped within 30 judgments, but a worker at 75% is a coin toss; `d = 0.1` (85%
+//! against 75%) finds the 75% worker sooner and workers at chance later. Telling 75% from 85%
+//! within 100 judgments is costly at any setting: `simulation.rs` measures the trade.
 //!
 //! **Chance-level workers.** Someone who always answers "paraphrase" agrees with most
 //! majorities in a campaign of mostly paraphrases. So two more ratios look at each class of
@@ -40,12 +47,25 @@ use serde::{Deserialize, Serialize};
 
 /// How often the majority of the other workers' trusted votes is taken to be right.
 pub const MAJORITY_ACCURACY: f64 = 0.95;
-/// The worse accuracy the pooled ratio tests against: the threshold minus this.
-pub const WORSE_BY: f64 = 0.2;
+/// The worse accuracy the pooled ratio tests against unless a campaign says otherwise: the
+/// threshold minus this.
+pub const DEFAULT_WORSE_BY: f64 = 0.2;
 /// The accuracy on one class of pairs the per-class ratios test against.
 pub const CLASS_WORSE: f64 = 0.05;
 /// The share of the error level spent on the pooled ratio; each class ratio gets half the rest.
 pub const OVERALL_SHARE: f64 = 0.8;
+
+/// The sequential test a campaign runs: its accuracy minimum, the worse level it is tested
+/// against (the minimum minus `worse_by`) and its error level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Test {
+    /// The accuracy a worker must be above (MultiPIT: 85%).
+    pub minimum: f64,
+    /// How far below the minimum the alternative lies.
+    pub worse_by: f64,
+    /// The most often a worker at the minimum is stopped, over any number of looks.
+    pub alpha: f64,
+}
 
 /// A worker's evidence, as counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,16 +150,17 @@ pub fn log_ratio(a0: f64, a1: f64, m: f64, right: u32, wrong: u32) -> f64 {
     term(right, q1, q0) + term(wrong, 1.0 - q1, 1.0 - q0)
 }
 
-fn pooled(a0: f64, e: &Evidence) -> f64 {
-    let a1 = (a0 - WORSE_BY).max(0.0);
+fn pooled(a0: f64, worse_by: f64, e: &Evidence) -> f64 {
+    let a1 = (a0 - worse_by).max(0.0);
     log_ratio(a0, a1, 1.0, e.tests_correct, e.tests_wrong)
         + log_ratio(a0, a1, MAJORITY_ACCURACY, e.agreed(), e.disagreed())
 }
 
-/// The rule on `e` for an accuracy threshold `threshold` at error level `alpha`.
-pub fn assess(threshold: f64, alpha: f64, e: &Evidence) -> Assessment {
+/// The rule `t` on `e`.
+pub fn assess(t: &Test, e: &Evidence) -> Assessment {
+    let (threshold, alpha) = (t.minimum, t.alpha);
     let log_bound = (1.0 / (alpha * OVERALL_SHARE)).ln();
-    let log_ratio_now = pooled(threshold, e);
+    let log_ratio_now = pooled(threshold, t.worse_by, e);
     let class_bound = (2.0 / (alpha * (1.0 - OVERALL_SHARE))).ln();
     let t0 = 2.0 * threshold - 1.0;
     // Each class ratio as a share of its bound (0 where the class test does not apply).
@@ -165,7 +186,7 @@ pub fn assess(threshold: f64, alpha: f64, e: &Evidence) -> Assessment {
     let any = e.tests_correct + e.tests_wrong + e.agreed() + e.disagreed() > 0;
     Assessment {
         estimate: any.then(|| estimate(e)),
-        upper: any.then(|| upper_bound(log_bound, e)),
+        upper: any.then(|| upper_bound(log_bound, t.worse_by, e)),
         log_ratio: log_ratio_now,
         log_bound,
         class_progress: paraphrase.max(not),
@@ -175,18 +196,18 @@ pub fn assess(threshold: f64, alpha: f64, e: &Evidence) -> Assessment {
 
 /// The largest accuracy the pooled ratio does not reject: every accuracy above it would have
 /// been rejected by now.
-fn upper_bound(log_bound: f64, e: &Evidence) -> f64 {
-    if pooled(1.0 - 1e-9, e) < log_bound {
+fn upper_bound(log_bound: f64, worse_by: f64, e: &Evidence) -> f64 {
+    if pooled(1.0 - 1e-9, worse_by, e) < log_bound {
         return 1.0;
     }
     // The ratio against a0 grows as a0 rises past the evidence: bisect for where it crosses.
     let (mut lo, mut hi) = (1e-6, 1.0 - 1e-9);
-    if pooled(lo, e) >= log_bound {
+    if pooled(lo, worse_by, e) >= log_bound {
         return lo;
     }
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
-        if pooled(mid, e) >= log_bound {
+        if pooled(mid, worse_by, e) >= log_bound {
             hi = mid;
         } else {
             lo = mid;
@@ -231,6 +252,15 @@ fn estimate(e: &Evidence) -> f64 {
 mod tests {
     use super::*;
 
+    /// The test at `minimum` and `alpha`, against the default worse level.
+    fn at(minimum: f64, alpha: f64) -> Test {
+        Test {
+            minimum,
+            worse_by: DEFAULT_WORSE_BY,
+            alpha,
+        }
+    }
+
     fn tests_only(correct: u32, wrong: u32) -> Evidence {
         Evidence {
             tests_correct: correct,
@@ -250,7 +280,7 @@ mod tests {
 
     #[test]
     fn no_evidence_keeps_and_says_nothing() {
-        let a = assess(0.85, 0.1, &Evidence::default());
+        let a = assess(&at(0.85, 0.1), &Evidence::default());
         assert_eq!((a.stop, a.estimate, a.upper), (None, None, None));
         assert_eq!(a.progress(), 0.0);
     }
@@ -258,11 +288,11 @@ mod tests {
     #[test]
     fn one_miss_in_six_does_not_stop_but_three_do() {
         // The paper's point rule stops at 5 of 6 (83%); the test does not.
-        let a = assess(0.85, 0.1, &tests_only(5, 1));
+        let a = assess(&at(0.85, 0.1), &tests_only(5, 1));
         assert_eq!(a.stop, None);
         assert!(a.upper.unwrap() > 0.85);
         // 3 of 6 is not enough on test pairs alone either (a one in 20 chance at 85%) ...
-        assert_eq!(assess(0.85, 0.1, &tests_only(3, 3)).stop, None);
+        assert_eq!(assess(&at(0.85, 0.1), &tests_only(3, 3)).stop, None);
         // ... but 3 of 6 with matching disagreement on ordinary pairs is.
         let e = Evidence {
             paraphrase_agreed: 6,
@@ -271,7 +301,7 @@ mod tests {
             not_disagreed: 5,
             ..tests_only(3, 3)
         };
-        let a = assess(0.85, 0.1, &e);
+        let a = assess(&at(0.85, 0.1), &e);
         assert_eq!(a.stop, Some(Ground::Overall));
         assert!(a.upper.unwrap() < 0.85, "{a:?}");
     }
@@ -289,7 +319,7 @@ mod tests {
                 not_agreed: n(),
                 not_disagreed: n() / 3,
             };
-            let a = assess(0.85, 0.1, &e);
+            let a = assess(&at(0.85, 0.1), &e);
             let upper = a.upper.unwrap();
             if a.stop == Some(Ground::Overall) {
                 assert!(upper <= 0.85 + 1e-6, "{e:?} {a:?}");
@@ -311,7 +341,7 @@ mod tests {
             not_disagreed: 6,
             ..Evidence::default()
         };
-        assert_eq!(assess(0.85, 0.1, &e).stop, Some(Ground::NotPairs));
+        assert_eq!(assess(&at(0.85, 0.1), &e).stop, Some(Ground::NotPairs));
         let mirrored = Evidence {
             tests_correct: 3,
             tests_wrong: 3,
@@ -320,7 +350,7 @@ mod tests {
             ..Evidence::default()
         };
         assert_eq!(
-            assess(0.85, 0.1, &mirrored).stop,
+            assess(&at(0.85, 0.1), &mirrored).stop,
             Some(Ground::ParaphrasePairs)
         );
     }
@@ -329,7 +359,7 @@ mod tests {
     fn any_threshold_gives_a_bound_that_agrees_with_the_stop() {
         for threshold in [0.0, 0.1, 0.5, 0.85, 1.0] {
             for e in [tests_only(0, 10), tests_only(5, 5), tests_only(10, 0)] {
-                let a = assess(threshold, 0.1, &e);
+                let a = assess(&at(threshold, 0.1), &e);
                 let upper = a.upper.unwrap();
                 assert!((0.0..=1.0).contains(&upper), "{threshold} {e:?} {a:?}");
                 if a.stop == Some(Ground::Overall) {
@@ -338,9 +368,9 @@ mod tests {
             }
         }
         // Nothing is ever below a threshold of 0; everything is below 1 once there is a miss.
-        assert_eq!(assess(0.0, 0.1, &tests_only(0, 50)).stop, None);
+        assert_eq!(assess(&at(0.0, 0.1), &tests_only(0, 50)).stop, None);
         assert_eq!(
-            assess(1.0, 0.1, &tests_only(50, 1)).stop,
+            assess(&at(1.0, 0.1), &tests_only(50, 1)).stop,
             Some(Ground::Overall)
         );
     }
@@ -348,8 +378,30 @@ mod tests {
     #[test]
     fn a_lower_error_level_asks_for_more_evidence() {
         let e = tests_only(6, 6);
-        assert_eq!(assess(0.85, 0.1, &e).stop, Some(Ground::Overall));
-        assert_eq!(assess(0.85, 0.001, &e).stop, None);
+        assert_eq!(assess(&at(0.85, 0.1), &e).stop, Some(Ground::Overall));
+        assert_eq!(assess(&at(0.85, 0.001), &e).stop, None);
+    }
+
+    #[test]
+    fn a_closer_worse_level_finds_workers_just_below_sooner_and_guessers_later() {
+        let closer = Test {
+            worse_by: 0.1,
+            ..at(0.85, 0.1)
+        };
+        // 75% of 80 checks: a coin toss for 85% against 65%, clear for 85% against 75%.
+        let near = tests_only(60, 20);
+        assert_eq!(assess(&at(0.85, 0.1), &near).stop, None);
+        assert_eq!(assess(&closer, &near).stop, Some(Ground::Overall));
+        // Half of 12: the other way round.
+        let guessing = tests_only(6, 6);
+        assert_eq!(
+            assess(&at(0.85, 0.1), &guessing).stop,
+            Some(Ground::Overall)
+        );
+        assert_eq!(assess(&closer, &guessing).stop, None);
+        // The bound agrees with the stop under either level.
+        assert!(assess(&closer, &near).upper.unwrap() <= 0.85 + 1e-6);
+        assert!(assess(&closer, &guessing).upper.unwrap() >= 0.85 - 1e-6);
     }
 
     #[test]

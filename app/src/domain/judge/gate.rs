@@ -237,11 +237,7 @@ pub fn below_test_bar(
 }
 
 fn decide_by_confidence(settings: &JudgeSettings, n: &GateNumbers) -> GateDecision {
-    let a = confidence::assess(
-        settings.min_test_accuracy,
-        settings.gate_alpha,
-        &n.evidence(),
-    );
+    let a = confidence::assess(&settings.sequential_test(), &n.evidence());
     match a.stop {
         None => GateDecision::Keep,
         Some(ground) => GateDecision::Stop(StopReason::Confident {

@@ -146,7 +146,7 @@ fn confidence_warning(s: &JudgeSettings, n: &GateNumbers, checks: &str) -> Optio
     if n.tests_answered < WARN_AFTER_TESTS {
         return None;
     }
-    let a = confidence::assess(s.min_test_accuracy, s.gate_alpha, &n.evidence());
+    let a = confidence::assess(&s.sequential_test(), &n.evidence());
     if a.progress() < WARN_PROGRESS {
         return None;
     }
@@ -165,7 +165,7 @@ fn confidence_warning(s: &JudgeSettings, n: &GateNumbers, checks: &str) -> Optio
 pub fn standing(s: &JudgeSettings, n: &GateNumbers) -> String {
     match s.gate_rule {
         GateRule::Confidence => {
-            let a = confidence::assess(s.min_test_accuracy, s.gate_alpha, &n.evidence());
+            let a = confidence::assess(&s.sequential_test(), &n.evidence());
             let (Some(estimate), Some(upper)) = (a.estimate, a.upper) else {
                 return "No evidence yet: no check answer and no pair with a majority of others."
                     .to_owned();

@@ -218,9 +218,35 @@ mod tests {
             // Workers right 75% of the time: a third or more stopped within 100 judgments. (80%
             // is out of reach at this error level: with about 100 observations, telling 75%
             // from 85% at 10% error has at most about 85% power even for a test that looks
-            // only once, at the end.)
+            // only once, at the end; the next test trades error for it.)
             assert!(r.at_75_100 >= 0.3, "{crowd:?} {r:?}");
         }
+    }
+
+    #[test]
+    fn a_higher_error_level_and_a_closer_worse_level_meet_every_goal_with_five_others() {
+        // The trade `confidence.rs` describes: 75% workers found within 100 judgments, at the
+        // cost of more false stops at the minimum (still within the stated level).
+        let settings = JudgeSettings {
+            gate_alpha: 0.4,
+            gate_worse_by: 0.1,
+            ..JudgeSettings::default()
+        };
+        let r = goal_rates(&settings, Crowd::FiveHonest, 1000, &mut generator(3));
+        assert!(r.honest_300 <= 0.02, "{r:?}");
+        assert!(
+            r.random_30.min(r.always_not_30).min(r.always_paraphrase_30) >= 0.95,
+            "{r:?}"
+        );
+        assert!(r.at_75_100 >= 0.75, "{r:?}");
+        assert!(r.at_threshold_300 <= 0.4, "{r:?}");
+        let default = goal_rates(
+            &JudgeSettings::default(),
+            Crowd::FiveHonest,
+            1000,
+            &mut generator(3),
+        );
+        assert!(r.at_75_100 > default.at_75_100 + 0.2, "{r:?} {default:?}");
     }
 
     #[test]

@@ -103,9 +103,12 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                                     <option value="paper">"MultiPIT's rule as written"</option>
                                 </select>
                             </label>
-                            <label>"Error level of the gate" <input name="gate_alpha" type="number" step="0.001" min="0.001" max="0.5" value="0.1" required /></label>
+                            <div class="fields">
+                                <label>"Error level of the gate" <input name="gate_alpha" type="number" step="0.001" min="0.001" max="0.5" value="0.1" required /></label>
+                                <label>"Tested against the minimum minus" <input name="gate_worse_by" type="number" step="0.01" min="0.01" max="0.5" value="0.2" required /></label>
+                            </div>
                             <p class="muted small">
-                                "With confidence: a worker is stopped only once check answers and agreement with the others' majority show, at the error level, that their accuracy is below the minimum; a worker right exactly as often as the minimum is stopped at most that often, however long they work. Pooled evidence stops at 66% agreement over 10 answers (made for a gate from judgment 30). MultiPIT's rule as written needs test accuracy and kappa above the minimums, and stops about half of honest workers who are right 80-95% of the time."
+                                "With confidence: a worker is stopped only once check answers and agreement with the others' majority show, at the error level, that their accuracy is below the minimum; a worker right exactly as often as the minimum is stopped at most that often, however long they work. The test finds soonest the workers at the minimum minus the second number (0.2: 65% against 85%, so workers at chance go within 30 judgments); 0.1 finds workers at 75% sooner and those at chance later. Pooled evidence stops at 66% agreement over 10 answers (made for a gate from judgment 30). MultiPIT's rule as written needs test accuracy and kappa above the minimums, and stops about half of honest workers who are right 80-95% of the time."
                             </p>
                             <p class="muted small">
                                 "Judgments are spent where votes split: a pair stops being served once the posterior of its leading label, each vote weighted by its worker's estimated accuracy, reaches the confidence (or no judgment still allowed could change it); never before the least number of judgments. Set both numbers equal for a fixed number per pair, as in MultiPIT."
