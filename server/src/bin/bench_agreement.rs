@@ -14,7 +14,7 @@ use app::domain::judge::replay::{self, Aggregator, Options, Row};
 use app::domain::judge::report::{agreement, Judgment};
 use app::domain::judge::settings::GateRule;
 use app::domain::judge::settings::JudgeSettings;
-use app::domain::judge::settle::{settle, Redundancy, Settling, Vote};
+use app::domain::judge::settle::{settle, Redundancy, Settling, Vote, NEXT_ACCURACY};
 use app::domain::judge::simulated_study::{collusion_rates, fixed_six, ring_rates};
 use app::domain::judge::simulation::{goal_rates, stop_rates, Crowd};
 use app::domain::mace::mace;
@@ -167,10 +167,14 @@ fn redundancy_simulation() {
                     paraphrase,
                     accuracy: if weighted { estimate } else { 0.8 },
                 });
-                let settled = match settle(&r, 0.5, &seen, 0.8) {
+                // A coming judgment weighs as the live rule weighs it; a pair keeps a settled
+                // label only below its maximum (`judge_settle_pair.sql`).
+                let settled = match settle(&r, 0.5, &seen, NEXT_ACCURACY) {
                     Settling::Open => continue,
-                    Settling::Settled { paraphrase, .. } => Some(paraphrase),
-                    Settling::Unresolved { .. } => None,
+                    Settling::Settled { paraphrase, .. } if seen.len() < max as usize => {
+                        Some(paraphrase)
+                    }
+                    Settling::Settled { .. } | Settling::Unresolved { .. } => None,
                 };
                 // The label a live campaign gives (`labels::pair_label`): the settled one, or
                 // at the maximum the vote thresholds'.

@@ -25,11 +25,13 @@
 //! The simulation says how much: a worker exactly at 85% is stopped 2.7% (five others per
 //! pair) and 7.9% (early crowds) of the time over 300 judgments at α = 0.1.
 //!
-//! **The worse level.** The ratio grows fastest for a worker at `a₁` and does not grow at all
-//! for one about half way between `a₁` and `a₀`. At `d = 0.2` (85% against 65%) workers at
-//! chance are stopped within 30 judgments, but a worker at 75% is a coin toss; `d = 0.1` (85%
-//! against 75%) finds the 75% worker sooner and workers at chance later. Telling 75% from 85%
-//! within 100 judgments is costly at any setting: `simulation.rs` measures the trade.
+//! **The worse level.** It sets what the test is tuned to detect: on average the ratio rises
+//! for a worker below about half way between `a₁` and `a₀` and falls above, and the `a₁` that
+//! stops a worker of accuracy `a` soonest is `a` itself. At `d = 0.2` (85% against 65%) workers
+//! at chance are stopped within 30 judgments, but a worker at 75% is nearly a coin toss (the
+//! break-even point is about 76%); `d = 0.1` (85% against 75%) finds the 75% worker sooner.
+//! Telling 75% from 85% within 100 judgments is costly at any setting: `simulation.rs` measures
+//! the trade.
 //!
 //! **Chance-level workers.** Someone who always answers "paraphrase" agrees with most
 //! majorities in a campaign of mostly paraphrases. So two more ratios look at each class of

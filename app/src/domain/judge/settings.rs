@@ -149,7 +149,7 @@ pub struct JudgeSettings {
     /// stopped, over a study of any length.
     pub gate_alpha: f64,
     /// The `confidence` rule tests the accuracy minimum against the minimum minus this: the
-    /// workers it finds soonest (0.2: 65% against MultiPIT's 85%).
+    /// accuracy it is tuned to detect (0.2: 65% against MultiPIT's 85%).
     #[serde(default = "default_gate_worse_by")]
     pub gate_worse_by: f64,
     /// Vote thresholds that turn a pair's votes into a label.

@@ -224,7 +224,7 @@ mod tests {
     }
 
     #[test]
-    fn a_higher_error_level_and_a_closer_worse_level_meet_every_goal_with_five_others() {
+    fn a_higher_error_level_and_a_closer_worse_level_come_near_every_goal_with_five_others() {
         // The trade `confidence.rs` describes: 75% workers found within 100 judgments, at the
         // cost of more false stops at the minimum (still within the stated level).
         let settings = JudgeSettings {

@@ -140,7 +140,7 @@ fn gate_summary(o: &JudgeCampaignOverview) -> String {
     let after = format!("from judgment {}", o.gate_min_judgments);
     if o.gate_rule == "confidence" {
         format!(
-            " · a worker is stopped once the evidence shows accuracy below {:.0}% at error level {}, tested against {:.0}% ({after}; confidence rule)",
+            " · a worker is stopped once the evidence shows accuracy below {:.0}% at error level {} (the test tells it from {:.0}%; {after}; confidence rule)",
             o.min_test_accuracy * 100.0,
             o.gate_alpha,
             (o.min_test_accuracy - o.gate_worse_by).max(0.0) * 100.0
