@@ -8,7 +8,7 @@
 -- (`judge_answer`, which holds the pair's row) and after a change of trust
 -- (`service::gate_table::after_flips`). Reads at most a pair's judgments: an answer's cost
 -- stays flat.
--- needs: judge_vote_accuracy, judge_settling
+-- needs: judge_pooled_evidence, judge_vote_accuracy, judge_settling
 create or replace function judge_settle_pair(p_pair uuid) returns bool
 language plpgsql as $$
 declare
@@ -36,8 +36,8 @@ begin
     end if;
     with v as (
         select j.is_paraphrase, j.created_at, j.judgment_id,
-               w.tests_correct + w.kappa_pp + w.kappa_nn as agreed,
-               w.tests_answered + w.kappa_pp + w.kappa_pn + w.kappa_np + w.kappa_nn as observed
+               judge_pooled_evidence(w.tests_correct, w.tests_answered, w.kappa_pp, w.kappa_pn,
+                                     w.kappa_np, w.kappa_nn) as evidence
         from judge_judgment j
         join judge_worker w on w.campaign_id = j.campaign_id and w.app_user_id = j.app_user_id
         where j.pair_id = p_pair and j.trusted and not j.is_test),
@@ -48,7 +48,7 @@ begin
     select coalesce(array_agg(v.is_paraphrase order by v.created_at, v.judgment_id), '{}'),
            coalesce(array_agg(judge_vote_accuracy(
                v.is_paraphrase, t.yes - v.is_paraphrase::int4, t.no - (not v.is_paraphrase)::int4,
-               v.agreed, v.observed) order by v.created_at, v.judgment_id), '{}')
+               v.evidence[1], v.evidence[2]) order by v.created_at, v.judgment_id), '{}')
     into labels, accuracies
     from v cross join t;
     select * into outcome

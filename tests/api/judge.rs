@@ -1812,6 +1812,14 @@ async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
     form.push(("non_paraphrase_max_votes", "3"));
     let resp = app.call(&admin, "admin/create_judge_campaign", &form).await;
     assert_eq!(error_of(resp).await["Validation"]["field"], "thresholds");
+    // A minimum below the worse level leaves the confidence rule no worse accuracy to test.
+    let form: Vec<(&str, &str)> = base
+        .iter()
+        .map(|&(k, v)| (k, if k == "min_test_accuracy" { "0.1" } else { v }))
+        .collect();
+    let resp = app.call(&admin, "admin/create_judge_campaign", &form).await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_of(resp).await["Validation"]["field"], "gate_worse_by");
     let n: i64 = count(&pool, "select count(*) from campaign").await;
     assert_eq!(n, 0);
     // The worse level is stored and shown; left out, it is the default.

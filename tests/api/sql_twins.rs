@@ -1,7 +1,7 @@
 //! The rules that exist in SQL as well as in the domain, each a small named function in its own
 //! file of `migrations/functions/`, compared with its Rust twin on thousands of generated
 //! inputs, in one query each.
-use app::domain::judge::gate_table::{table_changes, Judged, KappaTable, Votes};
+use app::domain::judge::gate_table::{table_changes, GateCounts, Judged, KappaTable, Votes};
 use app::domain::judge::schedule::{self, ServingWindows};
 use app::domain::judge::settle::{self, Redundancy, Settling, Vote};
 use app::domain::rng::SplitMix64;
@@ -215,6 +215,55 @@ async fn a_votes_accuracy_is_the_domains(pool: PgPool) {
         let c: Vec<u32> = cols.1.iter().map(|c| c[i] as u32).collect();
         let want = settle::vote_accuracy(cols.0[i], c[0], c[1], c[2], c[3]);
         assert_eq!(got, want, "label {}, counts {c:?}", cols.0[i]);
+    }
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_workers_pooled_evidence_is_the_gates(pool: PgPool) {
+    let mut rng = SplitMix64::new(6);
+    let mut cols: [Vec<i32>; 6] = Default::default();
+    for i in 0..N {
+        // Small counts often (zeros included), some as large as a long study's.
+        let top = if i % 5 == 0 { 100_000 } else { 4 };
+        let answered = rng.below(top) as i32;
+        cols[0].push(rng.below(answered as u64 + 1) as i32);
+        cols[1].push(answered);
+        for c in &mut cols[2..] {
+            c.push(rng.below(top) as i32);
+        }
+    }
+    let rows: Vec<(Vec<i32>,)> = sqlx::query_as(
+        r#"select judge_pooled_evidence(tc, ta, pp, pn, np, nn)
+           from unnest($1::int4[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::int4[])
+                with ordinality as t(tc, ta, pp, pn, np, nn, i)
+           order by i"#,
+    )
+    .bind(&cols[0])
+    .bind(&cols[1])
+    .bind(&cols[2])
+    .bind(&cols[3])
+    .bind(&cols[4])
+    .bind(&cols[5])
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), N);
+    for (i, (got,)) in rows.into_iter().enumerate() {
+        let c: Vec<i32> = cols.iter().map(|c| c[i]).collect();
+        let numbers = GateCounts {
+            judgments: 0,
+            tests_correct: c[0] as u32,
+            tests_answered: c[1] as u32,
+            table: KappaTable {
+                pp: c[2].into(),
+                pn: c[3].into(),
+                np: c[4].into(),
+                nn: c[5].into(),
+            },
+        }
+        .numbers();
+        let want = vec![numbers.agreements as i32, numbers.evidence as i32];
+        assert_eq!(got, want, "counts {c:?}");
     }
 }
 

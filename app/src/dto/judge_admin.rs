@@ -122,7 +122,7 @@ pub struct JudgeCampaignOverview {
     #[serde(default)]
     pub gate_alpha: f64,
     /// ... and the worse level it tests against: the accuracy minimum minus this.
-    #[serde(default = "default_worse_by")]
+    #[serde(default = "crate::domain::judge::settings::default_gate_worse_by")]
     pub gate_worse_by: f64,
     pub paraphrase_min_votes: u32,
     pub non_paraphrase_max_votes: u32,
@@ -169,8 +169,4 @@ pub struct RepublishSummary {
     pub workers: Vec<String>,
     pub judgments: i64,
     pub pairs: i64,
-}
-
-fn default_worse_by() -> f64 {
-    crate::domain::judge::confidence::DEFAULT_WORSE_BY
 }

@@ -106,12 +106,14 @@ pub async fn promote_settled(
                             coalesce(sum(c.np), 0)::int4 as np, coalesce(sum(c.nn), 0)::int4 as nn
                      from judge_gate_change c
                      where c.campaign_id = w.campaign_id and c.app_user_id = w.app_user_id) g
+                 cross join lateral (
+                     select judge_pooled_evidence(w.tests_correct, w.tests_answered,
+                                w.kappa_pp + g.pp, w.kappa_pn + g.pn, w.kappa_np + g.np,
+                                w.kappa_nn + g.nn) as e) pooled
                  where j.pair_id = p.pair_id and j.trusted and not j.is_test
                    -- No majority of others given: the worker's own pooled accuracy.
-                   and judge_vote_accuracy(j.is_paraphrase, 0, 0,
-                           w.tests_correct + w.kappa_pp + g.pp + w.kappa_nn + g.nn,
-                           w.tests_answered + w.kappa_pp + g.pp + w.kappa_pn + g.pn
-                               + w.kappa_np + g.np + w.kappa_nn + g.nn) < $3)"#,
+                   and judge_vote_accuracy(j.is_paraphrase, 0, 0, pooled.e[1], pooled.e[2])
+                       < $3)"#,
         campaign_id as CampaignId,
         min_posterior,
         min_accuracy

@@ -112,7 +112,8 @@ fn default_settle_confidence() -> f64 {
     DEFAULT_SETTLE_CONFIDENCE
 }
 
-fn default_gate_worse_by() -> f64 {
+/// The worse level a campaign stored before it was a setting was run with (serde's default).
+pub(crate) fn default_gate_worse_by() -> f64 {
     DEFAULT_WORSE_BY
 }
 
@@ -263,6 +264,16 @@ impl JudgeSettings {
                 "The gate's worse level lies 0.01 to 0.5 below the minimum test accuracy.",
             ));
         }
+        // The sequential test weighs the minimum against an accuracy that exists: at or above 0
+        // (a minimum of 0, or one below the distance, leaves no worse accuracy to tell it from).
+        if self.gate_rule == GateRule::Confidence && self.gate_worse_by > self.min_test_accuracy {
+            return Err(Invalid::new(
+                "gate_worse_by",
+                "The confidence rule tests the minimum test accuracy against the minimum minus \
+                 the worse level, which must not be below 0: lower the worse level to the minimum \
+                 or less, raise the minimum, or choose another rule.",
+            ));
+        }
         if !(1..=100_000).contains(&self.gate_min_judgments) {
             return Err(Invalid::new(
                 "gate_min_judgments",
@@ -354,6 +365,20 @@ mod tests {
         assert_eq!(bad(|s| s.gate_alpha = f64::NAN), "gate_alpha");
         assert_eq!(bad(|s| s.gate_worse_by = 0.0), "gate_worse_by");
         assert_eq!(bad(|s| s.gate_worse_by = 0.6), "gate_worse_by");
+        // Under the confidence rule the worse level lies at or above an accuracy of 0 ...
+        assert_eq!(bad(|s| s.min_test_accuracy = 0.1), "gate_worse_by");
+        assert_eq!(bad(|s| s.min_test_accuracy = 0.0), "gate_worse_by");
+        let mut edge = JudgeSettings {
+            min_test_accuracy: 0.2,
+            ..JudgeSettings::default()
+        };
+        assert!(edge.check().is_ok());
+        // ... which the other rules, not testing it, do not ask.
+        edge.min_test_accuracy = 0.0;
+        for rule in [GateRule::Paper, GateRule::Evidence] {
+            edge.gate_rule = rule;
+            assert!(edge.check().is_ok(), "{rule:?}");
+        }
         assert_eq!(bad(|s| s.min_display_ms = 60_000), "min_display_ms");
         assert_eq!(bad(|s| s.judgments_per_pair = 3), "thresholds");
         assert_eq!(
