@@ -311,6 +311,13 @@ fn replay(command: Command) -> anyhow::Result<()> {
     }
     let live = JudgeSettings {
         test_every: 0,
+        // With the gate off no rule tests the minimum: its settings are checked as the paper
+        // rule's (the confidence rule's worse level is not asked to lie below it).
+        gate_rule: if gate == "off" {
+            GateRule::Paper
+        } else {
+            settings.gate_rule
+        },
         ..settings
     };
     live.check().map_err(|e| {

@@ -339,6 +339,8 @@ fn replay_runs_a_past_study_through_the_gate_and_adaptive_redundancy() {
         "8",
         "--gate",
         "off",
+        "--min-accuracy",
+        "0.1",
         "--aggregator",
         "dawid_skene",
     ]);
@@ -375,6 +377,9 @@ fn replay_refuses_bad_files_and_settings_plainly() {
     let (ok, _, err) = replay(&[path, "--alpha", "0.9"]);
     assert!(!ok && err.contains("--alpha"), "{err}");
     let (ok, _, err) = replay(&[path, "--worse-by", "0.7"]);
+    assert!(!ok && err.contains("--worse-by"), "{err}");
+    // The confidence rule's worse level lies above an accuracy of 0.
+    let (ok, _, err) = replay(&[path, "--min-accuracy", "0.2"]);
     assert!(!ok && err.contains("--worse-by"), "{err}");
     let (ok, _, err) = replay(&[path, "--test-every", "101"]);
     assert!(!ok && err.contains("--test-every"), "{err}");

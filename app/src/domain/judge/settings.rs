@@ -264,14 +264,15 @@ impl JudgeSettings {
                 "The gate's worse level lies 0.01 to 0.5 below the minimum test accuracy.",
             ));
         }
-        // The sequential test weighs the minimum against an accuracy that exists: at or above 0
-        // (a minimum of 0, or one below the distance, leaves no worse accuracy to tell it from).
-        if self.gate_rule == GateRule::Confidence && self.gate_worse_by > self.min_test_accuracy {
+        // The sequential test weighs the minimum against a worse accuracy above 0: at 0 one right
+        // answer rules the alternative out and the test stops almost nobody (a minimum of 0, or
+        // one at or below the distance, leaves no such accuracy).
+        if self.gate_rule == GateRule::Confidence && self.gate_worse_by >= self.min_test_accuracy {
             return Err(Invalid::new(
                 "gate_worse_by",
                 "The confidence rule tests the minimum test accuracy against the minimum minus \
-                 the worse level, which must not be below 0: lower the worse level to the minimum \
-                 or less, raise the minimum, or choose another rule.",
+                 the worse level, which must be above 0: lower the worse level below the minimum, \
+                 raise the minimum, or choose another rule.",
             ));
         }
         if !(1..=100_000).contains(&self.gate_min_judgments) {
@@ -365,11 +366,12 @@ mod tests {
         assert_eq!(bad(|s| s.gate_alpha = f64::NAN), "gate_alpha");
         assert_eq!(bad(|s| s.gate_worse_by = 0.0), "gate_worse_by");
         assert_eq!(bad(|s| s.gate_worse_by = 0.6), "gate_worse_by");
-        // Under the confidence rule the worse level lies at or above an accuracy of 0 ...
+        // Under the confidence rule the worse level lies above an accuracy of 0 ...
         assert_eq!(bad(|s| s.min_test_accuracy = 0.1), "gate_worse_by");
+        assert_eq!(bad(|s| s.min_test_accuracy = 0.2), "gate_worse_by");
         assert_eq!(bad(|s| s.min_test_accuracy = 0.0), "gate_worse_by");
         let mut edge = JudgeSettings {
-            min_test_accuracy: 0.2,
+            min_test_accuracy: 0.25,
             ..JudgeSettings::default()
         };
         assert!(edge.check().is_ok());
