@@ -21,7 +21,7 @@
 -- others), 'missing' (no such assignment of this worker's). In that order. The answer that makes
 -- a study worker's last item leases no next pair.
 -- needs: judge_record_judgment, judge_cell_change, judge_next_pair, judge_fold_worker,
--- needs: study_item_limit_row, judge_settle_pair
+-- needs: study_item_limit_row, judge_pair_settlement
 create or replace function judge_answer(
     p_campaign uuid, p_user uuid, p_assignment uuid, p_session_id text, p_session_data bytea,
     p_label bool, p_version int8, p_lease_seconds float8, p_test_every int4, p_per_pair int4,
@@ -47,7 +47,10 @@ declare
     cnn int4[] := '{}'::int4[];
     queued int8;
     last_item bool;
-    labelled bool;
+    settlement record;
+    labelled bool := false;
+    -- A slot the answer takes again (its lease ran out): 0 or 1.
+    retaken int4 := 0;
 begin
     -- The worker, the assignment and its pair, locked in this order (as every judging
     -- statement locks them), with the campaign, the account, the session and a study worker's
@@ -61,7 +64,7 @@ begin
                      and s.expiry_date > now()) as session_current,
            a.pair_id, a.is_test, a.status as assignment_status,
            greatest(extract(epoch from now() - a.served_at)::float8, 0) as seconds,
-           p.gold_label, p.gold_explanation,
+           p.gold_label, p.gold_explanation, p.open_slots, p.mining_run_id is not null as mined,
            (select l from study_item_limit_row(p_campaign, p_user) l) as item_limit
     into r
     from judge_worker w join campaign c using (campaign_id)
@@ -103,15 +106,14 @@ begin
     if res.outcome is not null then
         return res;
     end if;
-    -- A lease that ran out gave its slot back: it takes one again (a test pair has none), or
-    -- the pair went to others meanwhile.
+    -- A lease that ran out gave its slot back: it takes one again (a test pair has none; the
+    -- pair's write below takes it), or the pair went to others meanwhile.
     if r.assignment_status = 'expired' and not r.is_test then
-        update judge_pair set open_slots = open_slots - 1
-        where pair_id = r.pair_id and open_slots > 0;
-        if not found then
+        if r.open_slots = 0 then
             res.outcome := 'gone';
             return res;
         end if;
+        retaken := 1;
     end if;
 
     v_correct := case when r.is_test then r.gold_label = p_label end;
@@ -160,18 +162,30 @@ begin
             1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
             users, cpp, cpn, cnp, cnn);
     end if;
-    -- The pair's label settles, or not, on its votes weighted by its workers' counts, this
-    -- worker's brought up to date above (`judge_settle_pair`): a settled pair is not served.
-    labelled := not r.is_test and judge_settle_pair(r.pair_id);
+    -- The pair's one write of the answer: its counts with this judgment, a slot taken again
+    -- and, for an ordinary pair, the label its votes give, weighted by their workers' counts,
+    -- this worker's brought up to date above (`judge_pair_settlement`): a settled pair is not
+    -- served.
+    if r.is_test then
+        update judge_pair set n_judgments = rec.n_judgments, n_paraphrase = rec.n_paraphrase
+        where pair_id = r.pair_id;
+    else
+        select * into settlement
+        from judge_pair_settlement(r.pair_id, p_campaign, rec.n_judgments);
+        update judge_pair
+        set n_judgments = rec.n_judgments, n_paraphrase = rec.n_paraphrase,
+            open_slots = open_slots - retaken, settled_label = settlement.settled_label,
+            posterior = settlement.posterior
+        where pair_id = r.pair_id;
+        labelled := settlement.labelled;
+    end if;
 
     -- A mined group's follow-up is due only when its last first-batch pair gets its label (its
     -- last judgment, or settled; `service::mining_follow_up` decides);
     -- the sweeper is woken only when a row was written (a pair that was not mined has no group).
-    if labelled then
+    if labelled and r.mined then
         insert into follow_up_outbox (campaign_id, pair_id)
-        select p_campaign, r.pair_id where exists (select 1 from judge_pair p
-                                                   where p.pair_id = r.pair_id
-                                                     and p.mining_run_id is not null)
+        values (p_campaign, r.pair_id)
         on conflict (campaign_id, pair_id) do update set due_at = now(), attempts = 0;
         get diagnostics queued = row_count;
     end if;

@@ -1,9 +1,10 @@
--- Stores a judgment, closes the assignment, counts the vote on the pair and reads the pair's
--- judgments, in one statement. The caller holds the pair's row lock from before this statement
--- began, so its snapshot holds every judgment that counts in the votes; the new one, invisible to
--- the statement's own reads, is added from the insert's result. Returns the pair's trusted votes
--- after it and every ordinary judgment on the pair, this one included (none for a test pair), as
--- parallel arrays; null when the pair is gone.
+-- Stores a judgment, closes the assignment and reads the pair's counts and judgments, in one
+-- statement. The caller holds the pair's row lock from before this statement began, so its
+-- snapshot holds every judgment that counts in the votes; the new one, invisible to the
+-- statement's own reads, is added from the insert's result. Returns the pair's counts with this
+-- judgment (the caller writes them, with the pair's label, in the pair's one write of the
+-- answer: `judge_answer`) and every ordinary judgment on the pair, this one included (none for a
+-- test pair), as parallel arrays; null when the pair is gone.
 create or replace function judge_record_judgment(
     p_assignment uuid, p_campaign uuid, p_pair uuid, p_user uuid, p_label bool,
     p_is_test bool, p_is_correct bool, p_seconds float8)
@@ -21,10 +22,9 @@ begin
     closed as (
         update judge_assignment set status = 'judged' where assignment_id = p_assignment),
     counted as (
-        update judge_pair set n_judgments = n_judgments + 1,
-            n_paraphrase = n_paraphrase + p_label::int
-        where pair_id = p_pair
-        returning n_judgments, n_paraphrase),
+        select n_judgments + 1 as n_judgments, n_paraphrase + p_label::int as n_paraphrase
+        from judge_pair
+        where pair_id = p_pair),
     on_pair as (
         select app_user_id, is_paraphrase, trusted from judged where not p_is_test
         union all

@@ -623,8 +623,12 @@ async fn the_gate_stops_always_paraphrase_and_random_workers_and_keeps_an_honest
     assert_eq!((held, miscounted, slots, test_servings), (0, 0, 0, 0));
     // Pair counters hold only trusted votes.
     let drift: i64 = sqlx::query_scalar(
-        r#"select count(*) from judge_pair p where p.n_judgments <>
-               (select count(*) from judge_judgment j where j.pair_id = p.pair_id and j.trusted)"#,
+        r#"select count(*) from judge_pair p
+           where p.n_judgments <>
+                   (select count(*) from judge_judgment j where j.pair_id = p.pair_id and j.trusted)
+              or p.n_paraphrase <>
+                   (select count(*) from judge_judgment j
+                    where j.pair_id = p.pair_id and j.trusted and j.is_paraphrase)"#,
     )
     .fetch_one(&pool)
     .await
@@ -1285,6 +1289,24 @@ async fn leases_renew_on_reload_and_expire_when_abandoned(pool: PgPool) {
     app.stop().await;
 }
 
+/// Every live lease of the campaign `id` runs out and is swept, as any server's next lease would
+/// sweep it; returns how many were swept.
+async fn run_out_leases(pool: &PgPool, id: &str) -> i64 {
+    sqlx::query(
+        "update judge_assignment set lease_expires_at = now() - interval '1 second'
+         where campaign_id = $1::uuid and status = 'leased'",
+    )
+    .bind(id)
+    .execute(pool)
+    .await
+    .unwrap();
+    sqlx::query_scalar("select judge_expire_leases($1::uuid)")
+        .bind(id)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
 /// An answer to a lease that ran out, sent after another tab leased the next pair, brings that
 /// pair back (its lease renewed) rather than a third.
 #[sqlx::test(migrations = "../migrations")]
@@ -1304,16 +1326,7 @@ async fn a_late_answer_from_one_tab_brings_the_pair_another_tab_holds(pool: PgPo
     let first = next(&app, &w, &id).await;
     let first_id = first["Judge"]["assignment_id"].as_str().unwrap().to_owned();
     // The lease runs out and is swept (as any server's next lease would).
-    sqlx::query("update judge_assignment set lease_expires_at = now() - interval '1 second'")
-        .execute(&pool)
-        .await
-        .unwrap();
-    let swept: i64 = sqlx::query_scalar("select judge_expire_leases($1::uuid)")
-        .bind(&id)
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    assert_eq!(swept, 1);
+    assert_eq!(run_out_leases(&pool, &id).await, 1);
     // The second tab gets a new pair; the first tab answers its old one late.
     let second = next(&app, &w, &id).await;
     let second_id = second["Judge"]["assignment_id"].as_str().unwrap();
@@ -1333,6 +1346,92 @@ async fn a_late_answer_from_one_tab_brings_the_pair_another_tab_holds(pool: PgPo
         1
     );
     assert_eq!(next(&app, &w, &id).await, outcome["next"]);
+    app.stop().await;
+}
+
+/// An answer to a lease that ran out takes its pair's slot again, in the same write as its
+/// counts; when others took the last slot meanwhile, the worker is told so and nothing is
+/// stored.
+#[sqlx::test(migrations = "../migrations")]
+async fn a_late_answer_takes_its_slot_again_or_is_told_the_pair_went_to_another_worker(
+    pool: PgPool,
+) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            judgments_per_pair: 1,
+            ..Setup::pairs(&pairs_csv(2))
+        },
+    )
+    .await;
+    let slots = |pair: String| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_as::<_, (i32, i32)>(
+                "select open_slots, n_judgments from judge_pair where pair_id = $1::uuid",
+            )
+            .bind(pair)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    let pair_of = |assignment: String| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, String>(
+                "select pair_id::text from judge_assignment where assignment_id = $1::uuid",
+            )
+            .bind(assignment)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    let (a, _) = app.annotator().await;
+    let (b, _) = app.annotator().await;
+    // a's lease runs out and its slot goes back; a answers late and takes it again.
+    let first = next(&app, &a, &id).await;
+    let first_id = first["Judge"]["assignment_id"].as_str().unwrap().to_owned();
+    let first_pair = pair_of(first_id.clone()).await;
+    run_out_leases(&pool, &id).await;
+    assert_eq!(slots(first_pair.clone()).await, (1, 0));
+    let resp = answer(&app, &a, &id, &first_id, truth(&first)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(slots(first_pair).await, (0, 1));
+    // a's next lease runs out and b takes the pair's only slot: a's late answer is refused,
+    // plainly, and leaves the pair as b holds it.
+    let outcome = json(resp).await;
+    let second_id = outcome["next"]["Judge"]["assignment_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let second_pair = pair_of(second_id.clone()).await;
+    run_out_leases(&pool, &id).await;
+    let taken = next(&app, &b, &id).await;
+    assert_eq!(
+        pair_of(taken["Judge"]["assignment_id"].as_str().unwrap().to_owned()).await,
+        second_pair
+    );
+    assert_eq!(slots(second_pair.clone()).await, (0, 0));
+    let resp = answer(&app, &a, &id, &second_id, true).await;
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    assert!(
+        resp.text()
+            .await
+            .unwrap()
+            .contains("went to another worker"),
+        "the worker is told what happened"
+    );
+    assert_eq!(slots(second_pair).await, (0, 0));
+    assert_eq!(
+        count(&pool, "select count(*) from judge_judgment").await,
+        1,
+        "only the first late answer is stored"
+    );
     app.stop().await;
 }
 

@@ -168,7 +168,7 @@ fn redundancy_simulation() {
                     accuracy: if weighted { estimate } else { 0.8 },
                 });
                 // A coming judgment weighs as the live rule weighs it; a pair keeps a settled
-                // label only below its maximum (`judge_settle_pair.sql`).
+                // label only below its maximum (`judge_pair_settlement.sql`).
                 let settled = match settle(&r, 0.5, &seen, NEXT_ACCURACY) {
                     Settling::Open => continue,
                     Settling::Settled { paraphrase, .. } if seen.len() < max as usize => {
