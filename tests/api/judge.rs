@@ -1349,9 +1349,8 @@ async fn a_late_answer_from_one_tab_brings_the_pair_another_tab_holds(pool: PgPo
     app.stop().await;
 }
 
-/// An answer to a lease that ran out takes its pair's slot again, in the same write as its
-/// counts; when others took the last slot meanwhile, the worker is told so and nothing is
-/// stored.
+/// An answer to a lease that ran out takes its pair's slot again and counts its judgment; when
+/// others took the last slot meanwhile, the worker is told so and nothing is stored.
 #[sqlx::test(migrations = "../migrations")]
 async fn a_late_answer_takes_its_slot_again_or_is_told_the_pair_went_to_another_worker(
     pool: PgPool,
@@ -1397,7 +1396,7 @@ async fn a_late_answer_takes_its_slot_again_or_is_told_the_pair_went_to_another_
     let first = next(&app, &a, &id).await;
     let first_id = first["Judge"]["assignment_id"].as_str().unwrap().to_owned();
     let first_pair = pair_of(first_id.clone()).await;
-    run_out_leases(&pool, &id).await;
+    assert_eq!(run_out_leases(&pool, &id).await, 1);
     assert_eq!(slots(first_pair.clone()).await, (1, 0));
     let resp = answer(&app, &a, &id, &first_id, truth(&first)).await;
     assert_eq!(resp.status(), StatusCode::OK);
@@ -1410,7 +1409,7 @@ async fn a_late_answer_takes_its_slot_again_or_is_told_the_pair_went_to_another_
         .unwrap()
         .to_owned();
     let second_pair = pair_of(second_id.clone()).await;
-    run_out_leases(&pool, &id).await;
+    assert_eq!(run_out_leases(&pool, &id).await, 1);
     let taken = next(&app, &b, &id).await;
     assert_eq!(
         pair_of(taken["Judge"]["assignment_id"].as_str().unwrap().to_owned()).await,
