@@ -324,7 +324,7 @@ impl Client {
     }
 
     /// Pays the bulk bonus `id`. **Not idempotent on Prolific**: the caller makes it at most
-    /// once per bonus (`db::platforms::start_paying`), and never again after no answer.
+    /// once per bonus (`db::prolific::start_paying`), and never again after no answer.
     pub async fn pay_bonus(&self, id: &str) -> Result<(), CallError> {
         let sent = self
             .auth(

@@ -243,3 +243,47 @@ test('the confidence gate stops a worker who answers at random and says why, at 
     await page.context().close();
   }
 });
+
+test('the pair list gives each label with the posterior behind it, at desktop and phone width', async () => {
+  const admin = await adminContext();
+  // Adaptive redundancy: 3 to 6 judgments a pair, settled at 95%; the gate stays out of it.
+  const id = await call(admin, 'admin/create_judge_campaign', {
+    title: 'Labels and posteriors', instructions: 'Read both sentences.', definition: 'loose',
+    judgments_per_pair: '6', min_judgments_per_pair: '3', test_every: '0', min_test_accuracy: '0.85', min_kappa: '0.2',
+    gate_min_judgments: '10000', gate_rule: '',
+  });
+  const pairs = PAIRS.split('\n').slice(0, 5).join('\n');
+  await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'pairs.csv', content: pairs, labels_are_tests: 'false' });
+  await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
+  // Six workers, truthful but on "Pair 0", where they split 4 to 2: the other pairs settle at
+  // three votes, and Pair 0 takes all six.
+  const split = [true, false, true, false, true, true];
+  await judgeAll(id, 6, 'l', (w, task) => (task.Judge.sentence1.startsWith('Pair 0 ')
+    ? split[w] : task.Judge.sentence2.includes('[P]')));
+  await admin.close();
+
+  for (const [what, options] of [['desktop', { viewport: { width: 1280, height: 900 } }], ['phone', phone(390)]]) {
+    const page = await newPage(browser, options);
+    await call(page.context(), 'login', { username: 'admin', password: server.adminPassword });
+    await page.goto(`${server.url}/admin/campaigns/${id}`);
+    await hydrated(page);
+    // The list opens on test pairs, and says how to see the rest when there are none.
+    await page.getByText('No test pairs yet. Untick “Only test pairs” to see every pair.').waitFor();
+    await page.getByLabel('Only test pairs').uncheck();
+    const rows = page.getByRole('table', { name: 'Pairs' }).locator('tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 4);
+    for (let i = 1; i < 4; i += 1) {
+      const label = i % 2 ? 'not paraphrase' : 'paraphrase';
+      const text = await rows.filter({ hasText: `Pair ${i} says one thing.` }).textContent();
+      assert.match(text, new RegExp(`\\d / 3 · ${label} \\(posterior (0\\.9\\d|1\\.00)\\)`), `${what}: ${text}`);
+    }
+    // The split pair: its label if the posterior reached 95% at the maximum, else unresolved
+    // with the posterior of "paraphrase".
+    const splitText = await rows.filter({ hasText: 'Pair 0 says one thing.' }).textContent();
+    assert.match(splitText, /4 \/ 6 · (paraphrase \(posterior (0\.9\d|1\.00)\)|unresolved \(paraphrase at 0\.\d\d\))/, `${what}: ${splitText}`);
+    assert.equal(await sidewaysScroll(page), 0, `the campaign page scrolls sideways at ${what} width`);
+    assert.deepEqual(unexpectedErrors(page), []);
+    await page.context().close();
+  }
+});

@@ -1,14 +1,15 @@
 -- Where an ordinary pair's label stands, read and not written: its trusted votes, each weighted
 -- by its worker's accuracy as of their last counts (`judge_vote_accuracy`), put through the
 -- campaign's redundancy settings (`judge_settling`, a coming judgment weighed as 0.99:
--- `settle::NEXT_ACCURACY`). p_judgments is the pair's number of judgments (the caller may not
--- have written the newest yet). Below its maximum a settled pair has its label in
--- `settled_label` and is no longer served; anything else has none. `posterior` is the posterior
--- of "paraphrase" (null below the minimum, where nothing is read). `labelled`: the pair has its
--- label now (settled, or its maximum of trusted votes). Reads at most a pair's judgments: an
--- answer's cost stays flat. The writers: `judge_answer` (the pair's one write of an answer) and
--- `judge_settle_pair` (after a change of trust).
--- needs: judge_pooled_evidence, judge_vote_accuracy, judge_settling
+-- `settle::NEXT_ACCURACY`). p_judgments is the pair's number of trusted judgments (the caller
+-- may not have written the newest into the pair's counts yet). A pair settled while it can still
+-- get judgments has its label in `settled_label` and is no longer served; anything else has
+-- none. `posterior` is the posterior of "paraphrase" (null below the minimum, where no votes are
+-- read). `labelled`: the pair has its label now, settled or because every slot is taken
+-- (`judge_pair_taken`; at the maximum `labels::pair_label` gives it). Reads at most a pair's
+-- judgments: an answer's cost stays flat. The writers: `judge_answer` (the pair's one write of
+-- an answer) and `judge_settle_pair` (after a change of trust).
+-- needs: judge_pooled_evidence, judge_vote_accuracy, judge_settling, judge_pair_taken
 create or replace function judge_pair_settlement(
     p_pair uuid, p_campaign uuid, p_judgments int4,
     out settled_label bool, out posterior float8, out labelled bool)
@@ -17,6 +18,7 @@ declare
     s record;
     labels bool[];
     accuracies float8[];
+    taken int4;
     outcome record;
 begin
     labelled := false;
@@ -24,9 +26,15 @@ begin
     into s
     from judge_settings st
     where st.campaign_id = p_campaign;
+    if not found then
+        return;
+    end if;
+    -- A stopped worker's judgment keeps its slot: with every slot taken no judgment can come.
+    taken := judge_pair_taken(p_pair);
     -- Below the minimum nothing settles (`settle` says open): no votes are read, and the
     -- posterior waits for the minimum too.
-    if not found or p_judgments < s.min_judgments_per_pair then
+    if p_judgments < s.min_judgments_per_pair then
+        labelled := taken >= s.judgments_per_pair;
         return;
     end if;
     with v as (
@@ -49,9 +57,8 @@ begin
     select * into outcome
     from judge_settling(s.min_judgments_per_pair, s.judgments_per_pair, s.settle_confidence,
                         0.5, labels, accuracies, 0.99);
-    settled_label := case when outcome.state = 'settled'
-                               and cardinality(labels) < s.judgments_per_pair
+    settled_label := case when outcome.state = 'settled' and taken < s.judgments_per_pair
                           then outcome.paraphrase end;
     posterior := case when cardinality(labels) > 0 then outcome.p_paraphrase end;
-    labelled := settled_label is not null or cardinality(labels) >= s.judgments_per_pair;
+    labelled := settled_label is not null or taken >= s.judgments_per_pair;
 end $$;

@@ -1,7 +1,7 @@
 -- Settles an ordinary pair again, or opens it again, after its trusted votes changed without a
 -- new judgment (a change of trust: `service::gate_table::after_flips`): writes the label and
 -- posterior `judge_pair_settlement` gives, where they changed. Returns whether the pair has its
--- label now (settled, or its maximum of trusted votes); false for a test pair or none. An answer
+-- label now (settled, or every slot taken: `judge_pair_taken`); false for a test pair or none. An answer
 -- does not call this: `judge_answer` writes its pair once, counts and label together.
 -- needs: judge_pair_settlement
 create or replace function judge_settle_pair(p_pair uuid) returns bool

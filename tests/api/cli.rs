@@ -329,6 +329,7 @@ fn replay_runs_a_past_study_through_the_gate_and_adaptive_redundancy() {
         "{out}"
     );
     assert_eq!(s["aggregator"], "posterior");
+    assert!(n("unresolved") <= n("items") - n("test_items"), "{out}");
 
     // Fixed redundancy of all 8, no gate: every row is used and nobody stopped.
     let (ok, out, err) = replay(&[

@@ -20,7 +20,7 @@ use sqlx::PgPool;
 
 use crate::helpers::TestApp;
 use crate::studies::{json as ok_json, judging};
-use crate::study_pay::{arrive, complete, judge_n, link, terms};
+use crate::study_pay::{arrive, complete, connect_and_batch, judge_n, link, terms};
 
 const KEY: &str = "AKIDFAKEMTURK0000001";
 const HIT: &str = "3HITFAKE0000000000000000000001";
@@ -560,47 +560,8 @@ async fn owed_batch(
         complete(&app, &w, &id).await;
         submitted(fake, assignment, worker, "Approved");
     }
-    let view = ok_json(
-        app.call(&researcher, "research/mturk", &[("campaign_id", &id)])
-            .await,
-    )
-    .await;
-    let link_id = view["links"][0]["study_link_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    ok_json(
-        app.call(
-            &researcher,
-            "research/mturk_connect",
-            &[
-                ("campaign_id", &id),
-                ("study_link_id", &link_id),
-                ("hit_ids", HIT),
-            ],
-        )
-        .await,
-    )
-    .await;
-    let page = ok_json(
-        app.call(&researcher, "research/payments", &[("campaign_id", &id)])
-            .await,
-    )
-    .await;
-    let batch = page["next_batch_id"].as_str().unwrap().to_owned();
-    let made = ok_json(
-        app.call(
-            &researcher,
-            "research/make_payment_batch",
-            &[
-                ("campaign_id", &id),
-                ("batch_id", &batch),
-                ("top_up", "false"),
-            ],
-        )
-        .await,
-    )
-    .await;
+    let (link_id, batch, made) =
+        connect_and_batch(&app, &researcher, &id, "mturk", ("hit_ids", HIT)).await;
     assert_eq!(made["total_cents"], 6, "{made}");
     (app, researcher, id, link_id, batch)
 }

@@ -17,7 +17,7 @@ use sqlx::PgPool;
 
 use crate::helpers::{client, TestApp};
 use crate::studies::{json as ok_json, judging};
-use crate::study_pay::{arrive, complete, judge_n, link, terms};
+use crate::study_pay::{arrive, complete, connect_and_batch, judge_n, link, terms};
 
 const TOKEN: &str = "fake-prolific-token-7Hq2";
 const STUDY: &str = "65f0c0ffee0123456789abcd";
@@ -749,47 +749,8 @@ async fn owed_batch(
     .await;
     judge_n(&app, &w, &id, 2, true).await;
     complete(&app, &w, &id).await;
-    let view = ok_json(
-        app.call(&researcher, "research/prolific", &[("campaign_id", &id)])
-            .await,
-    )
-    .await;
-    let link_id = view["links"][0]["study_link_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    ok_json(
-        app.call(
-            &researcher,
-            "research/prolific_connect",
-            &[
-                ("campaign_id", &id),
-                ("study_link_id", &link_id),
-                ("study_id", STUDY),
-            ],
-        )
-        .await,
-    )
-    .await;
-    let page = ok_json(
-        app.call(&researcher, "research/payments", &[("campaign_id", &id)])
-            .await,
-    )
-    .await;
-    let batch = page["next_batch_id"].as_str().unwrap().to_owned();
-    let made = ok_json(
-        app.call(
-            &researcher,
-            "research/make_payment_batch",
-            &[
-                ("campaign_id", &id),
-                ("batch_id", &batch),
-                ("top_up", "false"),
-            ],
-        )
-        .await,
-    )
-    .await;
+    let (link_id, batch, made) =
+        connect_and_batch(&app, &researcher, &id, "prolific", ("study_id", STUDY)).await;
     assert_eq!(made["total_cents"], 3, "{made}");
     (app, researcher, id, link_id, batch, base)
 }

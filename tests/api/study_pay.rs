@@ -66,6 +66,60 @@ async fn bonus_batch(
     .await
 }
 
+/// Connects the campaign `id`'s only link on `platform` (`mturk` or `prolific`) with `connection`
+/// (the connect call's own field, e.g. `("study_id", ...)`), then makes the batch the payments
+/// page offers next, with no top-up. Returns (link id, batch id, the batch's JSON).
+pub(crate) async fn connect_and_batch(
+    app: &TestApp,
+    researcher: &Client,
+    id: &str,
+    platform: &str,
+    connection: (&str, &str),
+) -> (String, String, serde_json::Value) {
+    let view = crate::studies::json(
+        app.call(
+            researcher,
+            &format!("research/{platform}"),
+            &[("campaign_id", id)],
+        )
+        .await,
+    )
+    .await;
+    let link_id = view["links"][0]["study_link_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    crate::studies::json(
+        app.call(
+            researcher,
+            &format!("research/{platform}_connect"),
+            &[("campaign_id", id), ("study_link_id", &link_id), connection],
+        )
+        .await,
+    )
+    .await;
+    let page = crate::studies::json(
+        app.call(researcher, "research/payments", &[("campaign_id", id)])
+            .await,
+    )
+    .await;
+    let batch = page["next_batch_id"].as_str().unwrap().to_owned();
+    let made = crate::studies::json(
+        app.call(
+            researcher,
+            "research/make_payment_batch",
+            &[
+                ("campaign_id", id),
+                ("batch_id", &batch),
+                ("top_up", "false"),
+            ],
+        )
+        .await,
+    )
+    .await;
+    (link_id, batch, made)
+}
+
 /// Creates a link with no limit and returns its slug.
 pub(crate) async fn link(app: &TestApp, admin: &Client, id: &str, platform: &str) -> String {
     crate::studies::link(app, admin, id, platform, "", "").await

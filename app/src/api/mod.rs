@@ -12,7 +12,7 @@ pub mod judge_admin;
 pub mod judge_report;
 pub mod mining;
 pub mod mturk;
-pub mod platforms;
+pub mod prolific;
 pub mod scorer;
 pub mod studies;
 

@@ -66,6 +66,10 @@ pub struct ExportPair {
     pub n_paraphrase: i32,
     /// The label it settled on before its maximum (adaptive redundancy).
     pub settled_label: Option<bool>,
+    /// Judgments holding one of its slots (`judge_pair_taken`), counted only where it can have
+    /// reached the maximum without that many trusted judgments (no slot open); elsewhere the
+    /// trusted judgments, on the same side of the maximum.
+    pub taken: i32,
     /// A test pair promoted from a settled pair: its gold label is the crowd's.
     pub gold_promoted: bool,
     /// The posterior of "paraphrase" as of its last judgment; `None` before the first.
@@ -165,8 +169,11 @@ fn pair_rows<'e>(
                        then (select count(*) from judge_judgment j
                              where j.pair_id = p.pair_id and j.is_paraphrase)::int4
                        else p.n_paraphrase end as "n_paraphrase!",
-                  p.settled_label, p.posterior, p.gold_promoted
+                  p.settled_label, p.posterior, p.gold_promoted,
+                  case when p.is_test or p.n_judgments >= s.judgments_per_pair or p.open_slots > 0
+                       then p.n_judgments else judge_pair_taken(p.pair_id) end as "taken!"
            from judge_pair p
+           join judge_settings s using (campaign_id)
            where p.campaign_id = $1 order by p.created_at, p.pair_id"#,
         campaign_id as CampaignId
     )

@@ -262,7 +262,7 @@ pub async fn discard(
 ) -> Result<bool, AppError> {
     // A payment through Prolific takes its bonus's row before it calls: lock that row first, so
     // a payment under way is seen here (the check below reads the state after the lock).
-    super::platforms::lock_bonus_state(&mut *db, batch).await?;
+    super::prolific::lock_bonus_state(&mut *db, batch).await?;
     // MTurk's bonuses are taken under a share lock of the batch: the batch's row first.
     super::mturk::lock_batch_sends(&mut *db, batch).await?;
     Ok(sqlx::query!(

@@ -44,6 +44,12 @@ pub struct PairRecord {
     /// The label it settled on before its maximum (adaptive redundancy), if it did.
     #[serde(default)]
     pub settled_label: Option<bool>,
+    /// The posterior of "paraphrase" from its weighted trusted votes, once it has the minimum.
+    #[serde(default)]
+    pub posterior: Option<f64>,
+    /// Judgments holding one of its slots (trusted, or by a worker since stopped).
+    #[serde(default)]
+    pub taken: i32,
     /// A test pair promoted from a settled ordinary pair (its gold is the crowd's label).
     #[serde(default)]
     pub gold_promoted: bool,
@@ -55,8 +61,8 @@ pub struct PairRecord {
 pub struct AdminPair {
     #[serde(flatten)]
     pub pair: PairRecord,
-    /// The label once the pair has it (settled, or by vote threshold at all its judgments),
-    /// else `None`.
+    /// The label once the pair has it (settled, or at its maximum by the campaign's rule:
+    /// `labels::pair_label`), else `None`.
     pub label: Option<VoteLabel>,
 }
 

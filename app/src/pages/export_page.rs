@@ -133,7 +133,7 @@ fn Export(v: ExportPageData, q: ExportQuery) -> impl IntoView {
         let unresolved = if by_model.is_some() {
             "are unresolved (both labels equally likely)"
         } else {
-            "are unresolved (a vote between the thresholds)"
+            "are unresolved (votes between the thresholds, or a posterior short of the campaign's target)"
         };
         format!(
             "{labelled} of {} pairs have a label {}: {} {short} and {} {unresolved}. {what}",

@@ -181,13 +181,11 @@ impl Labeller {
         let votes = PairVotes {
             judgments: p.n_judgments.max(0) as u32,
             paraphrase: p.n_paraphrase.max(0) as u32,
+            taken: p.taken.max(0) as u32,
             settled: p.settled_label,
+            posterior: p.posterior,
         };
-        match pair_label(
-            votes,
-            self.settings.judgments_per_pair,
-            self.settings.thresholds,
-        ) {
+        match pair_label(votes, self.settings.label_rule()) {
             None => Err(Unlabelled::ShortOfJudgments),
             Some(VoteLabel::Paraphrase) => Ok(1),
             Some(VoteLabel::NotParaphrase) => Ok(0),
@@ -361,11 +359,12 @@ async fn judge_stream(
 }
 
 /// A pair's row; `by_model`: its label came from a model, which the settling rule's posterior
-/// does not describe (left empty).
+/// does not describe (left empty). The posterior is its label's, or for a pair kept without
+/// one (unresolved) that of "paraphrase".
 fn pair_row(p: ExportPair, label: Option<u8>, part: Part, by_model: bool) -> PairRow {
     let posterior = match (p.is_test || by_model, label, p.posterior) {
-        (false, Some(1), Some(yes)) => Some(yes),
-        (false, Some(_), Some(yes)) => Some(1.0 - yes),
+        (false, Some(0), Some(yes)) => Some(1.0 - yes),
+        (false, _, Some(yes)) => Some(yes),
         _ => None,
     };
     PairRow {

@@ -178,10 +178,11 @@ pub async fn list_pairs(
                         PairVotes {
                             judgments: pair.n_judgments.max(0) as u32,
                             paraphrase: pair.n_paraphrase.max(0) as u32,
+                            taken: pair.taken.max(0) as u32,
                             settled: pair.settled_label,
+                            posterior: pair.posterior,
                         },
-                        settings.judgments_per_pair,
-                        settings.thresholds,
+                        settings.label_rule(),
                     )
                 })
                 .flatten(),

@@ -98,12 +98,8 @@ pub async fn check(
         .await?
         .ok_or(AppError::NotFound)?;
     let votes = db::first_batch_votes(pool, campaign_id, run_id, &group).await?;
-    let Some((paraphrases, pairs)) = follow_up_decision(
-        &votes,
-        settings.judgments_per_pair,
-        settings.thresholds,
-        &params,
-    ) else {
+    let Some((paraphrases, pairs)) = follow_up_decision(&votes, settings.label_rule(), &params)
+    else {
         return Ok(None);
     };
     let mut tx = pool.begin().await?;

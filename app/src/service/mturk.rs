@@ -7,7 +7,7 @@ use sqlx::PgPool;
 
 use super::prolific::{call_view, link_workers, made_already, reconcile_view};
 use crate::db::mturk as db;
-use crate::db::platforms as calls;
+use crate::db::platform_calls as calls;
 use crate::domain::study::bonus_files;
 use crate::domain::study::platform::ExternalId;
 use crate::domain::study::reconcile::{self, SubmissionStatus};

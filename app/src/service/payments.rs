@@ -216,7 +216,7 @@ pub async fn mark_paid(
     let mut tx = pool.begin().await?;
     // A batch whose payment through Prolific is under way, or gave no answer, is settled on
     // the Prolific section from what Prolific shows, not marked here.
-    if let Some("paying" | "unknown") = crate::db::platforms::lock_bonus_state(&mut *tx, id)
+    if let Some("paying" | "unknown") = crate::db::prolific::lock_bonus_state(&mut *tx, id)
         .await?
         .as_deref()
     {

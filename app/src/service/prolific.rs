@@ -4,7 +4,8 @@
 //! one call, recorded before it is made and after it is answered.
 use sqlx::PgPool;
 
-use crate::db::platforms as db;
+use crate::db::platform_calls as calls;
+use crate::db::prolific as db;
 use crate::domain::study::platform::ExternalId;
 use crate::domain::study::reconcile::{self, SubmissionStatus, Worker};
 use crate::domain::BatchId;
@@ -30,7 +31,7 @@ fn platform_error(e: CallError) -> AppError {
 }
 
 /// A recorded call in words, on the platform of its link.
-pub(super) fn call_view(c: db::CallRow) -> CallView {
+pub(super) fn call_view(c: calls::CallRow) -> CallView {
     let (name, things) = if c.platform == "mturk" {
         ("MTurk", "assignment")
     } else {
@@ -96,7 +97,7 @@ pub async fn view(
             seen_study_ids: l.seen_study_ids,
         })
         .collect();
-    let calls = db::calls(&mut *conn, campaign, "prolific")
+    let calls = calls::calls(&mut *conn, campaign, "prolific")
         .await?
         .into_iter()
         .map(call_view)
@@ -222,8 +223,8 @@ pub(super) async fn made_already(
     campaign: CampaignId,
     link: StudyLinkId,
     call: PlatformCallId,
-) -> Result<Option<db::CallRow>, AppError> {
-    match db::find_call(pool, campaign, call.0).await? {
+) -> Result<Option<calls::CallRow>, AppError> {
+    match calls::find_call(pool, campaign, call.0).await? {
         Some(made) if made.study_link_id != link.0 => Err(AppError::Conflict(
             "That form belongs to another link: reload the page.".into(),
         )),
@@ -318,7 +319,7 @@ pub async fn approve(
             repeated: false,
         });
     }
-    if !db::begin_call(pool, call.0, link.0, "approve", &ids, by).await? {
+    if !calls::begin_call(pool, call.0, link.0, "approve", &ids, by).await? {
         // Another request with this id got there between the two reads.
         return Err(AppError::Conflict(
             "This approval is already being made (another tab?). Reload to see it.".into(),
@@ -326,7 +327,7 @@ pub async fn approve(
     }
     let result = c.bulk_approve(&ids).await;
     let (outcome, detail) = outcome_of(&result);
-    db::end_call(pool, call.0, outcome, &detail).await?;
+    calls::end_call(pool, call.0, outcome, &detail).await?;
     result.map_err(platform_error)?;
     let n = ids.len() as u32;
     Ok(ApproveOutcome {
@@ -509,14 +510,14 @@ pub async fn reject(
         ));
     }
     let target = [submission.to_owned()];
-    if !db::begin_call(pool, call.0, link.0, "reject", &target, by).await? {
+    if !calls::begin_call(pool, call.0, link.0, "reject", &target, by).await? {
         return Err(AppError::Conflict(
             "This rejection is already being made (another tab?). Reload to see it.".into(),
         ));
     }
     let result = c.reject(submission, category, &message).await;
     let (outcome, detail) = outcome_of(&result);
-    db::end_call(pool, call.0, outcome, &detail).await?;
+    calls::end_call(pool, call.0, outcome, &detail).await?;
     result.map_err(platform_error)?;
     Ok(format!("Prolific rejected submission {submission}."))
 }

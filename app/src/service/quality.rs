@@ -71,12 +71,8 @@ pub async fn republish(
     let low_ids: Vec<UserId> = low.iter().map(|&i| workers[i].app_user_id).collect();
     let flips = db::republish(&mut tx, campaign_id, &low_ids).await?;
     gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
-    let judgments_moved = flips.len() as i64;
-    let pairs_moved = flips
-        .iter()
-        .map(|f| f.pair_id)
-        .collect::<std::collections::HashSet<_>>()
-        .len() as i64;
+    let (judgments_moved, pairs_moved) =
+        set_aside_stopped(&mut tx, campaign_id, &low_ids, &flips).await?;
     for &i in &low {
         let w = &workers[i];
         let kappa = kappas[i];
@@ -152,6 +148,32 @@ pub async fn set_worker_status(
     Ok(())
 }
 
+/// After `flips` set aside the trusted judgments of `workers`, sets aside the ones that had
+/// already stopped counting (a worker the gate or an admin stopped before): their slots come
+/// back too, and their pairs are settled again (`db::resettle`). Returns the judgments and the
+/// pairs set aside in all.
+async fn set_aside_stopped(
+    tx: &mut sqlx::PgConnection,
+    campaign_id: CampaignId,
+    workers: &[UserId],
+    flips: &[db::TrustFlip],
+) -> Result<(i64, i64), AppError> {
+    let stopped = db::set_aside_stopped(&mut *tx, campaign_id, workers).await?;
+    let reopened: Vec<PairId> = stopped
+        .iter()
+        .copied()
+        .collect::<std::collections::HashSet<_>>()
+        .into_iter()
+        .collect();
+    db::resettle(&mut *tx, &reopened).await?;
+    let pairs: std::collections::HashSet<PairId> = flips
+        .iter()
+        .map(|f| f.pair_id)
+        .chain(stopped.iter().copied())
+        .collect();
+    Ok(((flips.len() + stopped.len()) as i64, pairs.len() as i64))
+}
+
 /// Excludes a flagged worker after a researcher's review (the dashboard flags one whose test
 /// pairs are answered far better than their ordinary pairs, `domain::judge::harvest`, and shows
 /// groups of accounts that answer alike or share a network and browser): in one
@@ -213,12 +235,7 @@ pub async fn exclude_worker(
     }
     let flips = db::republish(&mut tx, campaign_id, &[user]).await?;
     gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
-    let judgments = flips.len() as i64;
-    let pairs = flips
-        .iter()
-        .map(|f| f.pair_id)
-        .collect::<std::collections::HashSet<_>>()
-        .len() as i64;
+    let (judgments, pairs) = set_aside_stopped(&mut tx, campaign_id, &[user], &flips).await?;
     if status == WorkerStatus::Active {
         // The worker reads this reason too: it names no other account.
         let reason = match &group {

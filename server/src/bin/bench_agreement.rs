@@ -9,7 +9,9 @@ use std::time::Instant;
 
 use app::domain::dawid_skene::{dawid_skene, Answer};
 use app::domain::glad::glad;
-use app::domain::judge::labels::{default_thresholds, pair_label, PairVotes, VoteLabel};
+use app::domain::judge::labels::{
+    default_thresholds, pair_label, AtMaximum, LabelRule, PairVotes, VoteLabel,
+};
 use app::domain::judge::replay::{self, Aggregator, Options, Row};
 use app::domain::judge::report::{agreement, Judgment};
 use app::domain::judge::settings::GateRule;
@@ -112,8 +114,9 @@ fn gate_goals() {
 /// Adaptive redundancy against fixed redundancy, on a simulated crowd whose workers differ
 /// (70% careful at 85-97%, 20% at 65-80%, 10% at random), each worker's accuracy estimated from
 /// their 10 test answers as the gate would know it: the share of pairs whose label equals the
-/// truth and the judgments spent per pair. The adaptive rules label as a live campaign does: the
-/// settled label, or at the maximum the vote thresholds'; a tie is unresolved (wrong here).
+/// truth, the share left unresolved (a tie; under adaptive redundancy a pair at its maximum whose
+/// posterior is short of the target), and the judgments spent per pair. The adaptive rules label
+/// as a live campaign does (`labels::pair_label`).
 fn redundancy_simulation() {
     let mut rng = Rng::new(0x5eed_1234_abcd_0003);
     let workers: Vec<(f64, f64)> = (0..60)
@@ -129,8 +132,18 @@ fn redundancy_simulation() {
         .collect();
     let pairs = 20_000;
     let max = 10u32;
-    // (right labels, judgments) per rule: fixed 6, fixed 10, count-only, weighted.
-    let mut tally = [(0u32, 0u64); 4];
+    let redundancy = |confidence| Redundancy {
+        min: 3,
+        max,
+        confidence,
+    };
+    let rule = |confidence| LabelRule {
+        max,
+        at_maximum: AtMaximum::Posterior { confidence },
+    };
+    // (right labels, unresolved, judgments) per rule: fixed 6, fixed 10, then counted and
+    // weighted at a target of 0.95, and again at 0.99.
+    let mut tally = [(0u32, 0u32, 0u64); 6];
     for _ in 0..pairs {
         let truth = rng.unit() < 0.4;
         let mut order: Vec<usize> = Vec::new();
@@ -152,15 +165,18 @@ fn redundancy_simulation() {
             (2 * yes != n).then_some(2 * yes > n)
         };
         for (i, n) in [(0, 6), (1, 10)] {
-            tally[i].0 += u32::from(fixed(n) == Some(truth));
-            tally[i].1 += n as u64;
+            let label = fixed(n);
+            tally[i].0 += u32::from(label == Some(truth));
+            tally[i].1 += u32::from(label.is_none());
+            tally[i].2 += n as u64;
         }
-        let r = Redundancy {
-            min: 3,
-            max,
-            confidence: 0.95,
-        };
-        for (i, weighted) in [(2, false), (3, true)] {
+        for (i, weighted, confidence) in [
+            (2, false, 0.95),
+            (3, true, 0.95),
+            (4, false, 0.99),
+            (5, true, 0.99),
+        ] {
+            let (r, rule) = (redundancy(confidence), rule(confidence));
             let mut seen = Vec::new();
             for &(paraphrase, estimate) in &votes {
                 seen.push(Vote {
@@ -168,51 +184,63 @@ fn redundancy_simulation() {
                     accuracy: if weighted { estimate } else { 0.8 },
                 });
                 // A coming judgment weighs as the live rule weighs it; a pair keeps a settled
-                // label only below its maximum (`judge_pair_settlement.sql`).
-                let settled = match settle(&r, 0.5, &seen, NEXT_ACCURACY) {
+                // label only below its maximum (`judge_pair_settlement.sql`), and its posterior
+                // of "paraphrase" always.
+                let (settled, posterior) = match settle(&r, 0.5, &seen, NEXT_ACCURACY) {
                     Settling::Open => continue,
-                    Settling::Settled { paraphrase, .. } if seen.len() < max as usize => {
-                        Some(paraphrase)
-                    }
-                    Settling::Settled { .. } | Settling::Unresolved { .. } => None,
+                    Settling::Settled {
+                        paraphrase,
+                        posterior,
+                    } => (
+                        (seen.len() < max as usize).then_some(paraphrase),
+                        if paraphrase {
+                            posterior
+                        } else {
+                            1.0 - posterior
+                        },
+                    ),
+                    Settling::Unresolved { posterior } => (None, posterior),
                 };
-                // The label a live campaign gives (`labels::pair_label`): the settled one, or
-                // at the maximum the vote thresholds'.
                 let label = pair_label(
                     PairVotes {
                         judgments: seen.len() as u32,
                         paraphrase: seen.iter().filter(|v| v.paraphrase).count() as u32,
+                        taken: seen.len() as u32,
                         settled,
+                        posterior: Some(posterior),
                     },
-                    max,
-                    default_thresholds(max),
+                    rule,
                 );
-                tally[i].0 += u32::from(
-                    label
-                        == Some(if truth {
-                            VoteLabel::Paraphrase
-                        } else {
-                            VoteLabel::NotParaphrase
-                        }),
-                );
+                let right = if truth {
+                    VoteLabel::Paraphrase
+                } else {
+                    VoteLabel::NotParaphrase
+                };
+                tally[i].0 += u32::from(label == Some(right));
+                tally[i].1 += u32::from(label == Some(VoteLabel::Unresolved));
                 break;
             }
-            tally[i].1 += seen.len() as u64;
+            tally[i].2 += seen.len() as u64;
         }
     }
-    println!("adaptive redundancy, simulated ({pairs} pairs, 60 workers of mixed quality, at most {max} judgments, target 0.95):");
-    for (name, (right, judgments)) in [
+    println!("adaptive redundancy, simulated ({pairs} pairs, 60 workers of mixed quality, at most {max} judgments):");
+    for (name, (right, unresolved, judgments)) in [
         "fixed 6, majority",
         "fixed 10, majority",
-        "adaptive, votes counted (lead of 3)",
-        "adaptive, votes weighted by estimated accuracy",
+        "adaptive at 0.95, votes counted (lead of 3)",
+        "adaptive at 0.95, votes weighted by accuracy",
+        "adaptive at 0.99, votes counted (lead of 4)",
+        "adaptive at 0.99, votes weighted by accuracy",
     ]
     .iter()
     .zip(tally)
     {
+        let labelled = pairs - unresolved;
         println!(
-            "  {name:48} accuracy {:5.2}%  judgments per pair {:5.2} ({:3.0}% of fixed 10)",
+            "  {name:48} accuracy {:5.2}% (of the {labelled} labelled {:5.2}%, unresolved {:4.2}%)  judgments per pair {:5.2} ({:3.0}% of fixed 10)",
             f64::from(right) * 100.0 / f64::from(pairs),
+            f64::from(right) * 100.0 / f64::from(labelled.max(1)),
+            f64::from(unresolved) * 100.0 / f64::from(pairs),
             judgments as f64 / f64::from(pairs),
             judgments as f64 * 100.0 / (f64::from(pairs) * f64::from(max))
         );

@@ -68,7 +68,8 @@ pub async fn ordinary_judgments(
 }
 
 /// Sets aside the trusted judgments of ordinary pairs by `workers` (untrusted, republished) and
-/// gives their slots back, so trusted workers replace them. Returns the judgments it flipped.
+/// gives their slots back, so trusted workers replace them. Returns the judgments it flipped;
+/// [`set_aside_stopped`] does the same for the judgments that had already stopped counting.
 pub async fn republish(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -101,7 +102,38 @@ pub async fn republish(
     .await?)
 }
 
-/// Pairs with republished judgments that still wait for replacements (not settled meanwhile).
+/// Sets aside the judgments of ordinary pairs by `workers` that had already stopped counting
+/// (a stopped worker's: they held their slots) and gives their slots back, so other workers
+/// replace them. Returns the pair of each judgment set aside (a pair once per judgment).
+pub async fn set_aside_stopped(
+    conn: &mut PgConnection,
+    campaign_id: CampaignId,
+    workers: &[UserId],
+) -> Result<Vec<PairId>, AppError> {
+    let pairs: Vec<PairId> = sqlx::query_scalar!(
+        r#"update judge_judgment set republished = true
+           where campaign_id = $1 and app_user_id = any($2) and not trusted and not republished
+             and not is_test
+           returning pair_id as "pair_id: PairId""#,
+        campaign_id as CampaignId,
+        workers as &[UserId]
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    sqlx::query!(
+        r#"update judge_pair p set open_slots = p.open_slots + f.n
+           from (select pair_id, count(*)::int as n from unnest($1::uuid[]) as t(pair_id)
+                 group by pair_id) f
+           where p.pair_id = f.pair_id"#,
+        &pairs as &[PairId]
+    )
+    .execute(&mut *conn)
+    .await?;
+    Ok(pairs)
+}
+
+/// Pairs with republished judgments that still wait for replacements (not settled meanwhile,
+/// and a slot not yet taken: `judge_pair_taken`).
 pub async fn pending_republished(
     db: impl PgExecutor<'_>,
     campaign_id: CampaignId,
@@ -110,6 +142,7 @@ pub async fn pending_republished(
         r#"select count(*) as "n!" from judge_pair p join judge_settings s using (campaign_id)
            where p.campaign_id = $1 and p.n_judgments < s.judgments_per_pair
              and p.settled_label is null and not p.is_test
+             and judge_pair_taken(p.pair_id) < s.judgments_per_pair
              and exists (select 1 from judge_judgment j where j.pair_id = p.pair_id and j.republished)"#,
         campaign_id as CampaignId
     )

@@ -186,7 +186,8 @@ pub async fn list_pairs(
     Ok(sqlx::query_as!(
         PairRecord,
         r#"select pair_id as "pair_id: _", sentence1, sentence2, group_key, is_test, gold_label, gold_explanation,
-                  n_judgments, n_paraphrase, settled_label, gold_promoted
+                  n_judgments, n_paraphrase, settled_label, posterior, gold_promoted,
+                  judge_pair_taken(pair_id) as "taken!"
            from judge_pair where campaign_id = $1 and (is_test or not $2)
            order by created_at, sentence1, sentence2 offset $3 limit $4"#,
         campaign_id as CampaignId,

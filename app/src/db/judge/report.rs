@@ -10,7 +10,8 @@ pub struct Progress {
     pub pairs: i64,
     /// Hidden test pairs.
     pub test_pairs: i64,
-    /// Ordinary pairs with their label: all their judgments, or settled before.
+    /// Ordinary pairs with their label: settled, or every slot taken (all their judgments, or
+    /// some of them by workers since stopped).
     pub complete_pairs: i64,
     /// Ordinary pairs settled before their maximum (adaptive redundancy).
     pub settled_pairs: i64,
@@ -40,7 +41,10 @@ pub async fn progress(
                   count(*) filter (where p.is_test) as "test_pairs!",
                   count(*) filter (where not p.is_test
                                      and (p.n_judgments >= s.judgments_per_pair
-                                          or p.settled_label is not null))
+                                          or p.settled_label is not null
+                                          or (p.open_slots = 0
+                                              and judge_pair_taken(p.pair_id)
+                                                  >= s.judgments_per_pair)))
                       as "complete_pairs!",
                   count(*) filter (where not p.is_test and p.settled_label is not null)
                       as "settled_pairs!",

@@ -106,7 +106,8 @@ pub async fn first_batch_of_pair(
     .map(|r| (r.run_id, r.group_key, r.params)))
 }
 
-/// The trusted votes (and settled label) of each first-batch pair of a group in a campaign.
+/// The trusted votes (with the settled label, posterior and slots taken) of each first-batch
+/// pair of a group in a campaign.
 pub async fn first_batch_votes(
     db: impl PgExecutor<'_>,
     campaign_id: CampaignId,
@@ -114,7 +115,8 @@ pub async fn first_batch_votes(
     group: &str,
 ) -> Result<Vec<PairVotes>, AppError> {
     Ok(sqlx::query!(
-        r#"select p.n_judgments, p.n_paraphrase, p.settled_label
+        r#"select p.n_judgments, p.n_paraphrase, p.settled_label, p.posterior,
+                  judge_pair_taken(p.pair_id) as "taken!"
            from judge_pair p
            join mining_candidate m on m.candidate_id = p.mining_candidate_id
            where p.campaign_id = $1 and m.run_id = $2 and m.batch = 1 and p.group_key = $3"#,
@@ -128,7 +130,9 @@ pub async fn first_batch_votes(
     .map(|r| PairVotes {
         judgments: r.n_judgments.max(0) as u32,
         paraphrase: r.n_paraphrase.max(0) as u32,
+        taken: r.taken.max(0) as u32,
         settled: r.settled_label,
+        posterior: r.posterior,
     })
     .collect())
 }

@@ -142,8 +142,9 @@ pub struct PairRow {
     /// 1 paraphrase, 0 not, `None` unresolved (kept only when asked for).
     pub label: Option<u8>,
     /// The posterior of `label` by the settling rule (`domain::judge::settle`: each vote
-    /// weighted by its worker's estimated accuracy, as of the pair's last judgment); `None` for
-    /// a pair with no label, a test pair, or labels from a model.
+    /// weighted by its worker's estimated accuracy, as of the pair's last judgment), or for a
+    /// pair kept without a label that of "paraphrase"; `None` for a test pair, a pair below its
+    /// minimum of judgments, or labels from a model.
     #[serde(default)]
     pub posterior: Option<f64>,
     /// The pair's group (trend, URL, topic) that the split keeps together.

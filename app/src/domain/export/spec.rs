@@ -70,7 +70,9 @@ impl Rows {
 /// How a pair gets its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LabelBy {
-    /// The campaign's vote thresholds (MultiPIT: > 3 of 6 paraphrase, < 3 not, 3 unresolved).
+    /// The campaign's own rule (`labels::pair_label`): a settled label, or at the maximum the
+    /// vote thresholds under fixed redundancy (MultiPIT: > 3 of 6 paraphrase, < 3 not, 3
+    /// unresolved) and the weighted posterior under adaptive redundancy.
     Vote,
     /// Dawid-Skene's most probable label from the trusted judgments.
     DawidSkene,

@@ -22,10 +22,12 @@ use crate::domain::mining::words::words;
 /// Why a pair has no label in a labelled export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unlabelled {
-    /// Fewer trusted judgments than the campaign asks per pair (or, by Dawid-Skene, none).
+    /// Still waiting for judgments: not settled and a slot not yet taken (or, by Dawid-Skene,
+    /// no trusted judgment).
     ShortOfJudgments,
-    /// All its judgments, and the vote falls between the thresholds (by Dawid-Skene: both
-    /// labels equally likely).
+    /// All the judgments it will get, and no label from them (`labels::pair_label`: votes
+    /// between the thresholds, or a posterior short of the target; by Dawid-Skene: both labels
+    /// equally likely).
     Unresolved,
 }
 
@@ -33,9 +35,9 @@ pub enum Unlabelled {
 /// by default those rows are left out.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnlabelledCounts {
-    /// Pairs short of their judgments (no trusted judgment, by Dawid-Skene).
+    /// Pairs still waiting for judgments (no trusted judgment, by Dawid-Skene).
     pub short_of_judgments: u64,
-    /// Pairs with all their judgments and a vote between the thresholds (by Dawid-Skene: both
+    /// Pairs with all the judgments they will get and no label from them (by Dawid-Skene: both
     /// labels equally likely).
     pub unresolved: u64,
 }

@@ -10,7 +10,8 @@ pub enum VoteLabel {
     Paraphrase,
     /// Few enough "paraphrase" votes: not a paraphrase.
     NotParaphrase,
-    /// Between the thresholds (a 3-3 tie for six judgments): no label.
+    /// No label: between the thresholds (a 3-3 tie for six judgments), or under adaptive
+    /// redundancy a posterior short of the target at the maximum.
     Unresolved,
 }
 
@@ -44,25 +45,78 @@ pub fn vote_label(paraphrase_votes: u32, t: Thresholds) -> VoteLabel {
 }
 
 /// An ordinary pair's trusted votes as its label is read from them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairVotes {
     /// Trusted judgments.
     pub judgments: u32,
     /// Of which "paraphrase".
     pub paraphrase: u32,
+    /// Judgments that hold one of its slots: the trusted ones and those of stopped workers (a
+    /// stop gives no slot back); set-aside ones (republished, excluded) gave theirs back. At the
+    /// maximum no judgment can come.
+    pub taken: u32,
     /// The label the pair settled on before its maximum (adaptive redundancy, `settle.rs`).
     pub settled: Option<bool>,
+    /// The posterior of "paraphrase" from its trusted votes weighted by their workers'
+    /// accuracy (`judge_pair.posterior`); none below the minimum.
+    pub posterior: Option<f64>,
 }
 
-/// An ordinary pair's label, `None` while it waits for judgments: the label it settled on, or
-/// at `judgments_per_pair` judgments the vote thresholds' (MultiPIT's rule).
-pub fn pair_label(v: PairVotes, judgments_per_pair: u32, t: Thresholds) -> Option<VoteLabel> {
+/// How a campaign labels its pairs: a settled label, else nothing until a pair has taken its
+/// maximum of judgments, and then [`AtMaximum`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LabelRule {
+    /// Judgments a pair gets at most.
+    pub max: u32,
+    /// The label of a pair that got every judgment it will get without settling.
+    pub at_maximum: AtMaximum,
+}
+
+/// The label of a pair at its maximum.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AtMaximum {
+    /// Fixed redundancy (the minimum is the maximum, as in MultiPIT): the vote thresholds. A
+    /// pair short of trusted votes (a stopped worker's vote no longer counts) takes the label
+    /// its votes give whatever the missing ones would have said, else none.
+    Thresholds(Thresholds),
+    /// Adaptive redundancy: the leading label when its posterior reaches `confidence` (as
+    /// [`super::settle::settle`] decides at the maximum), else unresolved, with its posterior.
+    Posterior {
+        /// The campaign's target.
+        confidence: f64,
+    },
+}
+
+/// An ordinary pair's label by the campaign's rule, `None` while it waits for judgments.
+pub fn pair_label(v: PairVotes, rule: LabelRule) -> Option<VoteLabel> {
     match v.settled {
-        Some(true) => Some(VoteLabel::Paraphrase),
-        Some(false) => Some(VoteLabel::NotParaphrase),
-        None if v.judgments >= judgments_per_pair => Some(vote_label(v.paraphrase, t)),
-        None => None,
+        Some(true) => return Some(VoteLabel::Paraphrase),
+        Some(false) => return Some(VoteLabel::NotParaphrase),
+        None if v.taken < rule.max => return None,
+        None => {}
     }
+    Some(match rule.at_maximum {
+        AtMaximum::Thresholds(t) => {
+            let no = v.judgments.saturating_sub(v.paraphrase);
+            if v.paraphrase >= t.paraphrase_min {
+                VoteLabel::Paraphrase
+            } else if no >= rule.max.saturating_sub(t.not_max) {
+                VoteLabel::NotParaphrase
+            } else {
+                VoteLabel::Unresolved
+            }
+        }
+        AtMaximum::Posterior { confidence } => match v.posterior {
+            Some(p) if p.max(1.0 - p) >= confidence => {
+                if p >= 0.5 {
+                    VoteLabel::Paraphrase
+                } else {
+                    VoteLabel::NotParaphrase
+                }
+            }
+            _ => VoteLabel::Unresolved,
+        },
+    })
 }
 
 /// Checks campaign thresholds against the number of judgments per pair.
@@ -80,25 +134,148 @@ pub fn check_thresholds(judgments: u32, t: Thresholds) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_settled_pair_has_its_label_before_the_maximum() {
-        let t = default_thresholds(6);
-        let v = |judgments, paraphrase, settled| PairVotes {
+    /// A pair with `judgments` trusted votes of which `paraphrase` say so, all of them holding
+    /// a slot, with no settled label and no posterior.
+    fn v(judgments: u32, paraphrase: u32) -> PairVotes {
+        PairVotes {
             judgments,
             paraphrase,
-            settled,
+            taken: judgments,
+            settled: None,
+            posterior: None,
+        }
+    }
+
+    fn fixed(max: u32) -> LabelRule {
+        LabelRule {
+            max,
+            at_maximum: AtMaximum::Thresholds(default_thresholds(max)),
+        }
+    }
+
+    const ADAPTIVE: LabelRule = LabelRule {
+        max: 6,
+        at_maximum: AtMaximum::Posterior { confidence: 0.95 },
+    };
+
+    #[test]
+    fn a_settled_pair_has_its_label_before_the_maximum() {
+        use VoteLabel::*;
+        let settled = |judgments, paraphrase, label| PairVotes {
+            settled: Some(label),
+            ..v(judgments, paraphrase)
         };
-        assert_eq!(pair_label(v(3, 3, None), 6, t), None);
+        for rule in [fixed(6), ADAPTIVE] {
+            assert_eq!(pair_label(v(3, 3), rule), None);
+            assert_eq!(pair_label(settled(3, 3, true), rule), Some(Paraphrase));
+            assert_eq!(pair_label(settled(4, 1, false), rule), Some(NotParaphrase));
+        }
+        assert_eq!(pair_label(v(6, 3), fixed(6)), Some(Unresolved));
+        assert_eq!(pair_label(v(6, 4), fixed(6)), Some(Paraphrase));
+        assert_eq!(pair_label(v(6, 2), fixed(6)), Some(NotParaphrase));
+    }
+
+    #[test]
+    fn at_the_maximum_an_adaptive_pair_is_labelled_by_its_posterior_or_unresolved() {
+        use VoteLabel::*;
+        let at = |paraphrase, posterior| PairVotes {
+            posterior,
+            ..v(6, paraphrase)
+        };
+        // Four votes of six, but the two against came from workers known to be accurate: the
+        // posterior says "not", short of the target, so the pair is unresolved, where the vote
+        // thresholds would have called it a paraphrase.
+        assert_eq!(pair_label(at(4, Some(0.08)), ADAPTIVE), Some(Unresolved));
+        assert_eq!(pair_label(at(4, Some(0.08)), fixed(6)), Some(Paraphrase));
+        assert_eq!(pair_label(at(4, Some(0.94)), ADAPTIVE), Some(Unresolved));
+        assert_eq!(pair_label(at(4, Some(0.95)), ADAPTIVE), Some(Paraphrase));
+        // Three votes of six: the posterior's leading label where it reaches the target.
+        assert_eq!(pair_label(at(3, Some(0.03)), ADAPTIVE), Some(NotParaphrase));
+        assert_eq!(pair_label(at(3, Some(0.5)), ADAPTIVE), Some(Unresolved));
+        assert_eq!(pair_label(at(3, None), ADAPTIVE), Some(Unresolved));
+        // The same decision as the settling rule's at the maximum.
+        use super::super::settle::{settle, Redundancy, Settling, Vote};
+        let r = Redundancy {
+            min: 3,
+            max: 6,
+            confidence: 0.95,
+        };
+        for accuracies in [[0.7, 0.7, 0.7, 0.7, 0.95, 0.95], [0.9; 6], [0.8; 6]] {
+            for yes in 0..=6 {
+                let votes: Vec<Vote> = (0..6)
+                    .map(|i| Vote {
+                        paraphrase: i < yes,
+                        accuracy: accuracies[i],
+                    })
+                    .collect();
+                let s = settle(&r, 0.5, &votes, 0.99);
+                let posterior = match s {
+                    Settling::Settled {
+                        paraphrase,
+                        posterior,
+                    } => Some(if paraphrase {
+                        posterior
+                    } else {
+                        1.0 - posterior
+                    }),
+                    Settling::Unresolved { posterior } => Some(posterior),
+                    Settling::Open => unreachable!("at the maximum"),
+                };
+                let expected = match s {
+                    Settling::Settled {
+                        paraphrase: true, ..
+                    } => Paraphrase,
+                    Settling::Settled { .. } => NotParaphrase,
+                    _ => Unresolved,
+                };
+                assert_eq!(
+                    pair_label(at(yes as u32, posterior), ADAPTIVE),
+                    Some(expected),
+                    "{accuracies:?}, {yes} yes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_pair_whose_slots_are_all_taken_has_its_label_with_fewer_trusted_votes() {
+        use VoteLabel::*;
+        // Six slots taken, one of them by a stopped worker whose vote no longer counts.
+        let short = |paraphrase, posterior| PairVotes {
+            taken: 6,
+            posterior,
+            ..v(5, paraphrase)
+        };
+        // Fixed: a label only where the missing vote could not have changed it.
+        assert_eq!(pair_label(short(4, None), fixed(6)), Some(Paraphrase));
+        assert_eq!(pair_label(short(3, None), fixed(6)), Some(Unresolved));
+        assert_eq!(pair_label(short(2, None), fixed(6)), Some(Unresolved));
+        assert_eq!(pair_label(short(1, None), fixed(6)), Some(NotParaphrase));
         assert_eq!(
-            pair_label(v(3, 3, Some(true)), 6, t),
-            Some(VoteLabel::Paraphrase)
+            pair_label(
+                PairVotes {
+                    taken: 6,
+                    ..v(0, 0)
+                },
+                fixed(6)
+            ),
+            Some(Unresolved),
+            "no vote left says nothing"
         );
+        // Adaptive: the posterior of the votes that still count.
+        assert_eq!(pair_label(short(3, Some(0.9)), ADAPTIVE), Some(Unresolved));
+        assert_eq!(pair_label(short(4, Some(0.99)), ADAPTIVE), Some(Paraphrase));
+        // Slots still free (a set-aside vote gave its slot back): it waits.
         assert_eq!(
-            pair_label(v(4, 1, Some(false)), 6, t),
-            Some(VoteLabel::NotParaphrase)
+            pair_label(
+                PairVotes {
+                    taken: 5,
+                    ..v(5, 4)
+                },
+                fixed(6)
+            ),
+            None
         );
-        assert_eq!(pair_label(v(6, 3, None), 6, t), Some(VoteLabel::Unresolved));
-        assert_eq!(pair_label(v(6, 4, None), 6, t), Some(VoteLabel::Paraphrase));
     }
 
     use super::*;

@@ -344,8 +344,33 @@ impl Replay<'_> {
             })
             .collect();
         // As the live campaign weighs them: a judgment still to come as much as any vote can.
-        self.items[i].settling =
-            settle::settle(&self.o.redundancy, 0.5, &votes, settle::NEXT_ACCURACY);
+        let r = &self.o.redundancy;
+        // A stopped worker's vote keeps its slot, as live (`judge_pair_taken`): an item whose
+        // slots are all taken gets no more votes, and its votes that still count get the label
+        // the settling rule gives at the maximum (none below the minimum), as a live campaign
+        // under adaptive redundancy labels it (`labels::pair_label`).
+        self.items[i].settling = if self.items[i].votes.len() >= r.max as usize {
+            let at_maximum = settle::Redundancy {
+                min: 0,
+                max: votes.len() as u32,
+                confidence: r.confidence,
+            };
+            match settle::settle(&at_maximum, 0.5, &votes, settle::NEXT_ACCURACY) {
+                Settling::Settled {
+                    paraphrase,
+                    posterior,
+                } if votes.len() < r.min as usize => Settling::Unresolved {
+                    posterior: if paraphrase {
+                        posterior
+                    } else {
+                        1.0 - posterior
+                    },
+                },
+                s => s,
+            }
+        } else {
+            settle::settle(r, 0.5, &votes, settle::NEXT_ACCURACY)
+        };
     }
 
     fn numbers(&self, w: usize) -> GateNumbers {
@@ -857,6 +882,24 @@ mod tests {
         // Had nobody been stopped, w4's row would not have been served.
         let kept: Vec<Row> = rows.iter().filter(|r| r.item != "t").cloned().collect();
         assert_eq!(replay(&kept, &options).labels_used, 3);
+
+        // At its maximum, x keeps the stopped voter's slot, as a live pair does: it takes no
+        // more rows, and the two votes that still count leave it short of the target.
+        let fixed = Options {
+            settings,
+            redundancy: Redundancy {
+                min: 3,
+                max: 3,
+                confidence: 0.95,
+            },
+            ..Options::default()
+        };
+        let s = replay(&rows, &fixed);
+        assert_eq!(
+            (s.workers_stopped, s.labels_used, s.settled, s.unresolved),
+            (1, 4, 0, 1),
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::domain::invalid::Invalid;
 use serde::{Deserialize, Serialize};
 
 use super::confidence::{self, DEFAULT_WORSE_BY};
-use super::labels::{check_thresholds, default_thresholds, Thresholds};
+use super::labels::{check_thresholds, default_thresholds, AtMaximum, LabelRule, Thresholds};
 use super::settle::Redundancy;
 
 /// Which paraphrase definition workers judge by (MultiPIT Figure 3).
@@ -191,6 +191,22 @@ impl JudgeSettings {
             min: self.min_judgments_per_pair,
             max: self.judgments_per_pair,
             confidence: self.settle_confidence,
+        }
+    }
+
+    /// How the campaign's pairs get their labels (`labels.rs`): at the maximum, the vote
+    /// thresholds under fixed redundancy (the minimum is the maximum, as in MultiPIT), the
+    /// settling rule's posterior under adaptive redundancy.
+    pub fn label_rule(&self) -> LabelRule {
+        LabelRule {
+            max: self.judgments_per_pair,
+            at_maximum: if self.fixed_redundancy() {
+                AtMaximum::Thresholds(self.thresholds)
+            } else {
+                AtMaximum::Posterior {
+                    confidence: self.settle_confidence,
+                }
+            },
         }
     }
 

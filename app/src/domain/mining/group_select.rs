@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::progress::{Cancelled, Progress};
 use super::words::words;
 use super::{Candidate, Cluster};
-use crate::domain::judge::labels::{pair_label, PairVotes, Thresholds, VoteLabel};
+use crate::domain::judge::labels::{pair_label, LabelRule, PairVotes, VoteLabel};
 use crate::domain::rng::SplitMix64;
 
 /// Candidate batches of a group-selection run.
@@ -312,19 +312,15 @@ pub fn follow_up_size(paraphrases: u32, p: &GroupParams) -> u32 {
         .map_or(0, |s| s.pairs)
 }
 
-/// A group's follow-up once every pair of its first batch has its label (settled, or
-/// `judgments_per_pair` trusted judgments: [`pair_label`]): (paraphrases found, pairs to
-/// deploy); `None` while any pair still waits (or the group has no first batch in the campaign).
+/// A group's follow-up once every pair of its first batch has its label (settled, or at its
+/// maximum by the campaign's `rule`: [`pair_label`]): (paraphrases found, pairs to deploy);
+/// `None` while any pair still waits (or the group has no first batch in the campaign).
 pub fn follow_up_decision(
     votes: &[PairVotes],
-    judgments_per_pair: u32,
-    thresholds: Thresholds,
+    rule: LabelRule,
     p: &GroupParams,
 ) -> Option<(u32, u32)> {
-    let labels: Option<Vec<VoteLabel>> = votes
-        .iter()
-        .map(|&v| pair_label(v, judgments_per_pair, thresholds))
-        .collect();
+    let labels: Option<Vec<VoteLabel>> = votes.iter().map(|&v| pair_label(v, rule)).collect();
     let labels = labels.filter(|l| !l.is_empty())?;
     let paraphrases = labels
         .iter()
@@ -471,38 +467,49 @@ mod tests {
 
     #[test]
     fn the_follow_up_waits_for_every_first_batch_pair_and_counts_majority_paraphrases() {
+        use crate::domain::judge::labels::{default_thresholds, AtMaximum};
         let p = GroupParams::default();
-        let t = crate::domain::judge::labels::default_thresholds(6);
+        let t = LabelRule {
+            max: 6,
+            at_maximum: AtMaximum::Thresholds(default_thresholds(6)),
+        };
         let v = |judgments, paraphrase| PairVotes {
             judgments,
             paraphrase,
+            taken: judgments,
             settled: None,
+            posterior: None,
         };
         // 20 pairs: 5 with 4+ of 6 "paraphrase" votes, 3 ties (unresolved), 12 no.
         let mut votes = vec![v(6, 4); 5];
         votes.extend(vec![v(6, 3); 3]);
         votes.extend(vec![v(6, 1); 12]);
-        assert_eq!(follow_up_decision(&votes, 6, t, &p), Some((5, 20)));
+        assert_eq!(follow_up_decision(&votes, t, &p), Some((5, 20)));
         votes[19] = v(5, 1);
         assert_eq!(
-            follow_up_decision(&votes, 6, t, &p),
+            follow_up_decision(&votes, t, &p),
             None,
             "one pair still open"
         );
         // A pair settled below the maximum has its label.
         votes[19].settled = Some(false);
-        assert_eq!(follow_up_decision(&votes, 6, t, &p), Some((5, 20)));
-        votes[0] = PairVotes {
-            judgments: 3,
-            paraphrase: 0,
-            settled: Some(false),
+        assert_eq!(follow_up_decision(&votes, t, &p), Some((5, 20)));
+        // So has one whose last slot a stopped worker's judgment holds.
+        votes[19] = PairVotes {
+            taken: 6,
+            ..v(5, 1)
         };
-        assert_eq!(follow_up_decision(&votes, 6, t, &p), Some((4, 20)));
-        assert_eq!(follow_up_decision(&[], 6, t, &p), None);
+        assert_eq!(follow_up_decision(&votes, t, &p), Some((5, 20)));
+        votes[0] = PairVotes {
+            settled: Some(false),
+            ..v(3, 0)
+        };
+        assert_eq!(follow_up_decision(&votes, t, &p), Some((4, 20)));
+        assert_eq!(follow_up_decision(&[], t, &p), None);
         let all_yes = vec![v(6, 6); 20];
-        assert_eq!(follow_up_decision(&all_yes, 6, t, &p), Some((20, 50)));
+        assert_eq!(follow_up_decision(&all_yes, t, &p), Some((20, 50)));
         let few = vec![v(6, 6); 3];
-        assert_eq!(follow_up_decision(&few, 6, t, &p), Some((3, 0)));
+        assert_eq!(follow_up_decision(&few, t, &p), Some((3, 0)));
     }
 
     #[test]

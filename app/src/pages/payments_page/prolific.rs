@@ -3,7 +3,7 @@
 //! the calls made to Prolific with their outcomes.
 use leptos::prelude::*;
 
-use crate::api::platforms::{
+use crate::api::prolific::{
     load_prolific, ApproveProlific, BonusBatchView, BonusState, CallView, ConnectProlific,
     PayProlificBonus, ProlificLinkView, ProlificView, ReconcileProlific, ReconcileView,
     RejectProlific, ResolveProlificBonus, SetUpProlificBonus, TestProlific,

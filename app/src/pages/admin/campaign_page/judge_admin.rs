@@ -114,6 +114,9 @@ pub(super) fn JudgeAdmin(campaign_id: CampaignId, imported: RwSignal<u32>) -> im
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match pairs.await {
+                        Ok(list) if list.is_empty() && tests_only.get_untracked() => view! {
+                            <p class="empty">"No test pairs yet. Untick “Only test pairs” to see every pair."</p>
+                        }.into_any(),
                         Ok(list) if list.is_empty() => view! { <p class="empty">"No pairs here yet."</p> }.into_any(),
                         Ok(list) => view! { <PairTable list campaign_id=cid.get_value().to_string() set_test /> }.into_any(),
                         Err(error) => view! { <ErrorMessage error /> }.into_any(),

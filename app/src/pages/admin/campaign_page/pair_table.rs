@@ -33,11 +33,7 @@ pub(super) fn PairTable(
                                     <td>{p.sentence2}</td>
                                     <td>
                                         {format!("{} / {}", p.n_paraphrase, p.n_judgments)}
-                                        {label.map(|l| match l {
-                                            VoteLabel::Paraphrase => " · paraphrase",
-                                            VoteLabel::NotParaphrase => " · not paraphrase",
-                                            VoteLabel::Unresolved => " · unresolved",
-                                        })}
+                                        {label.map(|l| label_text(l, p.posterior))}
                                         {(p.is_test && p.gold_promoted).then(|| view! {
                                             <span class="muted small" data-testid="promoted">
                                                 {if p.gold_explanation.as_deref().unwrap_or("").trim().is_empty() {
@@ -68,5 +64,47 @@ pub(super) fn PairTable(
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// A pair's label in the list, with the posterior behind it where the pair has one: the
+/// label's, or for an unresolved pair that of "paraphrase" (as the export gives it).
+fn label_text(label: VoteLabel, posterior: Option<f64>) -> String {
+    let (name, p) = match label {
+        VoteLabel::Paraphrase => ("paraphrase", posterior),
+        VoteLabel::NotParaphrase => ("not paraphrase", posterior.map(|p| 1.0 - p)),
+        VoteLabel::Unresolved => {
+            return match posterior {
+                Some(p) => format!(" · unresolved (paraphrase at {p:.2})"),
+                None => " · unresolved".to_owned(),
+            }
+        }
+    };
+    match p {
+        Some(p) => format!(" · {name} (posterior {p:.2})"),
+        None => format!(" · {name}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_says_how_sure_its_votes_make_it() {
+        assert_eq!(
+            label_text(VoteLabel::Paraphrase, Some(0.973)),
+            " · paraphrase (posterior 0.97)"
+        );
+        assert_eq!(
+            label_text(VoteLabel::NotParaphrase, Some(0.02)),
+            " · not paraphrase (posterior 0.98)"
+        );
+        assert_eq!(
+            label_text(VoteLabel::Unresolved, Some(0.8)),
+            " · unresolved (paraphrase at 0.80)"
+        );
+        assert_eq!(label_text(VoteLabel::Unresolved, None), " · unresolved");
+        assert_eq!(label_text(VoteLabel::Paraphrase, None), " · paraphrase");
     }
 }
