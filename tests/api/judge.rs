@@ -2768,7 +2768,7 @@ async fn test_pairs_stop_at_their_exposure_cap_and_settled_pairs_promote(pool: P
         },
     )
     .await;
-    // The first worker misses "Pair 5", which then settles on a split vote (3 to 1).
+    // The first worker misses "Pair 5", which then settles on a split vote.
     for k in 0..4 {
         let (c, _) = app.annotator().await;
         let (_, last) = work(&app, &c, &id, usize::MAX, |t| {

@@ -71,8 +71,14 @@ pub async fn republish(
     let low_ids: Vec<UserId> = low.iter().map(|&i| workers[i].app_user_id).collect();
     let flips = db::republish(&mut tx, campaign_id, &low_ids).await?;
     gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
-    let (judgments_moved, pairs_moved) =
-        set_aside_stopped(&mut tx, campaign_id, &low_ids, &flips).await?;
+    // Workers are chosen by their kappa over trusted judgments, so none was stopped before: the
+    // flips are everything set aside.
+    let judgments_moved = flips.len() as i64;
+    let pairs_moved = flips
+        .iter()
+        .map(|f| f.pair_id)
+        .collect::<std::collections::HashSet<_>>()
+        .len() as i64;
     for &i in &low {
         let w = &workers[i];
         let kappa = kappas[i];
@@ -148,8 +154,8 @@ pub async fn set_worker_status(
     Ok(())
 }
 
-/// After `flips` set aside the trusted judgments of `workers`, sets aside the ones that had
-/// already stopped counting (a worker the gate or an admin stopped before): their slots come
+/// After `flips` set aside the trusted judgments of an excluded worker, sets aside the ones that
+/// had already stopped counting (a worker the gate or an admin stopped before): their slots come
 /// back too, and their pairs are settled again (`db::resettle`). Returns the judgments and the
 /// pairs set aside in all.
 async fn set_aside_stopped(
@@ -159,6 +165,10 @@ async fn set_aside_stopped(
     flips: &[db::TrustFlip],
 ) -> Result<(i64, i64), AppError> {
     let stopped = db::set_aside_stopped(&mut *tx, campaign_id, workers).await?;
+    if stopped.is_empty() {
+        let pairs: std::collections::HashSet<PairId> = flips.iter().map(|f| f.pair_id).collect();
+        return Ok((flips.len() as i64, pairs.len() as i64));
+    }
     let reopened: Vec<PairId> = stopped
         .iter()
         .copied()

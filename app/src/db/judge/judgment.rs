@@ -120,6 +120,9 @@ pub async fn set_aside_stopped(
     )
     .fetch_all(&mut *conn)
     .await?;
+    if pairs.is_empty() {
+        return Ok(pairs);
+    }
     sqlx::query!(
         r#"update judge_pair p set open_slots = p.open_slots + f.n
            from (select pair_id, count(*)::int as n from unnest($1::uuid[]) as t(pair_id)

@@ -883,7 +883,8 @@ mod tests {
         let kept: Vec<Row> = rows.iter().filter(|r| r.item != "t").cloned().collect();
         assert_eq!(replay(&kept, &options).labels_used, 3);
 
-        // At its maximum, x keeps the stopped voter's slot, as a live pair does: it takes no
+        // At its maximum, x keeps the stopped voter's slot, as a live pair does (labelled here as
+        // under adaptive redundancy, by the posterior; a live fixed campaign uses its thresholds): it takes no
         // more rows, and the two votes that still count leave it short of the target.
         let fixed = Options {
             settings,
