@@ -2479,7 +2479,7 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
         (again["judgments"].as_i64(), again["pairs"].as_i64()),
         (Some(0), Some(0))
     );
-    // A stopped worker has no exclude button.
+    // An excluded worker has no exclude button.
     let html = app
         .get(&researcher, &format!("/research/judge/{id}"))
         .await
@@ -2510,6 +2510,15 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
         exclude(&researcher, &pseudonym).await.status(),
         StatusCode::CONFLICT
     );
+    // ... and the page offers no button the server would refuse: the worker is still flagged.
+    let html = app
+        .get(&researcher, &format!("/research/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(html.matches(r#"data-testid="harvest-flag""#).count(), 1);
+    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 0);
 }
 
 /// Adaptive redundancy through the answer path: unanimous pairs settle at the minimum and stop
@@ -2710,7 +2719,13 @@ async fn pairs_settle_at_three_agreeing_votes_and_a_split_pair_takes_up_to_six(p
             .await,
     )
     .await;
-    assert_eq!(overview["complete_pairs"], 10, "{overview}");
+    // The settled pairs' saving counts the stopped worker's judgment as spent: each holds a
+    // slot, so nine pairs save two judgments each, not three.
+    assert_eq!(
+        (&overview["complete_pairs"], &overview["judgments_saved"]),
+        (&Value::from(10), &Value::from(18)),
+        "{overview}"
+    );
     let admin_pairs = json(
         app.call(
             &admin,
@@ -2745,6 +2760,28 @@ async fn pairs_settle_at_three_agreeing_votes_and_a_split_pair_takes_up_to_six(p
         (exported - posterior).abs() <= 5e-5,
         "{split:?}: {posterior}"
     );
+
+    // Before a stopped worker's vote kept its slot, such a pair waited for a judgment that
+    // could not come, or kept a label settled below its maximum. The migration that settled
+    // those pairs again, run on that state, gives it the label it has now.
+    let stuck = "update judge_pair set settled_label = true, posterior = 0.96
+                 where sentence1 = 'Pair 0 first sentence.'";
+    sqlx::query(stuck).execute(&pool).await.unwrap();
+    sqlx::raw_sql(include_str!(
+        "../../migrations/20261225000046_label_full_pairs.sql"
+    ))
+    .execute(&pool)
+    .await
+    .unwrap();
+    let (label, again): (Option<bool>, f64) = sqlx::query_as(
+        "select settled_label, posterior from judge_pair
+         where sentence1 = 'Pair 0 first sentence.'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(label, None);
+    assert!((again - posterior).abs() <= 1e-12, "{again}: {posterior}");
     app.stop().await;
 }
 
@@ -2988,6 +3025,16 @@ async fn two_accounts_that_answer_alike_are_shown_as_a_group(pool: PgPool) {
                 )
                 .await;
             assert_eq!(resp.status(), StatusCode::OK);
+            // The excluded member has no Exclude button any more; the stopped one, whose
+            // judgments still hold their slots, has one.
+            let html = app
+                .get(&researcher, &format!("/research/judge/{id}"))
+                .await
+                .text()
+                .await
+                .unwrap();
+            assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 1);
+            assert!(html.contains(&format!("Exclude {m}")), "{html}");
         }
         let done = json(
             app.call(
@@ -3000,6 +3047,27 @@ async fn two_accounts_that_answer_alike_are_shown_as_a_group(pool: PgPool) {
         .await;
         assert_eq!(done["judgments"], 40, "{done}");
     }
+    let html = app
+        .get(&researcher, &format!("/research/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 0);
+    // Doing it again sets nothing aside and adds nothing to the history.
+    let again = json(
+        app.call(
+            &researcher,
+            "research/exclude_worker",
+            &[
+                ("campaign_id", id.as_str()),
+                ("worker", members[1].as_str()),
+            ],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(again["judgments"], 0, "{again}");
     // Every slot the two held is open again: 40 pairs, each short of two judgments.
     let open: i64 = count(
         &pool,
@@ -3018,7 +3086,7 @@ async fn two_accounts_that_answer_alike_are_shown_as_a_group(pool: PgPool) {
                 .unwrap()
                 .contains("Excluded after a researcher's review: this account and another answered alike: both parted from the other workers' majority on 20 of the 20 shared pairs"))
             .count(),
-        1,
-        "the one excluded while active: {history}"
+        2,
+        "one entry for each, the one stopped before included: {history}"
     );
 }

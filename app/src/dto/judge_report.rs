@@ -31,6 +31,14 @@ pub struct JudgeWorkerReport {
     /// Fisher's test or the likelihood ratio flags them (`domain::judge::harvest`): a
     /// researcher should look at this worker.
     pub harvest_flag: bool,
+    /// An admin reinstated them after the gate stopped them: only an admin stops them again,
+    /// so they cannot be excluded.
+    #[serde(default)]
+    pub gate_overridden: bool,
+    /// A stopped worker's judgments of ordinary pairs that still hold their pairs' slots:
+    /// excluding them gives the slots back (0 for an active or an excluded worker).
+    #[serde(default)]
+    pub held_slots: i64,
     /// The numbers of the account groups they are in (`JudgeReportView::groups`).
     #[serde(default)]
     pub groups: Vec<u32>,

@@ -179,11 +179,12 @@ fn Report(
         </div>
         <h2>"Workers"</h2>
         {
-            // Flagged workers still to review (an excluded one is stopped, and keeps its mark).
+            // Flagged workers still to review: an excluded one keeps its mark, but has nothing
+            // left to set aside (a stopped one whose judgments hold slots has).
             let flagged = r
                 .workers
                 .iter()
-                .filter(|w| w.harvest_flag && w.status == crate::domain::WorkerStatus::Active)
+                .filter(|w| w.harvest_flag && (w.status == crate::domain::WorkerStatus::Active || w.held_slots > 0))
                 .count();
             (flagged > 0).then(|| view! {
                 <p class="notice" role="status" data-testid="harvest-flags">
@@ -263,15 +264,23 @@ fn Report(
                                     </span>
                                 })}
                                 {w.harvest_flag.then(|| view! { <span data-testid="harvest-flag">" — review"</span> })}
-                                {((w.harvest_flag || !w.groups.is_empty()) && w.status == crate::domain::WorkerStatus::Active).then(|| {
+                                {((w.harvest_flag || !w.groups.is_empty()) && !w.gate_overridden && (w.status == crate::domain::WorkerStatus::Active || w.held_slots > 0)).then(|| {
                                     let (cid, worker) = (campaign_id.get_value(), w.worker.clone());
+                                    let what = if w.status == crate::domain::WorkerStatus::Active {
+                                        format!("Exclude {worker}? Their judgments of ordinary pairs are set aside, those pairs go back to other workers, and they are stopped. The status history keeps the reason.")
+                                    } else {
+                                        let n = w.held_slots;
+                                        format!(
+                                            "Exclude {worker}? They are stopped, so their judgments no longer count, but {n} of them still {} a pair's place. Excluding sets {} aside and those pairs go back to other workers. The status history keeps the reason.",
+                                            if n == 1 { "takes" } else { "take" },
+                                            if n == 1 { "it" } else { "them" },
+                                        )
+                                    };
                                     view! {
                                         // Asks first: the worker's judgments are set aside.
                                         <details class="inline confirm">
                                             <summary class="small" data-testid="exclude">"Exclude…"</summary>
-                                            <p class="small">
-                                                {format!("Exclude {worker}? Their judgments of ordinary pairs are set aside, those pairs go back to other workers, and they are stopped. The status history keeps the reason.")}
-                                            </p>
+                                            <p class="small">{what}</p>
                                             <ActionForm action=exclude attr:class="inline">
                                                 <input type="hidden" name="campaign_id" value=cid />
                                                 <input type="hidden" name="worker" value=worker.clone() />

@@ -262,6 +262,8 @@ pub async fn report(pool: &PgPool, id: CampaignId) -> Result<JudgeReportView, Ap
                 worker: pseudonym(&w.app_user_id),
                 status: w.status,
                 judgments_made: w.judgments,
+                held_slots: w.held_slots,
+                gate_overridden: w.gate_overridden,
                 low_test_accuracy: below_test_bar(w.tests_answered, w.test_accuracy(), &settings),
                 tests_answered: w.tests_answered,
                 test_accuracy: w.test_accuracy(),

@@ -246,7 +246,9 @@ pub async fn exclude_worker(
     let flips = db::republish(&mut tx, campaign_id, &[user]).await?;
     gate_table::after_flips(&mut tx, campaign_id, &flips).await?;
     let (judgments, pairs) = set_aside_stopped(&mut tx, campaign_id, &[user], &flips).await?;
-    if status == WorkerStatus::Active {
+    // Stopped before (by the gate or an admin) and excluded now: the status stays, and the
+    // history says why their judgments were set aside. Nothing set aside: nothing to record.
+    if status == WorkerStatus::Active || judgments > 0 {
         // The worker reads this reason too: it names no other account.
         let reason = match &group {
             Some(g) => group_reason(g, user),

@@ -15,7 +15,8 @@ pub struct Progress {
     pub complete_pairs: i64,
     /// Ordinary pairs settled before their maximum (adaptive redundancy).
     pub settled_pairs: i64,
-    /// The judgments those pairs did not need: their maximum less what they got.
+    /// The judgments those pairs did not need: their maximum less the judgments that hold their
+    /// slots (trusted ones and those of workers since stopped, paid for all the same).
     pub judgments_saved: i64,
     /// Test pairs served as often as the campaign's exposure cap allows.
     pub tests_at_cap: i64,
@@ -48,7 +49,8 @@ pub async fn progress(
                       as "complete_pairs!",
                   count(*) filter (where not p.is_test and p.settled_label is not null)
                       as "settled_pairs!",
-                  coalesce(sum(greatest(s.judgments_per_pair - p.n_judgments, 0))
+                  coalesce(sum(greatest(s.judgments_per_pair - p.n_judgments
+                                        - coalesce(h.held, 0), 0))
                            filter (where not p.is_test and p.settled_label is not null), 0)::int8
                       as "judgments_saved!",
                   count(*) filter (where p.is_test and p.test_served >= s.test_exposure_cap)
@@ -59,6 +61,13 @@ pub async fn progress(
                       as "paraphrase_votes!",
                   count(*) filter (where p.is_test and p.gold_label) as "gold_paraphrase!"
            from judge_settings s left join judge_pair p using (campaign_id)
+                left join (
+                    -- The slots still held by judgments of workers since stopped: paid for,
+                    -- so not saved.
+                    select j.pair_id, count(*) as held from judge_judgment j
+                    where j.campaign_id = $1 and not j.trusted and not j.republished
+                      and not j.is_test
+                    group by j.pair_id) h on h.pair_id = p.pair_id
            where s.campaign_id = $1"#,
         campaign_id as CampaignId
     )

@@ -200,6 +200,9 @@ pub struct WorkerSummary {
     pub tests_seen: i64,
     /// Why their status last changed.
     pub last_reason: Option<String>,
+    /// A stopped worker's judgments of ordinary pairs that still hold their pairs' slots (not set
+    /// aside: excluding them would give the slots back); 0 for an active worker.
+    pub held_slots: i64,
     /// Their gate table (label against the others' majority on ordinary pairs), the changes
     /// recorded for them and not yet folded in included: "paraphrase" where the majority says
     /// "paraphrase" ...
@@ -251,6 +254,11 @@ pub async fn list_workers(
                   (select e.reason from judge_worker_event e
                    where e.campaign_id = w.campaign_id and e.app_user_id = w.app_user_id
                    order by e.created_at desc, e.event_id desc limit 1) as last_reason,
+                  case when w.status = 'stopped' then
+                      (select count(*) from judge_judgment j
+                       where j.campaign_id = w.campaign_id and j.app_user_id = w.app_user_id
+                         and not j.is_test and not j.republished)
+                  else 0 end as "held_slots!",
                   w.kappa_pp::int8 + coalesce(c.pp, 0) as "kappa_pp!",
                   w.kappa_pn::int8 + coalesce(c.pn, 0) as "kappa_pn!",
                   w.kappa_np::int8 + coalesce(c.np, 0) as "kappa_np!",

@@ -14,6 +14,9 @@
 //!   ([`super::settle::NEXT_ACCURACY`]), as the live campaign weighs it.
 //! - When the gate stops a worker, their votes stop counting, as live: a pair they helped settle
 //!   opens again and takes the judgments that follow in the file.
+//! - A pair at its maximum is labelled as a live campaign with the same settings labels it
+//!   ([`super::labels::pair_label`]): the vote thresholds under fixed redundancy, the posterior
+//!   under adaptive redundancy.
 //!
 //! Test pairs are taken from the `gold` column: every `test_every`-th item that has a gold label
 //! (in order of first appearance) is a hidden test pair, served to every worker and judged
@@ -29,6 +32,7 @@ use serde::Serialize;
 use super::gate::{self, Comparison, GateDecision, GateNumbers};
 use super::gate_table::{GateCounts, KappaTable};
 use super::harvest::HarvestCheck;
+use super::labels::{default_thresholds, pair_label, LabelRule, PairVotes, VoteLabel};
 use super::settings::JudgeSettings;
 use super::settle::{self, Redundancy, Settling, Vote};
 use crate::domain::agreement::majority;
@@ -57,8 +61,9 @@ pub struct Row {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Aggregator {
-    /// The settling rule's own label: the leading label once its posterior reaches the target
-    /// (no label otherwise).
+    /// The label the campaign's rule gives: settled before the maximum (the leading label once
+    /// its posterior reaches the target), or at the maximum as [`Options::label_rule`] says (no
+    /// label otherwise).
     Posterior,
     /// The majority of the used votes; a tie has no label.
     Majority,
@@ -101,6 +106,22 @@ pub struct Options {
     pub aggregator: Aggregator,
 }
 
+impl Options {
+    /// How a live campaign with these settings labels a pair at its maximum
+    /// ([`JudgeSettings::label_rule`]; the vote thresholds are the default ones for the maximum).
+    pub fn label_rule(&self) -> LabelRule {
+        let r = self.redundancy;
+        JudgeSettings {
+            min_judgments_per_pair: r.min,
+            judgments_per_pair: r.max,
+            settle_confidence: r.confidence,
+            thresholds: default_thresholds(r.max),
+            ..self.settings
+        }
+        .label_rule()
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -133,7 +154,8 @@ pub struct Summary {
     pub agreement_with_all_labels: Option<f64>,
     /// Ordinary items without a label.
     pub unresolved: usize,
-    /// Ordinary items the settling rule settled.
+    /// Ordinary items the campaign's rule labelled: settled before the maximum, or labelled at
+    /// it.
     pub settled: usize,
     /// Ordinary items whose rows ran out before the settling rule stopped serving them.
     pub ran_out: usize,
@@ -346,27 +368,30 @@ impl Replay<'_> {
         // As the live campaign weighs them: a judgment still to come as much as any vote can.
         let r = &self.o.redundancy;
         // A stopped worker's vote keeps its slot, as live (`judge_pair_taken`): an item whose
-        // slots are all taken gets no more votes, and its votes that still count get the label
-        // the settling rule gives at the maximum (none below the minimum), as a live campaign
-        // under adaptive redundancy labels it (`labels::pair_label`).
-        self.items[i].settling = if self.items[i].votes.len() >= r.max as usize {
-            let at_maximum = settle::Redundancy {
-                min: 0,
-                max: votes.len() as u32,
-                confidence: r.confidence,
+        // slots are all taken gets no more votes, and its votes that still count get the label a
+        // live campaign with these settings gives at the maximum (`labels::pair_label`): the vote
+        // thresholds under fixed redundancy, the posterior under adaptive redundancy.
+        let taken = self.items[i].votes.len() as u32;
+        self.items[i].settling = if taken >= r.max {
+            let p = settle::posterior(0.5, &votes);
+            let pair = PairVotes {
+                judgments: votes.len() as u32,
+                paraphrase: votes.iter().filter(|v| v.paraphrase).count() as u32,
+                taken,
+                settled: None,
+                // As live: no posterior below the minimum.
+                posterior: (votes.len() as u32 >= r.min).then_some(p),
             };
-            match settle::settle(&at_maximum, 0.5, &votes, settle::NEXT_ACCURACY) {
-                Settling::Settled {
-                    paraphrase,
-                    posterior,
-                } if votes.len() < r.min as usize => Settling::Unresolved {
-                    posterior: if paraphrase {
-                        posterior
-                    } else {
-                        1.0 - posterior
-                    },
+            match pair_label(pair, self.o.label_rule()) {
+                Some(VoteLabel::Paraphrase) => Settling::Settled {
+                    paraphrase: true,
+                    posterior: p,
                 },
-                s => s,
+                Some(VoteLabel::NotParaphrase) => Settling::Settled {
+                    paraphrase: false,
+                    posterior: 1.0 - p,
+                },
+                _ => Settling::Unresolved { posterior: p },
             }
         } else {
             settle::settle(r, 0.5, &votes, settle::NEXT_ACCURACY)
@@ -883,22 +908,87 @@ mod tests {
         let kept: Vec<Row> = rows.iter().filter(|r| r.item != "t").cloned().collect();
         assert_eq!(replay(&kept, &options).labels_used, 3);
 
-        // At its maximum, x keeps the stopped voter's slot, as a live pair does (labelled here as
-        // under adaptive redundancy, by the posterior; a live fixed campaign uses its thresholds): it takes no
-        // more rows, and the two votes that still count leave it short of the target.
-        let fixed = Options {
+        // At its maximum, x keeps the stopped voter's slot, as a live pair does: it takes no
+        // more rows and is labelled by the two votes that still count, as a live campaign with
+        // these settings labels it. Under fixed redundancy that is the vote thresholds (two of
+        // three say "paraphrase"); under adaptive redundancy the posterior, 0.94 for two votes
+        // at the prior accuracy, short of the target: unresolved.
+        let with = |min, max| Options {
             settings,
             redundancy: Redundancy {
-                min: 3,
-                max: 3,
+                min,
+                max,
                 confidence: 0.95,
             },
             ..Options::default()
         };
-        let s = replay(&rows, &fixed);
+        let s = replay(&rows, &with(3, 3));
+        assert_eq!(
+            (s.workers_stopped, s.labels_used, s.settled, s.unresolved),
+            (1, 4, 1, 0),
+            "{s:?}"
+        );
+        let s = replay(&rows, &with(2, 3));
         assert_eq!(
             (s.workers_stopped, s.labels_used, s.settled, s.unresolved),
             (1, 4, 0, 1),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn a_fixed_replay_labels_at_the_maximum_by_the_thresholds_a_live_campaign_uses() {
+        // Six votes each, in arrival order: four of a's say "paraphrase", which the thresholds
+        // of six call a paraphrase while the posterior of equal workers (0.94) falls short of
+        // the target; b is a tie; c says "not" from its first three votes.
+        let rows: Vec<Row> = [("a", "YNYNYY"), ("b", "YNYNYN"), ("c", "NNNYNN")]
+            .iter()
+            .flat_map(|&(item, votes)| {
+                votes
+                    .chars()
+                    .enumerate()
+                    .map(move |(k, v)| row(item, &format!("{item}-w{k}"), v == 'Y', None))
+            })
+            .collect();
+        let fixed = Options {
+            gate: false,
+            redundancy: Redundancy {
+                min: 6,
+                max: 6,
+                confidence: 0.95,
+            },
+            ..Options::default()
+        };
+        assert_eq!(
+            fixed.label_rule(),
+            LabelRule {
+                max: 6,
+                at_maximum: super::super::labels::AtMaximum::Thresholds(default_thresholds(6)),
+            }
+        );
+        let s = replay(&rows, &fixed);
+        assert_eq!(
+            (s.labels_used, s.settled, s.unresolved),
+            (18, 2, 1),
+            "{s:?}"
+        );
+        // Under adaptive redundancy with the same maximum, c settles on three votes, and a and
+        // b are unresolved at the maximum, a for the posterior that falls short.
+        let adaptive = Options {
+            redundancy: Redundancy {
+                min: 3,
+                ..fixed.redundancy
+            },
+            ..fixed
+        };
+        assert!(matches!(
+            adaptive.label_rule().at_maximum,
+            super::super::labels::AtMaximum::Posterior { confidence } if confidence == 0.95
+        ));
+        let s = replay(&rows, &adaptive);
+        assert_eq!(
+            (s.labels_used, s.settled, s.unresolved),
+            (15, 1, 2),
             "{s:?}"
         );
     }
