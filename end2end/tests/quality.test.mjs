@@ -41,11 +41,14 @@ async function call(context, name, form) {
 }
 
 /** Registers `count` workers, one after another, each answering every pair it is given with
- *  `label(w, task)` (w: the worker's number, from 0). */
+ *  `label(w, task)` (w: the worker's number, from 0). Returns their usernames, in that order. */
 async function judgeAll(id, count, prefix, label) {
+  const names = [];
   for (let w = 0; w < count; w += 1) {
     const worker = await browser.newContext();
-    await call(worker, 'register', { username: uniqueName(prefix), password: PASSWORD, password_confirmation: PASSWORD });
+    const username = uniqueName(prefix);
+    names.push(username);
+    await call(worker, 'register', { username, password: PASSWORD, password_confirmation: PASSWORD });
     let task = await call(worker, 'judge/next', { campaign_id: id });
     while (task.Judge) {
       const outcome = await call(worker, 'judge/answer', {
@@ -55,6 +58,7 @@ async function judgeAll(id, count, prefix, label) {
     }
     await worker.close();
   }
+  return names;
 }
 
 async function adminContext() {
@@ -63,23 +67,29 @@ async function adminContext() {
   return context;
 }
 
-test('a worker with the test answers is flagged on the dashboard and excluded in one action', async () => {
+/** A campaign (the gate out of the way) judged by three honest workers and a fourth who
+ *  answers every test pair right and says "paraphrase" to every ordinary pair. Returns the
+ *  campaign's id, the admin's context and the fourth worker's username. */
+async function harvestedCampaign(title) {
   const admin = await adminContext();
   const id = await call(admin, 'admin/create_judge_campaign', {
-    title: 'Harvest check', instructions: 'Read both sentences.', definition: 'loose',
+    title, instructions: 'Read both sentences.', definition: 'loose',
     judgments_per_pair: '6', min_judgments_per_pair: '6', test_every: '5', min_test_accuracy: '0.85', min_kappa: '0.2',
     gate_min_judgments: '10000', gate_rule: '',
   });
   await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'pairs.csv', content: PAIRS, labels_are_tests: 'false' });
   await call(admin, 'admin/import_pairs', { campaign_id: id, filename: 'gold.csv', content: GOLD, labels_are_tests: 'true' });
   await call(admin, 'admin/set_campaign_status', { campaign_id: id, status: 'open' });
-  // Three honest workers; the fourth answers every test pair right and says "paraphrase" to
-  // every ordinary pair.
-  await judgeAll(id, 4, 'q', (w, task) => {
+  const names = await judgeAll(id, 4, 'q', (w, task) => {
     const isTest = task.Judge.sentence1.startsWith('Test ');
     const truth = task.Judge.sentence2.includes('[P]');
     return w === 3 && !isTest ? true : truth;
   });
+  return { id, admin, harvester: names[3] };
+}
+
+test('a worker with the test answers is flagged on the dashboard and excluded in one action', async () => {
+  const { id, admin } = await harvestedCampaign('Harvest check');
   await admin.close();
 
   for (const [what, options] of [['desktop', { viewport: { width: 1280, height: 900 } }], ['phone', phone(390)]]) {
@@ -114,6 +124,56 @@ test('a worker with the test answers is flagged on the dashboard and excluded in
       const row = page.getByRole('table', { name: 'Workers' }).locator('tbody tr').filter({ has: page.getByTestId('harvest-flag') });
       await row.filter({ hasText: /stopped/ }).waitFor();
       assert.match(await page.getByText(/Excluded after a researcher's review/).first().textContent(), /40 ordinary pairs/);
+    }
+    assert.deepEqual(unexpectedErrors(page), []);
+    await page.context().close();
+  }
+});
+
+test('a flagged worker an admin stopped can still be excluded, to free the places their judgments hold, at desktop and phone width', async () => {
+  const { id, admin, harvester } = await harvestedCampaign('Harvest check, stopped first');
+  // An admin stops the flagged worker before a researcher reviews them: their judgments no
+  // longer count, but each still takes its pair's place.
+  const overview = await call(admin, 'admin/judge_overview', { campaign_id: id });
+  const worker = overview.workers.find((w) => w.username === harvester);
+  assert.ok(worker, `${harvester} in ${JSON.stringify(overview.workers.map((w) => w.username))}`);
+  await call(admin, 'admin/set_judge_worker_status', { campaign_id: id, user_id: worker.user_id, status: 'stopped' });
+  await admin.close();
+
+  for (const [what, options] of [['desktop', { viewport: { width: 1280, height: 900 } }], ['phone', phone(390)]]) {
+    const page = await newPage(browser, options);
+    await call(page.context(), 'login', { username: 'admin', password: server.adminPassword });
+    await page.goto(`${server.url}/research/judge/${id}`);
+    await page.getByRole('table', { name: 'Workers' }).waitFor();
+    await hydrated(page);
+    const flagged = page.getByRole('table', { name: 'Workers' }).locator('tbody tr').filter({ has: page.getByTestId('harvest-flag') });
+    assert.equal(await flagged.count(), 1);
+    assert.match(await flagged.textContent(), /stopped/);
+    // The button is offered, and opening it says what is left to do for a stopped worker.
+    assert.equal(await page.getByTestId('exclude').count(), 1);
+    if (what === 'phone') {
+      await flagged.getByTestId('exclude').tap();
+    } else {
+      await flagged.getByTestId('exclude').click();
+    }
+    assert.match(
+      await flagged.locator('details.confirm p').textContent(),
+      /^Exclude W[0-9a-f]{8}\? They are stopped, so their judgments no longer count, but 40 of them still take a pair's place\. Excluding sets them aside and those pairs go back to other workers\./,
+    );
+    assert.equal(await sidewaysScroll(page), 0, `the dashboard scrolls sideways at ${what} width`);
+    if (what === 'phone') {
+      await flagged.getByTestId('exclude-confirm').tap();
+      assert.match(
+        await page.getByTestId('excluded').textContent(),
+        /^Excluded: 40 judgments set aside; 40 pairs went back in the queue for other workers\.$/,
+      );
+      // Nothing is left to exclude, and the history says who did what: the admin's stop, then
+      // the researcher's exclusion.
+      await page.getByTestId('exclude-confirm').waitFor({ state: 'detached' });
+      assert.equal(await page.getByTestId('exclude-confirm').count(), 0);
+      const history = page.getByRole('table', { name: 'Status history' });
+      await history.getByText(/Excluded after a researcher's review/).first().waitFor();
+      assert.match(await history.getByText(/Excluded after a researcher's review/).first().textContent(), /40 ordinary pairs/);
     }
     assert.deepEqual(unexpectedErrors(page), []);
     await page.context().close();

@@ -49,9 +49,9 @@ pub enum Command {
         #[arg(value_parser = campaign_id)]
         campaign: CampaignId,
         file: PathBuf,
-        /// The origin of rows without one
-        #[arg(default_value = "upload")]
-        origin: String,
+        /// The origin of rows without one (default: `msrp` for MSRP's own files, else `upload`,
+        /// as the campaign page's upload)
+        origin: Option<String>,
     },
     /// Import sentence pairs into a judging campaign (CSV/TSV/JSONL with sentence1, sentence2,
     /// optional group, label, explanation)
@@ -210,7 +210,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             campaign,
             file,
             origin,
-        } => import_sources(config, campaign, &file, &origin).await,
+        } => import_sources(config, campaign, &file, origin.as_deref().unwrap_or("")).await,
         Command::ImportPairs {
             campaign,
             file,

@@ -229,6 +229,38 @@ async fn import_commands_load_sentences_and_pairs_all_or_nothing(pool: PgPool) {
         .await
         .unwrap();
     assert_eq!(n, 2, "the bad file added nothing");
+
+    // Without an origin, MSRP's own files are recorded as `msrp` (as from the campaign page), so
+    // serving balances them against other origins; an origin given is kept.
+    let msrp = dir.path().join("msr_paraphrase_test.txt");
+    std::fs::write(
+        &msrp,
+        "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tThree is here.\tThree is there.\n",
+    )
+    .unwrap();
+    let (ok, out) = run_cli(&pool, &["import-sources", &apt, msrp.to_str().unwrap()]).await;
+    assert!(ok && out.contains("imported 1 sentence"), "{out}");
+    let plain = dir.path().join("plain.tsv");
+    std::fs::write(&plain, "text\nFour.\n").unwrap();
+    let (ok, out) = run_cli(
+        &pool,
+        &["import-sources", &apt, plain.to_str().unwrap(), "news"],
+    )
+    .await;
+    assert!(ok && out.contains("imported 1 sentence"), "{out}");
+    let origins: Vec<(String, String)> = sqlx::query_as(
+        "select text, origin from source_sentence where text in ('Three is here.', 'Four.') order by text",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        origins,
+        [
+            ("Four.".to_owned(), "news".to_owned()),
+            ("Three is here.".to_owned(), "msrp".to_owned())
+        ]
+    );
 }
 
 /// A server told it is one of several replicas will not start a PostgreSQL of its own.

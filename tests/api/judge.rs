@@ -20,6 +20,20 @@ pub(crate) async fn judge_report(app: &TestApp, client: &Client, id: &str) -> Va
     .await
 }
 
+/// The researcher's dashboard page of campaign `id`, as `client` gets it.
+pub(crate) async fn dashboard_page(app: &TestApp, client: &Client, id: &str) -> String {
+    app.get(client, &format!("/research/judge/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap()
+}
+
+/// How many elements of `html` carry the test id `testid`.
+pub(crate) fn testids(html: &str, testid: &str) -> usize {
+    html.matches(&format!(r#"data-testid="{testid}""#)).count()
+}
+
 async fn json(resp: reqwest::Response) -> Value {
     let status = resp.status();
     let body = resp.text().await.unwrap();
@@ -394,12 +408,7 @@ async fn twenty_concurrent_workers_never_overfill_a_pair_nor_see_one_twice(pool:
     }
     assert_eq!(report["workers"].as_array().unwrap().len(), 20);
     assert!(report["votes_svg"].as_str().unwrap().starts_with("<svg"));
-    let html = app
-        .get(&researcher, &format!("/research/judge/{id}"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let html = dashboard_page(&app, &researcher, &id).await;
     assert!(html.contains("Fleiss"), "{html}");
     let resp = app
         .call(
@@ -1114,12 +1123,7 @@ async fn the_dashboard_caches_its_statistics_and_catches_up_with_new_judgments(p
     }
     assert_eq!(fresh["stale"], false, "{fresh}");
     assert_eq!(fresh["agreement"]["judgments"], 6);
-    let html = app
-        .get(&researcher, &format!("/research/judge/{id}"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let html = dashboard_page(&app, &researcher, &id).await;
     assert!(html.contains("computed at"), "{html}");
     assert!(html.contains("No complete pairs yet"), "{html}");
     assert!(!html.contains("class=\"chart votes\""), "{html}");
@@ -2144,12 +2148,7 @@ async fn the_evidence_gate_keeps_a_worker_with_one_missed_test(pool: PgPool) {
     let accuracy = row["test_accuracy"].as_f64().unwrap();
     assert!(accuracy < 0.85, "{row}");
     assert_eq!(row["low_test_accuracy"], true, "{row}");
-    let html = app
-        .get(&researcher, &format!("/research/judge/{id}"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let html = dashboard_page(&app, &researcher, &id).await;
     assert!(html.contains("low test accuracy"), "{html}");
     assert_gate_counts_match_history(&pool, &id).await;
     app.stop().await;
@@ -2379,15 +2378,10 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
         }
     }
     // The page says so, and marks the worker.
-    let html = app
-        .get(&researcher, &format!("/research/judge/{id}"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let html = dashboard_page(&app, &researcher, &id).await;
     assert!(html.contains(r#"data-testid="harvest-flags""#), "{html}");
-    assert_eq!(html.matches(r#"data-testid="harvest-flag""#).count(), 1);
-    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 1);
+    assert_eq!(testids(&html, "harvest-flag"), 1);
+    assert_eq!(testids(&html, "exclude-confirm"), 1);
 
     // The researcher excludes them in one action: their 40 judgments of ordinary pairs are set
     // aside, those 40 pairs go back in the queue, and they are stopped, with the reason.
@@ -2480,13 +2474,8 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
         (Some(0), Some(0))
     );
     // An excluded worker has no exclude button.
-    let html = app
-        .get(&researcher, &format!("/research/judge/{id}"))
-        .await
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 0);
+    let html = dashboard_page(&app, &researcher, &id).await;
+    assert_eq!(testids(&html, "exclude-confirm"), 0);
     // An admin's reinstatement stands: the researcher cannot exclude that worker again.
     let harvester_id: uuid::Uuid =
         sqlx::query_scalar("select app_user_id from app_user where username = $1")
@@ -2511,14 +2500,9 @@ async fn a_worker_with_the_test_answers_is_flagged_for_review(pool: PgPool) {
         StatusCode::CONFLICT
     );
     // ... and the page offers no button the server would refuse: the worker is still flagged.
-    let html = app
-        .get(&researcher, &format!("/research/judge/{id}"))
-        .await
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(html.matches(r#"data-testid="harvest-flag""#).count(), 1);
-    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 0);
+    let html = dashboard_page(&app, &researcher, &id).await;
+    assert_eq!(testids(&html, "harvest-flag"), 1);
+    assert_eq!(testids(&html, "exclude-confirm"), 0);
 }
 
 /// Adaptive redundancy through the answer path: unanimous pairs settle at the minimum and stop
@@ -2989,14 +2973,9 @@ async fn two_accounts_that_answer_alike_are_shown_as_a_group(pool: PgPool) {
     assert!(guessers
         .iter()
         .all(|w| w["kappa_vs_majority"].as_f64().unwrap() < 0.2));
-    let html = app
-        .get(&researcher, &format!("/research/judge/{id}"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let html = dashboard_page(&app, &researcher, &id).await;
     assert!(html.contains("Group 1: answer alike"), "{html}");
-    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 2);
+    assert_eq!(testids(&html, "exclude-confirm"), 2);
 
     // Excluding one leaves the other in the group (set-aside judgments still count for it). The
     // other is stopped by an admin first: their judgments stop counting but keep their slots, and
@@ -3027,13 +3006,8 @@ async fn two_accounts_that_answer_alike_are_shown_as_a_group(pool: PgPool) {
             assert_eq!(resp.status(), StatusCode::OK);
             // The excluded member has no Exclude button any more; the stopped one, whose
             // judgments still hold their slots, has one.
-            let html = app
-                .get(&researcher, &format!("/research/judge/{id}"))
-                .await
-                .text()
-                .await
-                .unwrap();
-            assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 1);
+            let html = dashboard_page(&app, &researcher, &id).await;
+            assert_eq!(testids(&html, "exclude-confirm"), 1);
             assert!(html.contains(&format!("Exclude {m}")), "{html}");
         }
         let done = json(
@@ -3047,13 +3021,8 @@ async fn two_accounts_that_answer_alike_are_shown_as_a_group(pool: PgPool) {
         .await;
         assert_eq!(done["judgments"], 40, "{done}");
     }
-    let html = app
-        .get(&researcher, &format!("/research/judge/{id}"))
-        .await
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(html.matches(r#"data-testid="exclude-confirm""#).count(), 0);
+    let html = dashboard_page(&app, &researcher, &id).await;
+    assert_eq!(testids(&html, "exclude-confirm"), 0);
     // Doing it again sets nothing aside and adds nothing to the history.
     let again = json(
         app.call(
