@@ -1,10 +1,16 @@
 //! A private PostgreSQL cluster under the data directory, used when no `DATABASE_URL` is given.
 //!
 //! First start: `initdb` (trust auth, UTF8, superuser `paracrowd`). Every start: `pg_ctl start` on
-//! 127.0.0.1 and a free port, no Unix socket; `stop` is `pg_ctl -m fast stop`. A cluster left
-//! running by a killed server is found through `pg_ctl status` and reused. PostgreSQL refuses to
-//! run as root, so as root the binaries run as the `postgres` system user (created by Debian's
+//! 127.0.0.1 and a free port, no Unix socket; `stop` is `pg_ctl -m fast stop`. PostgreSQL refuses
+//! to run as root, so as root the binaries run as the `postgres` system user (created by Debian's
 //! package), which then owns the cluster directory.
+//!
+//! **Who stops it.** The process that owns the cluster holds an exclusive lock on
+//! `DATA_DIR/postgres.lock` for as long as it lives (the kernel drops it when the process ends,
+//! killed or not). A process that finds the lock held (a command such as `create-admin` run
+//! beside a running server) uses the running cluster and leaves it running: stopping it would
+//! take the server's database away. A process that takes the lock and finds the cluster running
+//! (left by a killed server) adopts it and stops it when done.
 //!
 //! All functions block; call them from `spawn_blocking` or before the runtime starts serving.
 use std::fs;
@@ -25,11 +31,15 @@ pub struct EmbeddedPostgres {
     cluster_dir: PathBuf,
     port: u16,
     run_as: Option<(u32, u32)>,
+    /// The owner's lock, held while this value lives; `None` when another live process owns
+    /// the cluster, which this one then never stops.
+    owner_lock: Option<fs::File>,
 }
 
 impl EmbeddedPostgres {
-    /// Creates (first time) and starts the cluster under `data_dir/postgres`, or reuses one
-    /// already running there.
+    /// Creates (first time) and starts the cluster under `data_dir/postgres`; uses the one
+    /// another live process runs there (without owning it), or adopts one a process that ended
+    /// left running.
     pub fn start(data_dir: &Path) -> anyhow::Result<Self> {
         let bin_dir = find_bin_dir()?;
         let run_as = if unsafe { libc::geteuid() } == 0 {
@@ -52,13 +62,33 @@ impl EmbeddedPostgres {
             cluster_dir,
             port: 0,
             run_as,
+            owner_lock: None,
         };
+        pg.owner_lock = try_lock(&data_dir.join("postgres.lock"))?;
+        if pg.owner_lock.is_none() {
+            // Another live process owns the cluster (it may be starting it right now).
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            loop {
+                if let Some(port) = pg.running_port().ok().flatten() {
+                    tracing::info!(port, dir = %pg.cluster_dir.display(), "using the embedded PostgreSQL another paracrowd process runs (it stays running)");
+                    pg.port = port;
+                    return Ok(pg);
+                }
+                if std::time::Instant::now() >= deadline {
+                    bail!(
+                        "another paracrowd process holds {} but its PostgreSQL did not start within 60 s",
+                        data_dir.join("postgres.lock").display()
+                    );
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+        }
 
         if !pg.cluster_dir.join("PG_VERSION").exists() {
             pg.init(&data_dir, &base)?;
         }
         if let Some(port) = pg.running_port()? {
-            tracing::info!(port, dir = %pg.cluster_dir.display(), "reusing the running embedded PostgreSQL");
+            tracing::info!(port, dir = %pg.cluster_dir.display(), "adopting the embedded PostgreSQL an ended process left running");
             pg.port = port;
             return Ok(pg);
         }
@@ -175,8 +205,18 @@ impl EmbeddedPostgres {
         self.port
     }
 
-    /// Stops the server (fast shutdown: open transactions roll back, committed data is kept).
+    /// Whether this process owns the cluster (and [`stop`](Self::stop) stops it).
+    pub fn is_owner(&self) -> bool {
+        self.owner_lock.is_some()
+    }
+
+    /// Stops the server (fast shutdown: open transactions roll back, committed data is kept);
+    /// leaves a cluster another process owns running.
     pub fn stop(&self) -> anyhow::Result<()> {
+        if !self.is_owner() {
+            tracing::info!(dir = %self.cluster_dir.display(), "embedded PostgreSQL left running for the paracrowd process that owns it");
+            return Ok(());
+        }
         let out = self.pg_ctl(&["stop", "-m", "fast", "-w", "-t", "60"])?;
         if !out.status.success() {
             bail!(
@@ -253,6 +293,28 @@ fn postgres_user() -> Option<(u32, u32)> {
         return None;
     }
     Some(unsafe { ((*pw).pw_uid, (*pw).pw_gid) })
+}
+
+/// Takes the exclusive lock on `path` (created if missing) without waiting: `None` when another
+/// process holds it.
+fn try_lock(path: &Path) -> anyhow::Result<Option<fs::File>> {
+    use std::os::fd::AsRawFd;
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    // SAFETY: flock on a descriptor this function owns; no memory is shared with the call.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(Some(file));
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(None)
+    } else {
+        Err(e).with_context(|| format!("cannot lock {}", path.display()))
+    }
 }
 
 fn free_port() -> anyhow::Result<u16> {

@@ -118,6 +118,63 @@ async fn serve_starts_its_own_postgres_prints_the_admin_password_and_stops_on_si
     let pid_file = dir.path().join("data/postgres/cluster/postmaster.pid");
     assert!(pid_file.exists(), "the embedded cluster runs");
 
+    // A lost admin password reset beside the running server (as the README says): the command
+    // uses the server's cluster and leaves it running, and the new password logs in.
+    let reset = tokio::task::spawn_blocking({
+        let data = dir.path().join("data");
+        move || {
+            let mut c = Command::new(BIN)
+                .args(["create-admin", "admin"])
+                .env_remove("DATABASE_URL")
+                .env("PARACROWD_DATA_DIR", data)
+                .env("RUST_LOG", "warn")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(b"a-new-admin-password-42\n")
+                .unwrap();
+            c.wait_with_output().unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(reset.status.success(), "{reset:?}");
+    assert!(
+        pid_file.exists(),
+        "the command left the server's cluster running"
+    );
+    let health: serde_json::Value = client()
+        .get(format!("{base}/health"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["database"], "ok", "{health}");
+    let login = |password: &'static str| {
+        client()
+            .post(format!("{base}/api/login"))
+            .header("Origin", &base)
+            .form(&[("username", "admin"), ("password", password)])
+            .send()
+    };
+    assert!(login("a-new-admin-password-42")
+        .await
+        .unwrap()
+        .status()
+        .is_success());
+    assert!(!login("not-the-password-42")
+        .await
+        .unwrap()
+        .status()
+        .is_success());
+
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let status = tokio::task::spawn_blocking(move || child.wait())
         .await

@@ -1,4 +1,5 @@
-//! The embedded cluster: created on first start, stopped, reused on the next start.
+//! The embedded cluster: created on first start, stopped, reused on the next start; used
+//! without being stopped beside its live owner, adopted when its owner is gone.
 use std::os::unix::fs::PermissionsExt;
 
 use server::embedded_pg::EmbeddedPostgres;
@@ -57,15 +58,42 @@ async fn the_embedded_cluster_starts_stops_and_keeps_its_data() {
     assert_eq!(kept, 1);
     pool.close().await;
 
-    // A second start while it runs (a server killed without stopping it) reuses the running one.
+    // A start beside the live owner (a command run next to the server) uses the running
+    // cluster without owning it: its stop leaves the cluster running for the owner.
     let path = data_dir.clone();
     let again = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(&path))
         .await
         .unwrap()
         .unwrap();
     assert_eq!(again.port(), pg.port());
-    tokio::task::spawn_blocking(move || pg.stop())
+    assert!(pg.is_owner() && !again.is_owner());
+    tokio::task::spawn_blocking(move || again.stop())
         .await
         .unwrap()
         .unwrap();
+    let url = pg.database_url();
+    assert!(
+        PgConnection::connect(&url).await.is_ok(),
+        "a process that does not own the cluster left it running"
+    );
+
+    // The owner gone without stopping it (a killed server: the kernel drops its lock): the next
+    // start adopts the running cluster, and its stop stops it.
+    let port = pg.port();
+    drop(pg);
+    let path = data_dir.clone();
+    let adopted = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(&path))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(adopted.is_owner());
+    assert_eq!(adopted.port(), port);
+    tokio::task::spawn_blocking(move || adopted.stop())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        PgConnection::connect(&url).await.is_err(),
+        "the adopting process stopped the cluster"
+    );
 }
