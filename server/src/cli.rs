@@ -383,7 +383,7 @@ async fn score(input: PathBuf, output: Option<PathBuf>) -> anyhow::Result<()> {
 }
 
 /// Runs `f` with a migrated pool: on `DATABASE_URL`, or on the embedded cluster, which is
-/// stopped afterwards whatever `f` returned.
+/// stopped afterwards whatever `f` returned if this process owns it (`embedded_pg`).
 async fn with_database<F, Fut>(config: &Config, f: F) -> anyhow::Result<()>
 where
     F: FnOnce(sqlx::PgPool) -> Fut,

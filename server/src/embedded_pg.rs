@@ -21,6 +21,10 @@ use std::process::{Command, Output};
 
 use anyhow::{bail, Context};
 
+/// How long a start waits for the cluster another process owns to accept connections: longer
+/// than that process's `initdb` and its `pg_ctl start -t 60` together.
+const OWNER_WAIT: std::time::Duration = std::time::Duration::from_secs(180);
+
 /// The superuser and database the server uses in the embedded cluster.
 const DB_USER: &str = "paracrowd";
 
@@ -64,24 +68,29 @@ impl EmbeddedPostgres {
             run_as,
             owner_lock: None,
         };
-        pg.owner_lock = try_lock(&data_dir.join("postgres.lock"))?;
-        if pg.owner_lock.is_none() {
-            // Another live process owns the cluster (it may be starting it right now).
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-            loop {
-                if let Some(port) = pg.running_port().ok().flatten() {
-                    tracing::info!(port, dir = %pg.cluster_dir.display(), "using the embedded PostgreSQL another paracrowd process runs (it stays running)");
-                    pg.port = port;
-                    return Ok(pg);
-                }
-                if std::time::Instant::now() >= deadline {
-                    bail!(
-                        "another paracrowd process holds {} but its PostgreSQL did not start within 60 s",
-                        data_dir.join("postgres.lock").display()
-                    );
-                }
-                std::thread::sleep(std::time::Duration::from_millis(200));
+        // While another live process holds the lock it owns the cluster, and may be creating or
+        // starting it right now: use the cluster once it accepts connections, or take over if
+        // that process ends first.
+        let lock = data_dir.join("postgres.lock");
+        let deadline = std::time::Instant::now() + OWNER_WAIT;
+        loop {
+            pg.owner_lock = try_lock(&lock)?;
+            if pg.owner_lock.is_some() {
+                break;
             }
+            if let Some(port) = pg.ready_port() {
+                tracing::info!(port, dir = %pg.cluster_dir.display(), "using the embedded PostgreSQL another paracrowd process runs (it stays running)");
+                pg.port = port;
+                return Ok(pg);
+            }
+            if std::time::Instant::now() >= deadline {
+                bail!(
+                    "another paracrowd process holds {} but its PostgreSQL was not ready within {} s",
+                    lock.display(),
+                    OWNER_WAIT.as_secs()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
         }
 
         if !pg.cluster_dir.join("PG_VERSION").exists() {
@@ -189,6 +198,19 @@ impl EmbeddedPostgres {
         // postmaster.pid: line 4 is the port.
         let pid_file = fs::read_to_string(self.cluster_dir.join("postmaster.pid"))?;
         Ok(pid_file.lines().nth(3).and_then(|l| l.trim().parse().ok()))
+    }
+
+    /// The port of a server on this cluster that accepts connections: `postmaster.pid` names a
+    /// live postmaster (not initdb's single-user run, whose pid is negative) whose status line
+    /// says `ready` (not starting or stopping).
+    fn ready_port(&self) -> Option<u16> {
+        let pid_file = fs::read_to_string(self.cluster_dir.join("postmaster.pid")).ok()?;
+        let lines: Vec<&str> = pid_file.lines().collect();
+        let pid: i64 = lines.first()?.trim().parse().ok()?;
+        if pid <= 0 || lines.get(7).map(|l| l.trim()) != Some("ready") {
+            return None;
+        }
+        self.running_port().ok().flatten()
     }
 
     /// The URL of the server's maintenance database (`postgres`).
@@ -299,12 +321,24 @@ fn postgres_user() -> Option<(u32, u32)> {
 /// process holds it.
 fn try_lock(path: &Path) -> anyhow::Result<Option<fs::File>> {
     use std::os::fd::AsRawFd;
-    let file = fs::OpenOptions::new()
+    let file = match fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+    {
+        Ok(file) => file,
+        // Made by another user, or a read-only folder: a lock needs only a descriptor.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) =>
+        {
+            fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot open {}", path.display())),
+    };
     // SAFETY: flock on a descriptor this function owns; no memory is shared with the call.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
         return Ok(Some(file));

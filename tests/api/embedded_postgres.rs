@@ -97,3 +97,43 @@ async fn the_embedded_cluster_starts_stops_and_keeps_its_data() {
         "the adopting process stopped the cluster"
     );
 }
+
+/// A start that finds the lock held, by a process whose cluster is not ready, waits rather than
+/// use a cluster that does not answer yet, and takes over when that process ends.
+#[tokio::test]
+async fn a_start_waits_while_another_process_holds_the_cluster_and_takes_over_when_it_ends() {
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let data_dir = dir.path().join("data");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    // Another "process" holds the lock (a second open file description conflicts as one would).
+    let held = std::fs::File::create(data_dir.join("postgres.lock")).unwrap();
+    assert_eq!(
+        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let path = data_dir.clone();
+    let start = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(&path));
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    assert!(
+        !start.is_finished(),
+        "the start waits while the lock is held and no cluster is ready"
+    );
+    drop(held);
+    let pg = start.await.unwrap().unwrap();
+    assert!(
+        pg.is_owner(),
+        "the start took over once the holder was gone"
+    );
+    server::startup::create_database_if_missing(&pg)
+        .await
+        .unwrap();
+    let url = pg.database_url();
+    assert!(PgConnection::connect(&url).await.is_ok());
+    tokio::task::spawn_blocking(move || pg.stop())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(PgConnection::connect(&url).await.is_err());
+}
