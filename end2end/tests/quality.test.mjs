@@ -12,7 +12,9 @@ let server;
 let browser;
 
 before(async () => {
-  server = await startServer();
+  // Every simulated worker here registers from this one address: more than the 20 new accounts
+  // per 10 minutes the server allows one address by default.
+  server = await startServer({ PARACROWD_RATE_REGISTRATIONS: '200/600' });
   browser = await launchBrowser();
 });
 
