@@ -12,6 +12,12 @@
 //! take the server's database away. A process that takes the lock and finds the cluster running
 //! (left by a killed server) adopts it and stops it when done.
 //!
+//! **Who else uses it.** A process that uses the cluster without owning it holds a shared lock
+//! on `DATA_DIR/postgres.users.lock` while it lives. An owner that ends while such a process
+//! lives (a long `import-corpus` that started the cluster, and a `serve` started beside it)
+//! leaves the cluster running for it; the last of them to stop takes the owner's lock and, when
+//! no one else uses the cluster, stops it.
+//!
 //! All functions block; call them from `spawn_blocking` or before the runtime starts serving.
 use std::fs;
 use std::os::unix::fs::{chown, PermissionsExt};
@@ -36,8 +42,14 @@ pub struct EmbeddedPostgres {
     port: u16,
     run_as: Option<(u32, u32)>,
     /// The owner's lock, held while this value lives; `None` when another live process owns
-    /// the cluster, which this one then never stops.
+    /// the cluster, which this one then stops only if it outlives the owner and every other user.
     owner_lock: Option<fs::File>,
+    /// The owner's lock file (`postgres.lock`).
+    owner_lock_path: PathBuf,
+    /// The users' lock file (`postgres.users.lock`), and this process's shared lock on it while
+    /// it uses a cluster it does not own.
+    users_lock_path: PathBuf,
+    users_lock: Option<fs::File>,
 }
 
 impl EmbeddedPostgres {
@@ -67,21 +79,33 @@ impl EmbeddedPostgres {
             port: 0,
             run_as,
             owner_lock: None,
+            owner_lock_path: data_dir.join("postgres.lock"),
+            users_lock_path: data_dir.join("postgres.users.lock"),
+            users_lock: None,
         };
         // While another live process holds the lock it owns the cluster, and may be creating or
         // starting it right now: use the cluster once it accepts connections, or take over if
         // that process ends first.
-        let lock = data_dir.join("postgres.lock");
+        let lock = pg.owner_lock_path.clone();
         let deadline = std::time::Instant::now() + OWNER_WAIT;
         loop {
             pg.owner_lock = try_lock(&lock)?;
             if pg.owner_lock.is_some() {
                 break;
             }
-            if let Some(port) = pg.ready_port() {
-                tracing::info!(port, dir = %pg.cluster_dir.display(), "using the embedded PostgreSQL another paracrowd process runs (it stays running)");
-                pg.port = port;
-                return Ok(pg);
+            if pg.ready_port().is_some() {
+                // Registered as a user first, then the cluster looked at again: an owner that was
+                // stopping it (it holds the users' lock alone while it does) has finished.
+                pg.users_lock = Some(
+                    lock_file(&pg.users_lock_path, Lock::SharedWait)?
+                        .context("a shared lock that waits is always granted")?,
+                );
+                if let Some(port) = pg.ready_port() {
+                    tracing::info!(port, dir = %pg.cluster_dir.display(), "using the embedded PostgreSQL another paracrowd process runs (it stays running)");
+                    pg.port = port;
+                    return Ok(pg);
+                }
+                pg.users_lock = None;
             }
             if std::time::Instant::now() >= deadline {
                 bail!(
@@ -232,11 +256,30 @@ impl EmbeddedPostgres {
         self.owner_lock.is_some()
     }
 
-    /// Stops the server (fast shutdown: open transactions roll back, committed data is kept);
-    /// leaves a cluster another process owns running.
+    /// Stops the server (fast shutdown: open transactions roll back, committed data is kept),
+    /// unless another live process owns or uses it: then it is left running for them.
     pub fn stop(&self) -> anyhow::Result<()> {
-        if !self.is_owner() {
-            tracing::info!(dir = %self.cluster_dir.display(), "embedded PostgreSQL left running for the paracrowd process that owns it");
+        // A process that outlived the owner takes the owner's lock while it stops the cluster.
+        let mut _taken_over = None;
+        if self.owner_lock.is_none() {
+            _taken_over = try_lock(&self.owner_lock_path)?;
+            if _taken_over.is_none() {
+                tracing::info!(dir = %self.cluster_dir.display(), "embedded PostgreSQL left running for the paracrowd process that owns it");
+                return Ok(());
+            }
+        }
+        // The users' lock, held alone while stopping (this process's own shared lock turned
+        // exclusive): no other process uses the cluster, and none starts to meanwhile.
+        let mut _alone = None;
+        let alone = match &self.users_lock {
+            Some(mine) => flock(mine, libc::LOCK_EX | libc::LOCK_NB, &self.users_lock_path)?,
+            None => {
+                _alone = lock_file(&self.users_lock_path, Lock::ExclusiveNow)?;
+                _alone.is_some()
+            }
+        };
+        if !alone {
+            tracing::info!(dir = %self.cluster_dir.display(), "embedded PostgreSQL left running for the paracrowd processes that use it");
             return Ok(());
         }
         let out = self.pg_ctl(&["stop", "-m", "fast", "-w", "-t", "60"])?;
@@ -320,7 +363,21 @@ fn postgres_user() -> Option<(u32, u32)> {
 /// Takes the exclusive lock on `path` (created if missing) without waiting: `None` when another
 /// process holds it.
 fn try_lock(path: &Path) -> anyhow::Result<Option<fs::File>> {
-    use std::os::fd::AsRawFd;
+    lock_file(path, Lock::ExclusiveNow)
+}
+
+/// The kinds of lock [`lock_file`] takes.
+#[derive(Clone, Copy)]
+enum Lock {
+    /// Exclusive, without waiting.
+    ExclusiveNow,
+    /// Shared, waiting for an exclusive holder to let go.
+    SharedWait,
+}
+
+/// Takes `kind` of lock on `path` (created if missing): `None` when an exclusive lock without
+/// waiting finds it held.
+fn lock_file(path: &Path, kind: Lock) -> anyhow::Result<Option<fs::File>> {
     let file = match fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -339,13 +396,24 @@ fn try_lock(path: &Path) -> anyhow::Result<Option<fs::File>> {
         }
         Err(e) => return Err(e).with_context(|| format!("cannot open {}", path.display())),
     };
-    // SAFETY: flock on a descriptor this function owns; no memory is shared with the call.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        return Ok(Some(file));
+    let operation = match kind {
+        Lock::ExclusiveNow => libc::LOCK_EX | libc::LOCK_NB,
+        Lock::SharedWait => libc::LOCK_SH,
+    };
+    Ok(flock(&file, operation, path)?.then_some(file))
+}
+
+/// `flock(2)` with `operation` on `file` (opened from `path`): false when a lock without waiting
+/// finds it held. On a descriptor that holds a lock already, it converts it.
+fn flock(file: &fs::File, operation: libc::c_int, path: &Path) -> anyhow::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor the caller keeps open; no memory is shared with the call.
+    if unsafe { libc::flock(file.as_raw_fd(), operation) } == 0 {
+        return Ok(true);
     }
     let e = std::io::Error::last_os_error();
     if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        Ok(None)
+        Ok(false)
     } else {
         Err(e).with_context(|| format!("cannot lock {}", path.display()))
     }

@@ -96,6 +96,35 @@ async fn the_embedded_cluster_starts_stops_and_keeps_its_data() {
         PgConnection::connect(&url).await.is_err(),
         "the adopting process stopped the cluster"
     );
+
+    // A short-lived owner (a command that started the cluster) and a longer-lived process
+    // beside it (a server started meanwhile): the owner's stop leaves the cluster to the
+    // server, which stops it when it stops, having outlived the owner.
+    let start = |path: std::path::PathBuf| {
+        tokio::task::spawn_blocking(move || EmbeddedPostgres::start(&path))
+    };
+    let command = start(data_dir.clone()).await.unwrap().unwrap();
+    let serve = start(data_dir.clone()).await.unwrap().unwrap();
+    assert!(command.is_owner() && !serve.is_owner());
+    let url = serve.database_url();
+    let command = tokio::task::spawn_blocking(move || command.stop().map(|()| command))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        PgConnection::connect(&url).await.is_ok(),
+        "the owner stopped the cluster under a process that uses it"
+    );
+    drop(command);
+    assert!(PgConnection::connect(&url).await.is_ok());
+    tokio::task::spawn_blocking(move || serve.stop())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        PgConnection::connect(&url).await.is_err(),
+        "the last process to use the cluster stopped it"
+    );
 }
 
 /// A start that finds the lock held, by a process whose cluster is not ready, waits rather than
