@@ -270,7 +270,7 @@ test('the confidence gate stops a worker who answers at random and says why, at 
       answered += 1;
       if (outcome.stopped) {
         assert.equal(w, 3, `a careful worker was stopped: ${outcome.stopped}`);
-        assert.match(outcome.stopped, /show an accuracy of about \d+%, at most \d+% with 90% confidence; this study needs more than 85%/);
+        assert.match(outcome.stopped, /show an accuracy of about \d+%, at most \d+% with 70% confidence; this study needs more than 85%/);
         stoppedAt = answered;
         break;
       }
@@ -292,7 +292,7 @@ test('the confidence gate stops a worker who answers at random and says why, at 
     // Each row draws the estimate against the minimum and says why, in the rule's terms.
     const stopped = rows.filter({ hasText: /so stopped/ });
     assert.equal(await stopped.count(), 1, `${what}: one worker stopped by the gate`);
-    assert.match(await stopped.getByTestId('gate-standing').textContent(), /Accuracy about \d+%, at most \d+% \(90% upper bound, any number of looks\): below the minimum of 85%, so stopped\./);
+    assert.match(await stopped.getByTestId('gate-standing').textContent(), /Accuracy about \d+%, at most \d+% \(70% upper bound, any number of looks\): below the minimum of 85%, so stopped\./);
     const kept = rows.filter({ hasText: /: kept(; nothing points below the minimum of 85%| until the bound falls to 85%)/ });
     assert.equal(await kept.count(), 3, `${what}: three careful workers kept`);
     assert.equal(await page.getByRole('img', { name: /^Accuracy about \d+%, at most \d+%; the minimum is 85%$/ }).count(), 4);

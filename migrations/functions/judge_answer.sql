@@ -45,6 +45,10 @@ declare
     cpn int4[] := '{}'::int4[];
     cnp int4[] := '{}'::int4[];
     cnn int4[] := '{}'::int4[];
+    c2a int4[] := '{}'::int4[];
+    c2d int4[] := '{}'::int4[];
+    c3a int4[] := '{}'::int4[];
+    c3d int4[] := '{}'::int4[];
     queued int8;
     last_item bool;
     settlement record;
@@ -126,7 +130,7 @@ begin
     -- majority of its others changes. None for a test pair.
     before_yes := rec.n_paraphrase - p_label::int4;
     before_no := rec.n_judgments - rec.n_paraphrase - (not p_label)::int4;
-    own := '{0,0,0,0}';
+    own := '{0,0,0,0,0,0,0,0}';
     if not r.is_test then
         own := judge_cell_change(p_label, null, true, before_yes, before_no,
                                  rec.n_paraphrase, rec.n_judgments - rec.n_paraphrase);
@@ -135,12 +139,16 @@ begin
             c := judge_cell_change(rec.labels[i], rec.trusted[i], rec.trusted[i],
                                    before_yes, before_no,
                                    rec.n_paraphrase, rec.n_judgments - rec.n_paraphrase);
-            continue when c = '{0,0,0,0}';
+            continue when c = '{0,0,0,0,0,0,0,0}';
             users := users || rec.users[i];
             cpp := cpp || c[1];
             cpn := cpn || c[2];
             cnp := cnp || c[3];
             cnn := cnn || c[4];
+            c2a := c2a || c[5];
+            c2d := c2d || c[6];
+            c3a := c3a || c[7];
+            c3d := c3d || c[8];
         end loop;
     end if;
 
@@ -153,14 +161,14 @@ begin
         lease := judge_fold_worker(
             p_campaign, p_user, null, false, p_lease_seconds, null,
             1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
-            users, cpp, cpn, cnp, cnn);
+            own[5], own[6], own[7], own[8], users, cpp, cpn, cnp, cnn, c2a, c2d, c3a, c3d);
     else
         lease := judge_next_pair(
             p_campaign, p_user, r.served_count, r.test_position,
             r.assignment_status = 'expired', p_lease_seconds, p_key, p_test_every, p_per_pair,
             p_new_position, p_ordinary_per_test, p_test_max, p_sweep,
             1, r.is_test::int4, (v_correct is true)::int4, own[1], own[2], own[3], own[4],
-            users, cpp, cpn, cnp, cnn);
+            own[5], own[6], own[7], own[8], users, cpp, cpn, cnp, cnn, c2a, c2d, c3a, c3d);
     end if;
     -- The pair's one write of the answer: its counts with this judgment, a slot taken again
     -- and, for an ordinary pair, the label its votes give, weighted by their workers' counts,
@@ -193,5 +201,6 @@ begin
                lease.kappa_pp, lease.kappa_pn, lease.kappa_np, lease.kappa_nn,
                r.gate_overridden, r.is_test, r.gold_label, r.gold_explanation,
                lease.assignment_id, lease.sentence1, lease.sentence2,
-               coalesce(queued, 0) > 0)::judge_answered;
+               coalesce(queued, 0) > 0, lease.lead2_agreed, lease.lead2_disagreed,
+               lease.lead3_agreed, lease.lead3_disagreed)::judge_answered;
 end $$;

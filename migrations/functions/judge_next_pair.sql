@@ -11,7 +11,7 @@
 -- is that nothing is left, so no worker is told so while a slot could be freed.
 --
 -- The new lease is taken in the statement that brings the worker's counts up to date
--- (`judge_fold_worker`), with p_judgments .. p_nn (an answer's own) and p_users .. p_cnn (its
+-- (`judge_fold_worker`), with p_judgments .. p_l3d (an answer's own) and p_users .. p_c3d (its
 -- changes to other workers' tables).
 -- Returns their counts after it and the pair, if any.
 -- needs: judge_starts_block, judge_is_test_slot, judge_expire_leases, judge_choose_test,
@@ -22,7 +22,9 @@ create or replace function judge_next_pair(
     p_new_position int4, p_ordinary_per_test int4, p_test_max int4, p_sweep bool,
     p_judgments int4, p_tests_answered int4, p_tests_correct int4,
     p_pp int4, p_pn int4, p_np int4, p_nn int4,
-    p_users uuid[], p_cpp int4[], p_cpn int4[], p_cnp int4[], p_cnn int4[])
+    p_l2a int4, p_l2d int4, p_l3a int4, p_l3d int4,
+    p_users uuid[], p_cpp int4[], p_cpn int4[], p_cnp int4[], p_cnn int4[],
+    p_c2a int4[], p_c2d int4[], p_c3a int4[], p_c3d int4[])
 returns judge_leased
 language plpgsql as $$
 declare
@@ -67,7 +69,8 @@ begin
         p_campaign, p_user, case when held is null then chosen end, chosen_test,
         p_lease_seconds, new_pos,
         p_judgments, p_tests_answered, p_tests_correct, p_pp, p_pn, p_np, p_nn,
-        p_users, p_cpp, p_cpn, p_cnp, p_cnn);
+        p_l2a, p_l2d, p_l3a, p_l3d,
+        p_users, p_cpp, p_cpn, p_cnp, p_cnn, p_c2a, p_c2d, p_c3a, p_c3d);
     if held is not null then
         r.assignment_id := held;
         select sentence1, sentence2 into r.sentence1, r.sentence2

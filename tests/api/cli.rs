@@ -469,7 +469,7 @@ fn replay_refuses_bad_files_and_settings_plainly() {
     let (ok, _, err) = replay(&[path, "--worse-by", "0.7"]);
     assert!(!ok && err.contains("--worse-by"), "{err}");
     // The confidence rule's worse level lies above an accuracy of 0.
-    let (ok, _, err) = replay(&[path, "--min-accuracy", "0.2"]);
+    let (ok, _, err) = replay(&[path, "--min-accuracy", "0.1"]);
     assert!(!ok && err.contains("--worse-by"), "{err}");
     let (ok, _, err) = replay(&[path, "--test-every", "101"]);
     assert!(!ok && err.contains("--test-every"), "{err}");

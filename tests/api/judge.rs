@@ -171,15 +171,33 @@ pub(crate) fn truth(task: &Value) -> bool {
 
 /// Every worker's gate counts as kept on their row (plus the changes not yet folded in) equal
 /// the same counts taken from their whole history, the way the gate read them before it kept running counts:
-/// judgments, test answers, and the (label, majority of the others' trusted votes) table.
+/// judgments, test answers, and the (label, majority of the others' trusted votes) table with
+/// its agreements and disagreements with majorities 2 and 3 or more votes ahead.
 pub(crate) async fn assert_gate_counts_match_history(pool: &PgPool, campaign: &str) {
-    type Counts = (String, i64, i64, i64, i64, i64, i64, i64);
+    type Counts = (
+        String,
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+    );
     let id: uuid::Uuid = campaign.parse().unwrap();
     let kept: Vec<Counts> = sqlx::query_as(
         r#"select w.app_user_id::text, w.judgments::int8, w.tests_answered::int8,
                   w.tests_correct::int8,
                   w.kappa_pp + coalesce(sum(c.pp), 0), w.kappa_pn + coalesce(sum(c.pn), 0),
-                  w.kappa_np + coalesce(sum(c.np), 0), w.kappa_nn + coalesce(sum(c.nn), 0)
+                  w.kappa_np + coalesce(sum(c.np), 0), w.kappa_nn + coalesce(sum(c.nn), 0),
+                  w.lead2_agreed + coalesce(sum(c.lead2_agreed), 0),
+                  w.lead2_disagreed + coalesce(sum(c.lead2_disagreed), 0),
+                  w.lead3_agreed + coalesce(sum(c.lead3_agreed), 0),
+                  w.lead3_disagreed + coalesce(sum(c.lead3_disagreed), 0)
            from judge_worker w left join judge_gate_change c using (campaign_id, app_user_id)
            where w.campaign_id = $1 group by w.campaign_id, w.app_user_id order by 1"#,
     )
@@ -197,14 +215,17 @@ pub(crate) async fn assert_gate_counts_match_history(pool: &PgPool, campaign: &s
                      and j.app_user_id = w.app_user_id and j.is_test and j.is_correct),
                   count(*) filter (where c.label and c.m > 0), count(*) filter (where c.label and c.m < 0),
                   count(*) filter (where not c.label and c.m > 0),
-                  count(*) filter (where not c.label and c.m < 0)
+                  count(*) filter (where not c.label and c.m < 0),
+                  count(*) filter (where c.lead >= 2), count(*) filter (where c.lead <= -2),
+                  count(*) filter (where c.lead >= 3), count(*) filter (where c.lead <= -3)
            from judge_worker w left join (
-               select j.app_user_id, j.is_paraphrase as label,
-                      sign((p.n_paraphrase - (j.trusted and j.is_paraphrase)::int)
-                           - (p.n_judgments - p.n_paraphrase
-                              - (j.trusted and not j.is_paraphrase)::int)) as m
-               from judge_judgment j join judge_pair p using (pair_id)
-               where j.campaign_id = $1 and not j.is_test) c using (app_user_id)
+               select d.*, sign(d.diff) as m, d.diff * (2 * d.label::int - 1) as lead
+               from (select j.app_user_id, j.is_paraphrase as label,
+                            (p.n_paraphrase - (j.trusted and j.is_paraphrase)::int)
+                            - (p.n_judgments - p.n_paraphrase
+                               - (j.trusted and not j.is_paraphrase)::int) as diff
+                     from judge_judgment j join judge_pair p using (pair_id)
+                     where j.campaign_id = $1 and not j.is_test) d) c using (app_user_id)
            where w.campaign_id = $1 group by w.campaign_id, w.app_user_id order by 1"#,
     )
     .bind(id)
@@ -216,6 +237,38 @@ pub(crate) async fn assert_gate_counts_match_history(pool: &PgPool, campaign: &s
         kept, full,
         "the gate's running counts drifted from the history"
     );
+}
+
+/// The migration that added the gate tables' counts by lead filled them from the judgments
+/// already stored. Run again here, on counts set back to what that migration found (0 on every
+/// worker's row, and none in the changes not yet folded in), it gives the counts the history
+/// gives.
+pub(crate) async fn assert_lead_backfill_matches_history(pool: &PgPool, campaign: &str) {
+    let id: uuid::Uuid = campaign.parse().unwrap();
+    for table in ["judge_worker", "judge_gate_change"] {
+        sqlx::query(&format!(
+            "update {table} set lead2_agreed = 0, lead2_disagreed = 0, lead3_agreed = 0,
+                                lead3_disagreed = 0 where campaign_id = $1"
+        ))
+        .bind(id)
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+    let migration = include_str!("../../migrations/20261226000047_gate_majority_lead.sql");
+    let backfill = &migration[migration.find("update judge_worker w").unwrap()..];
+    sqlx::raw_sql(backfill).execute(pool).await.unwrap();
+    assert_gate_counts_match_history(pool, campaign).await;
+    // The history had wide leads to count.
+    let wide: i64 = sqlx::query_scalar(
+        "select coalesce(sum(lead2_agreed + lead3_disagreed), 0)::int8 from judge_worker
+         where campaign_id = $1",
+    )
+    .bind(id)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert!(wide > 0, "{wide}");
 }
 
 /// The single number a counting query returns.
@@ -1075,6 +1128,7 @@ async fn crowd_through_the_gate(
     .await;
     assert_eq!(drift, 0);
     assert_gate_counts_match_history(&pool, &id).await;
+    assert_lead_backfill_matches_history(&pool, &id).await;
     app.stop().await;
 }
 
@@ -1960,7 +2014,7 @@ async fn bad_settings_are_refused_with_the_field_named(pool: PgPool) {
     let n: i64 = count(&pool, "select count(*) from campaign").await;
     assert_eq!(n, 0);
     // The worse level is stored and shown; left out, it is the default.
-    for (given, stored) in [(Some("0.1"), 0.1), (None, 0.2)] {
+    for (given, stored) in [(Some("0.2"), 0.2), (None, 0.1)] {
         let mut form = base.to_vec();
         form.extend(given.map(|g| ("gate_worse_by", g)));
         let id = json(app.call(&admin, "admin/create_judge_campaign", &form).await)

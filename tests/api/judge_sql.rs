@@ -19,10 +19,14 @@ use crate::judge::{answer, campaign, next, pairs_csv, tests_csv, Setup};
 /// Every worker's gate table as it stands: stored on their row plus the changes recorded for
 /// them and not yet folded in.
 async fn tables(pool: &PgPool, campaign: Uuid) -> HashMap<Uuid, KappaTable> {
-    let rows: Vec<(Uuid, i64, i64, i64, i64)> = sqlx::query_as(
-        r#"select w.app_user_id, w.kappa_pp + coalesce(sum(c.pp), 0),
-                  w.kappa_pn + coalesce(sum(c.pn), 0), w.kappa_np + coalesce(sum(c.np), 0),
-                  w.kappa_nn + coalesce(sum(c.nn), 0)
+    let rows: Vec<(Uuid, Vec<i64>)> = sqlx::query_as(
+        r#"select w.app_user_id,
+                  array[w.kappa_pp + coalesce(sum(c.pp), 0), w.kappa_pn + coalesce(sum(c.pn), 0),
+                        w.kappa_np + coalesce(sum(c.np), 0), w.kappa_nn + coalesce(sum(c.nn), 0),
+                        w.lead2_agreed + coalesce(sum(c.lead2_agreed), 0),
+                        w.lead2_disagreed + coalesce(sum(c.lead2_disagreed), 0),
+                        w.lead3_agreed + coalesce(sum(c.lead3_agreed), 0),
+                        w.lead3_disagreed + coalesce(sum(c.lead3_disagreed), 0)]
            from judge_worker w left join judge_gate_change c using (campaign_id, app_user_id)
            where w.campaign_id = $1 group by w.campaign_id, w.app_user_id"#,
     )
@@ -31,7 +35,10 @@ async fn tables(pool: &PgPool, campaign: Uuid) -> HashMap<Uuid, KappaTable> {
     .await
     .unwrap();
     rows.into_iter()
-        .map(|(u, pp, pn, np, nn)| (u, KappaTable { pp, pn, np, nn }))
+        .map(|(u, cells)| {
+            let cells: [i64; 8] = cells.try_into().expect("eight cells");
+            (u, KappaTable::from_cells(cells))
+        })
         .collect()
 }
 

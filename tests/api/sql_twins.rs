@@ -162,12 +162,8 @@ async fn a_judgments_cell_change_is_the_domains(pool: PgPool) {
     assert_eq!(rows.len(), N);
     let mut changed = 0;
     for (i, (cells,)) in rows.into_iter().enumerate() {
-        let got = KappaTable {
-            pp: cells[0].into(),
-            pn: cells[1].into(),
-            np: cells[2].into(),
-            nn: cells[3].into(),
-        };
+        let cells: [i32; 8] = cells.try_into().expect("eight cells");
+        let got = KappaTable::from_cells(cells.map(i64::from));
         assert_eq!(
             got,
             expected[i],
@@ -180,6 +176,14 @@ async fn a_judgments_cell_change_is_the_domains(pool: PgPool) {
         changed += usize::from(!got.is_zero());
     }
     assert!(changed > N / 4, "{changed}");
+    // The wide leads' cells are exercised too, both ways.
+    for lead in [
+        |t: &KappaTable| t.lead2_agreed,
+        |t: &KappaTable| t.lead3_disagreed,
+    ] {
+        assert!(expected.iter().filter(|t| lead(t) > 0).count() > N / 50);
+        assert!(expected.iter().filter(|t| lead(t) < 0).count() > N / 50);
+    }
 }
 
 #[sqlx::test(migrations = "../migrations")]
@@ -259,6 +263,7 @@ async fn a_workers_pooled_evidence_is_the_gates(pool: PgPool) {
                 pn: c[3].into(),
                 np: c[4].into(),
                 nn: c[5].into(),
+                ..KappaTable::default()
             },
         }
         .numbers();

@@ -92,6 +92,7 @@ pub async fn republish(
             agreements: 0,
             evidence: 0,
             by_majority: [0; 4],
+            by_lead: [0; 4],
         };
         let reason = format!(
             "Republished: kappa against the majority {:.2} is below {min_kappa:.2}; their pairs went back to the queue.",

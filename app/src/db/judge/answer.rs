@@ -9,7 +9,7 @@ use crate::domain::{AssignmentId, CampaignId, UserId};
 use crate::error::AppError;
 use sqlx::PgExecutor;
 
-use super::gate::stored_counts;
+use super::gate::{all_cells, stored_counts};
 use super::lease::{served, ServedPair, Serving};
 
 /// What the call needs besides the caller and the assignment: the campaign's version its
@@ -97,7 +97,8 @@ pub async fn answer(db: impl PgExecutor<'_>, call: &AnswerCall<'_>) -> Result<An
         r#"select outcome as "outcome!", stored_label, judgments, tests_answered, tests_correct,
                   kappa_pp, kappa_pn, kappa_np, kappa_nn, gate_overridden, is_test, gold_label,
                   gold_explanation, next_assignment as "next_assignment: AssignmentId",
-                  sentence1, sentence2, follow_up
+                  sentence1, sentence2, follow_up, lead2_agreed, lead2_disagreed, lead3_agreed,
+                  lead3_disagreed
            from judge_answer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"#,
         call.campaign_id as CampaignId,
         call.user as UserId,
@@ -135,22 +136,24 @@ pub async fn answer(db: impl PgExecutor<'_>, call: &AnswerCall<'_>) -> Result<An
     };
     Ok(match outcome {
         Outcome::Judged => {
-            let counts = [
-                r.judgments,
-                r.tests_answered,
-                r.tests_correct,
+            let table = all_cells([
                 r.kappa_pp,
                 r.kappa_pn,
                 r.kappa_np,
                 r.kappa_nn,
-            ];
-            let [Some(j), Some(ta), Some(tc), Some(pp), Some(pn), Some(np), Some(nn)] = counts
+                r.lead2_agreed,
+                r.lead2_disagreed,
+                r.lead3_agreed,
+                r.lead3_disagreed,
+            ]);
+            let (Some(j), Some(ta), Some(tc), Some(table)) =
+                (r.judgments, r.tests_answered, r.tests_correct, table)
             else {
                 tracing::error!("judge_answer judged without the worker's counts");
                 return Err(AppError::Internal);
             };
             Answered::Judged {
-                counts: stored_counts(j, ta, tc, [pp, pn, np, nn]),
+                counts: stored_counts(j, ta, tc, table),
                 gate_overridden: r.gate_overridden.unwrap_or(false),
                 pair: pair(),
                 next: served(r.next_assignment, r.sentence1.clone(), r.sentence2.clone()),

@@ -42,6 +42,10 @@ pub(super) struct ChangeColumns {
     pub pn: Vec<i32>,
     pub np: Vec<i32>,
     pub nn: Vec<i32>,
+    pub lead2_agreed: Vec<i32>,
+    pub lead2_disagreed: Vec<i32>,
+    pub lead3_agreed: Vec<i32>,
+    pub lead3_disagreed: Vec<i32>,
 }
 
 impl ChangeColumns {
@@ -55,28 +59,36 @@ impl ChangeColumns {
             pn: cell(|t| t.pn),
             np: cell(|t| t.np),
             nn: cell(|t| t.nn),
+            lead2_agreed: cell(|t| t.lead2_agreed),
+            lead2_disagreed: cell(|t| t.lead2_disagreed),
+            lead3_agreed: cell(|t| t.lead3_agreed),
+            lead3_disagreed: cell(|t| t.lead3_disagreed),
         }
     }
 }
 
-/// A worker's counts as their row stores them.
+/// A worker's counts as their row stores them; `table` in the order of [`KappaTable::cells`].
 pub(super) fn stored_counts(
     judgments: i32,
     tests_answered: i32,
     tests_correct: i32,
-    table: [i32; 4],
+    table: [i32; 8],
 ) -> GateCounts {
     GateCounts {
         judgments: judgments.max(0) as u32,
         tests_answered: tests_answered.max(0) as u32,
         tests_correct: tests_correct.max(0) as u32,
-        table: KappaTable {
-            pp: i64::from(table[0]),
-            pn: i64::from(table[1]),
-            np: i64::from(table[2]),
-            nn: i64::from(table[3]),
-        },
+        table: KappaTable::from_cells(table.map(i64::from)),
     }
+}
+
+/// The eight table cells a lease or answer statement returned, when it returned them all (a
+/// statement that found no worker row returns none).
+pub(super) fn all_cells(cells: [Option<i32>; 8]) -> Option<[i32; 8]> {
+    cells
+        .iter()
+        .all(Option::is_some)
+        .then(|| cells.map(Option::unwrap_or_default))
 }
 
 /// Writes changes to other workers' tables, to be folded in when their gate next reads them.
@@ -91,14 +103,20 @@ pub async fn record_table_changes(
     }
     let c = ChangeColumns::new(changes);
     sqlx::query!(
-        r#"insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn)
-           select $1, * from unnest($2::uuid[], $3::int4[], $4::int4[], $5::int4[], $6::int4[])"#,
+        r#"insert into judge_gate_change (campaign_id, app_user_id, pp, pn, np, nn, lead2_agreed,
+                                         lead2_disagreed, lead3_agreed, lead3_disagreed)
+           select $1, * from unnest($2::uuid[], $3::int4[], $4::int4[], $5::int4[], $6::int4[],
+                                    $7::int4[], $8::int4[], $9::int4[], $10::int4[])"#,
         campaign_id as CampaignId,
         &c.users as &[UserId],
         &c.pp,
         &c.pn,
         &c.np,
-        &c.nn
+        &c.nn,
+        &c.lead2_agreed,
+        &c.lead2_disagreed,
+        &c.lead3_agreed,
+        &c.lead3_disagreed
     )
     .execute(&mut *conn)
     .await?;
@@ -115,9 +133,12 @@ pub async fn fold_gate_counts(
     let row = sqlx::query!(
         r#"select judgments as "judgments!", tests_answered as "tests_answered!",
                   tests_correct as "tests_correct!", kappa_pp as "kappa_pp!",
-                  kappa_pn as "kappa_pn!", kappa_np as "kappa_np!", kappa_nn as "kappa_nn!"
+                  kappa_pn as "kappa_pn!", kappa_np as "kappa_np!", kappa_nn as "kappa_nn!",
+                  lead2_agreed as "lead2_agreed!", lead2_disagreed as "lead2_disagreed!",
+                  lead3_agreed as "lead3_agreed!", lead3_disagreed as "lead3_disagreed!"
            from judge_fold_worker($1, $2, null, false, 0, null, 0, 0, 0, 0, 0, 0, 0,
-                                  '{}', '{}', '{}', '{}', '{}')
+                                  0, 0, 0, 0, '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}',
+                                  '{}')
            where judgments is not null"#,
         campaign_id as CampaignId,
         user as UserId
@@ -129,7 +150,16 @@ pub async fn fold_gate_counts(
         row.judgments,
         row.tests_answered,
         row.tests_correct,
-        [row.kappa_pp, row.kappa_pn, row.kappa_np, row.kappa_nn],
+        [
+            row.kappa_pp,
+            row.kappa_pn,
+            row.kappa_np,
+            row.kappa_nn,
+            row.lead2_agreed,
+            row.lead2_disagreed,
+            row.lead3_agreed,
+            row.lead3_disagreed,
+        ],
     ))
 }
 

@@ -5,7 +5,7 @@ use crate::domain::{AssignmentId, CampaignId, PairId, UserId};
 use crate::error::AppError;
 use sqlx::PgConnection;
 
-use super::gate::stored_counts;
+use super::gate::{all_cells, stored_counts};
 use super::WorkerRow;
 
 /// A pair as served: the same shape for test and ordinary pairs.
@@ -62,9 +62,11 @@ pub async fn next_pair(
     let row = sqlx::query!(
         r#"select judgments, tests_answered, tests_correct,
                   kappa_pp, kappa_pn, kappa_np, kappa_nn,
+                  lead2_agreed, lead2_disagreed, lead3_agreed, lead3_disagreed,
                   assignment_id as "assignment_id: AssignmentId", sentence1, sentence2
            from judge_next_pair($1, $2, $3, $4, true, $5, $6, $7, $8, $9, $10, $11, $12,
-                                0, 0, 0, 0, 0, 0, 0, '{}', '{}', '{}', '{}', '{}')"#,
+                                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}')"#,
         campaign_id as CampaignId,
         user as UserId,
         worker.served_count,
@@ -80,19 +82,25 @@ pub async fn next_pair(
     )
     .fetch_one(&mut *conn)
     .await?;
-    let [Some(judgments), Some(tests_answered), Some(tests_correct), Some(pp), Some(pn), Some(np), Some(nn)] = [
+    let (Some(judgments), Some(tests_answered), Some(tests_correct), Some(table)) = (
         row.judgments,
         row.tests_answered,
         row.tests_correct,
-        row.kappa_pp,
-        row.kappa_pn,
-        row.kappa_np,
-        row.kappa_nn,
-    ] else {
+        all_cells([
+            row.kappa_pp,
+            row.kappa_pn,
+            row.kappa_np,
+            row.kappa_nn,
+            row.lead2_agreed,
+            row.lead2_disagreed,
+            row.lead3_agreed,
+            row.lead3_disagreed,
+        ]),
+    ) else {
         return Err(AppError::NotFound);
     };
     Ok(Lease {
-        counts: stored_counts(judgments, tests_answered, tests_correct, [pp, pn, np, nn]),
+        counts: stored_counts(judgments, tests_answered, tests_correct, table),
         pair: served(row.assignment_id, row.sentence1, row.sentence2),
     })
 }

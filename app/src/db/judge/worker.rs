@@ -34,8 +34,16 @@ pub struct WorkerRow {
     pub kappa_pn: i32,
     /// ... worker "not", majority "paraphrase" ...
     pub kappa_np: i32,
-    /// ... worker "not", majority "not".
+    /// ... worker "not", majority "not" ...
     pub kappa_nn: i32,
+    /// ... agreeing with a majority 2 or more votes ahead ...
+    pub lead2_agreed: i32,
+    /// ... disagreeing with one ...
+    pub lead2_disagreed: i32,
+    /// ... agreeing with a majority 3 or more votes ahead ...
+    pub lead3_agreed: i32,
+    /// ... and disagreeing with one.
+    pub lead3_disagreed: i32,
     /// The campaign's status, read in the same statement.
     pub campaign_status: CampaignStatus,
     /// The campaign's version, read in the same statement (checks a cached copy of the campaign's
@@ -56,7 +64,16 @@ impl WorkerRow {
             self.judgments,
             self.tests_answered,
             self.tests_correct,
-            [self.kappa_pp, self.kappa_pn, self.kappa_np, self.kappa_nn],
+            [
+                self.kappa_pp,
+                self.kappa_pn,
+                self.kappa_np,
+                self.kappa_nn,
+                self.lead2_agreed,
+                self.lead2_disagreed,
+                self.lead3_agreed,
+                self.lead3_disagreed,
+            ],
         )
     }
 }
@@ -76,7 +93,8 @@ pub async fn lock_worker(
             WorkerRow,
             r#"select w.status as "status: WorkerStatus", w.gate_overridden, w.served_count,
                       w.test_position, w.judgments, w.tests_answered, w.tests_correct,
-                      w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn,
+                      w.kappa_pp, w.kappa_pn, w.kappa_np, w.kappa_nn, w.lead2_agreed,
+                      w.lead2_disagreed, w.lead3_agreed, w.lead3_disagreed,
                       c.status as "campaign_status: CampaignStatus", c.version as campaign_version,
                       u.status as "user_status: UserStatus",
                       exists (select 1 from tower_sessions.session s
@@ -211,8 +229,17 @@ pub struct WorkerSummary {
     pub kappa_pn: i64,
     /// ... "not" where it says "paraphrase" ...
     pub kappa_np: i64,
-    /// ... and "not" where it says "not".
+    /// ... and "not" where it says "not"; of those, agreeing with a majority 2 or more votes
+    /// ahead ...
     pub kappa_nn: i64,
+    /// ... agreeing with a majority 2 or more votes ahead ...
+    pub lead2_agreed: i64,
+    /// ... disagreeing with one ...
+    pub lead2_disagreed: i64,
+    /// ... agreeing with a majority 3 or more votes ahead ...
+    pub lead3_agreed: i64,
+    /// ... and disagreeing with one.
+    pub lead3_disagreed: i64,
 }
 
 impl WorkerSummary {
@@ -233,6 +260,10 @@ impl WorkerSummary {
                 pn: self.kappa_pn,
                 np: self.kappa_np,
                 nn: self.kappa_nn,
+                lead2_agreed: self.lead2_agreed,
+                lead2_disagreed: self.lead2_disagreed,
+                lead3_agreed: self.lead3_agreed,
+                lead3_disagreed: self.lead3_disagreed,
             },
         }
     }
@@ -262,11 +293,18 @@ pub async fn list_workers(
                   w.kappa_pp::int8 + coalesce(c.pp, 0) as "kappa_pp!",
                   w.kappa_pn::int8 + coalesce(c.pn, 0) as "kappa_pn!",
                   w.kappa_np::int8 + coalesce(c.np, 0) as "kappa_np!",
-                  w.kappa_nn::int8 + coalesce(c.nn, 0) as "kappa_nn!"
+                  w.kappa_nn::int8 + coalesce(c.nn, 0) as "kappa_nn!",
+                  w.lead2_agreed::int8 + coalesce(c.l2a, 0) as "lead2_agreed!",
+                  w.lead2_disagreed::int8 + coalesce(c.l2d, 0) as "lead2_disagreed!",
+                  w.lead3_agreed::int8 + coalesce(c.l3a, 0) as "lead3_agreed!",
+                  w.lead3_disagreed::int8 + coalesce(c.l3d, 0) as "lead3_disagreed!"
            from judge_worker w join app_user u using (app_user_id)
                 left join lateral (
                     select sum(g.pp)::int8 as pp, sum(g.pn)::int8 as pn, sum(g.np)::int8 as np,
-                           sum(g.nn)::int8 as nn
+                           sum(g.nn)::int8 as nn, sum(g.lead2_agreed)::int8 as l2a,
+                           sum(g.lead2_disagreed)::int8 as l2d,
+                           sum(g.lead3_agreed)::int8 as l3a,
+                           sum(g.lead3_disagreed)::int8 as l3d
                     from judge_gate_change g
                     where g.campaign_id = w.campaign_id and g.app_user_id = w.app_user_id) c
                   on true

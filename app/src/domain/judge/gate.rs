@@ -76,6 +76,11 @@ pub struct GateNumbers {
     /// `[paraphrase/paraphrase, paraphrase/not, not/paraphrase, not/not]`.
     #[serde(default)]
     pub by_majority: [u32; 4],
+    /// Of those pairs, the answers that agree and disagree with a majority 2 or more votes ahead,
+    /// then with one 3 or more ahead: `[agreed, disagreed, agreed, disagreed]` (numbers stored
+    /// before these were kept read as all leads of 1).
+    #[serde(default)]
+    pub by_lead: [u32; 4],
 }
 
 impl GateNumbers {
@@ -83,6 +88,7 @@ impl GateNumbers {
     pub fn evidence(&self) -> Evidence {
         let correct = self.tests_correct.min(self.tests_answered);
         let [pp, pn, np, nn] = self.by_majority;
+        let [lead2_agreed, lead2_disagreed, lead3_agreed, lead3_disagreed] = self.by_lead;
         Evidence {
             tests_correct: correct,
             tests_wrong: self.tests_answered - correct,
@@ -90,6 +96,10 @@ impl GateNumbers {
             paraphrase_disagreed: np,
             not_agreed: nn,
             not_disagreed: pn,
+            lead2_agreed,
+            lead2_disagreed,
+            lead3_agreed,
+            lead3_disagreed,
         }
     }
 }
@@ -157,14 +167,22 @@ pub fn numbers(judgments: u32, test_correct: &[bool], comparisons: &[Comparison]
     let tests_answered = test_correct.len() as u32;
     let test_accuracy = (tests_answered > 0)
         .then(|| test_correct.iter().filter(|c| **c).count() as f64 / tests_answered as f64);
-    let pairs: Vec<(bool, bool)> = comparisons
+    // Each pair with a majority of others: (label, majority), and how far the majority leads.
+    let led: Vec<((bool, bool), u32)> = comparisons
         .iter()
         .filter_map(|c| {
             let votes = std::iter::repeat_n(true, c.others_paraphrase as usize)
                 .chain(std::iter::repeat_n(false, c.others_not as usize));
-            majority(votes).map(|m| (c.label, m))
+            majority(votes).map(|m| ((c.label, m), c.others_paraphrase.abs_diff(c.others_not)))
         })
         .collect();
+    let pairs: Vec<(bool, bool)> = led.iter().map(|(p, _)| *p).collect();
+    let wide = |lead: u32, agreed: bool| {
+        led.iter()
+            .filter(|((l, m), by)| *by >= lead && (l == m) == agreed)
+            .count() as u32
+    };
+    let by_lead = [wide(2, true), wide(2, false), wide(3, true), wide(3, false)];
     let agreements = test_correct.iter().filter(|c| **c).count() as u32
         + pairs.iter().filter(|(a, b)| a == b).count() as u32;
     let evidence = tests_answered + pairs.len() as u32;
@@ -190,6 +208,7 @@ pub fn numbers(judgments: u32, test_correct: &[bool], comparisons: &[Comparison]
         agreements,
         evidence,
         by_majority,
+        by_lead,
     }
 }
 
@@ -351,6 +370,7 @@ mod tests {
                     agreements: 0,
                     evidence: 0,
                     by_majority: [0; 4],
+                    by_lead: [0; 4],
                 },
             )
         };

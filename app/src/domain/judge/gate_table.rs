@@ -51,6 +51,11 @@ impl Votes {
         }
     }
 
+    /// How many votes the majority is ahead by (0 for a tie or no votes).
+    pub fn lead(self) -> i64 {
+        (self.paraphrase - self.not).abs()
+    }
+
     /// The majority; `None` for a tie or no votes.
     fn majority(self) -> Option<bool> {
         match self.paraphrase.cmp(&self.not) {
@@ -61,8 +66,10 @@ impl Votes {
     }
 }
 
-/// Counts of (worker's label, others' majority) over a worker's ordinary pairs; a difference
-/// between two such tables when recorded as a change (cells may then be negative).
+/// Counts of (worker's label, others' majority) over a worker's ordinary pairs, and of the
+/// agreements and disagreements among them with a majority that leads by at least 2 and at
+/// least 3 votes (the `confidence` rule trusts a wider lead more: `confidence::majority_accuracy`);
+/// a difference between two such tables when recorded as a change (cells may then be negative).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct KappaTable {
     /// Worker "paraphrase", majority "paraphrase".
@@ -73,46 +80,80 @@ pub struct KappaTable {
     pub np: i64,
     /// Worker "not", majority "not".
     pub nn: i64,
+    /// Of the four cells: the worker agreed with a majority 2 or more votes ahead ...
+    pub lead2_agreed: i64,
+    /// ... or disagreed with it.
+    pub lead2_disagreed: i64,
+    /// The same with a majority 3 or more votes ahead: agreed ...
+    pub lead3_agreed: i64,
+    /// ... or disagreed.
+    pub lead3_disagreed: i64,
 }
 
 impl KappaTable {
-    /// Adds `sign` to the cell of (`label`, `majority`).
-    fn add(&mut self, label: bool, majority: bool, sign: i64) {
-        match (label, majority) {
-            (true, true) => self.pp += sign,
-            (true, false) => self.pn += sign,
-            (false, true) => self.np += sign,
-            (false, false) => self.nn += sign,
-        }
-    }
-
-    /// The cell of one judgment: its label against the majority of the others' votes.
+    /// The cell of one judgment: its label against the majority of the others' votes, counted
+    /// among the agreements or disagreements with a wide lead where the lead is 2 or 3 or more.
     pub fn of(label: bool, others: Votes) -> KappaTable {
         let mut t = KappaTable::default();
         if let Some(m) = others.majority() {
-            t.add(label, m, 1);
+            match (label, m) {
+                (true, true) => t.pp = 1,
+                (true, false) => t.pn = 1,
+                (false, true) => t.np = 1,
+                (false, false) => t.nn = 1,
+            }
+            let lead = others.lead();
+            let (agreed, disagreed) = (i64::from(label == m), i64::from(label != m));
+            if lead >= 2 {
+                (t.lead2_agreed, t.lead2_disagreed) = (agreed, disagreed);
+            }
+            if lead >= 3 {
+                (t.lead3_agreed, t.lead3_disagreed) = (agreed, disagreed);
+            }
         }
         t
     }
 
+    /// The cells in order: `pp, pn, np, nn`, then the wide leads' `lead2_agreed,
+    /// lead2_disagreed, lead3_agreed, lead3_disagreed` (the order the database's
+    /// `judge_cell_change` returns them in).
+    pub fn cells(&self) -> [i64; 8] {
+        [
+            self.pp,
+            self.pn,
+            self.np,
+            self.nn,
+            self.lead2_agreed,
+            self.lead2_disagreed,
+            self.lead3_agreed,
+            self.lead3_disagreed,
+        ]
+    }
+
+    /// The table of [`KappaTable::cells`].
+    pub fn from_cells(c: [i64; 8]) -> KappaTable {
+        KappaTable {
+            pp: c[0],
+            pn: c[1],
+            np: c[2],
+            nn: c[3],
+            lead2_agreed: c[4],
+            lead2_disagreed: c[5],
+            lead3_agreed: c[6],
+            lead3_disagreed: c[7],
+        }
+    }
+
     /// Cell by cell sum.
     pub fn plus(self, o: KappaTable) -> KappaTable {
-        KappaTable {
-            pp: self.pp + o.pp,
-            pn: self.pn + o.pn,
-            np: self.np + o.np,
-            nn: self.nn + o.nn,
-        }
+        let (a, b) = (self.cells(), o.cells());
+        KappaTable::from_cells(std::array::from_fn(|i| a[i] + b[i]))
     }
 
     /// Cell by cell difference.
     pub fn minus(self, o: KappaTable) -> KappaTable {
-        self.plus(KappaTable {
-            pp: -o.pp,
-            pn: -o.pn,
-            np: -o.np,
-            nn: -o.nn,
-        })
+        let (a, b) = (self.cells(), o.cells());
+        KappaTable::from_cells(std::array::from_fn(|i| a[i] - b[i]))
     }
 
     /// No change.
@@ -214,6 +255,13 @@ impl GateCounts {
             agreements: self.tests_correct + agreeing,
             evidence: self.tests_answered + items,
             by_majority: [t[1][1], t[1][0], t[0][1], t[0][0]].map(|c| c as u32),
+            by_lead: [
+                self.table.lead2_agreed,
+                self.table.lead2_disagreed,
+                self.table.lead3_agreed,
+                self.table.lead3_disagreed,
+            ]
+            .map(|c| c.max(0) as u32),
         }
     }
 }
@@ -260,8 +308,15 @@ mod tests {
                 ..Default::default()
             }
         );
-        // Worker 2's others went from (1, 0) to (2, 0): still "yes", no change.
-        assert!(!c.contains_key(&2));
+        // Worker 2's others went from (1, 0) to (2, 0): still "yes", now two votes ahead, so
+        // their "no" disagrees with a wide lead.
+        assert_eq!(
+            c[&2],
+            KappaTable {
+                lead2_disagreed: 1,
+                ..Default::default()
+            }
+        );
         // Worker 3's others are (1, 1): a tie, no cell.
         assert!(!c.contains_key(&3));
     }
@@ -292,8 +347,14 @@ mod tests {
         let c = table_changes(votes(2, 1), votes(1, 1), &judged);
         // Worker 9's own cell is unchanged: their own vote never counts for them.
         assert!(!c.contains_key(&9));
-        // Worker 1: others (2 yes) -> (1 yes): still "yes".
-        assert!(!c.contains_key(&1));
+        // Worker 1: others (2 yes) -> (1 yes): still "yes", no longer two ahead.
+        assert_eq!(
+            c[&1],
+            KappaTable {
+                lead2_disagreed: -1,
+                ..Default::default()
+            }
+        );
         // Worker 2: others (1 yes, 1 no) -> (0, 1): from a tie to "no".
         assert_eq!(
             c[&2],

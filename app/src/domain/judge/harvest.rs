@@ -228,6 +228,7 @@ mod tests {
                 nn: agree - agree / 2,
                 pn: disagree / 2,
                 np: disagree - disagree / 2,
+                ..KappaTable::default()
             },
         }
     }

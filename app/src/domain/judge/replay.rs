@@ -476,11 +476,21 @@ impl Replay<'_> {
 /// The dashboard's harvest flag on a worker's gate numbers.
 fn harvest_flag(n: &GateNumbers) -> bool {
     let [pp, pn, np, nn] = n.by_majority.map(i64::from);
+    let [lead2_agreed, lead2_disagreed, lead3_agreed, lead3_disagreed] = n.by_lead.map(i64::from);
     HarvestCheck::of(&GateCounts {
         judgments: n.judgments,
         tests_answered: n.tests_answered,
         tests_correct: n.tests_correct,
-        table: KappaTable { pp, pn, np, nn },
+        table: KappaTable {
+            pp,
+            pn,
+            np,
+            nn,
+            lead2_agreed,
+            lead2_disagreed,
+            lead3_agreed,
+            lead3_disagreed,
+        },
     })
     .flagged()
 }

@@ -268,6 +268,7 @@ mod tests {
             agreements,
             evidence,
             by_majority: [0; 4],
+            by_lead: [0; 4],
         }
     }
 
@@ -296,7 +297,7 @@ mod tests {
         assert!(w.contains("from their 20th judgment on"), "{w}");
         let why = standing(&s, &n);
         assert!(why.contains("the gate applies from judgment 20"), "{why}");
-        assert!(why.contains("90% upper bound"), "{why}");
+        assert!(why.contains("70% upper bound"), "{why}");
         // The estimate the worker reads is the one the researcher reads.
         let estimate = w
             .split("right about ")
@@ -346,7 +347,7 @@ mod tests {
         );
         let r = quality_rule(&JudgeSettings::default());
         assert!(
-            r.contains("right less than 85% of the time; someone right exactly that often is stopped at most 10 times in 100"),
+            r.contains("right less than 85% of the time; someone right exactly that often is stopped at most 30 times in 100"),
             "{r}"
         );
         let none = JudgeSettings {

@@ -97,7 +97,7 @@ pub const EXAMPLES: [Example; 3] = [
 ];
 
 /// The `confidence` rule's error level unless a campaign sets another.
-pub const DEFAULT_GATE_ALPHA: f64 = 0.1;
+pub const DEFAULT_GATE_ALPHA: f64 = 0.3;
 
 /// Judgments every pair gets before it can settle unless a campaign says otherwise.
 pub const DEFAULT_MIN_JUDGMENTS: u32 = 3;
@@ -114,8 +114,11 @@ fn default_settle_confidence() -> f64 {
 
 /// The worse level a campaign stored before it was a setting was run with (serde's default).
 pub(crate) fn default_gate_worse_by() -> f64 {
-    DEFAULT_WORSE_BY
+    WORSE_BY_BEFORE_IT_WAS_A_SETTING
 }
+
+/// The worse level every campaign ran with before a campaign could set it.
+pub const WORSE_BY_BEFORE_IT_WAS_A_SETTING: f64 = 0.2;
 
 /// Everything a judging campaign is configured with.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -150,7 +153,7 @@ pub struct JudgeSettings {
     /// stopped, over a study of any length.
     pub gate_alpha: f64,
     /// The `confidence` rule tests the accuracy minimum against the minimum minus this: the
-    /// accuracy it is tuned to detect (0.2: 65% against MultiPIT's 85%).
+    /// accuracy it is tuned to detect (0.1: 75% against MultiPIT's 85%).
     #[serde(default = "default_gate_worse_by")]
     pub gate_worse_by: f64,
     /// Vote thresholds that turn a pair's votes into a label.
@@ -384,7 +387,7 @@ mod tests {
         assert_eq!(bad(|s| s.gate_worse_by = 0.6), "gate_worse_by");
         // Under the confidence rule the worse level lies above an accuracy of 0 ...
         assert_eq!(bad(|s| s.min_test_accuracy = 0.1), "gate_worse_by");
-        assert_eq!(bad(|s| s.min_test_accuracy = 0.2), "gate_worse_by");
+        assert_eq!(bad(|s| s.min_test_accuracy = 0.05), "gate_worse_by");
         assert_eq!(bad(|s| s.min_test_accuracy = 0.0), "gate_worse_by");
         let mut edge = JudgeSettings {
             min_test_accuracy: 0.25,

@@ -5,6 +5,8 @@ use leptos_router::hooks::use_navigate;
 
 use crate::api::campaigns::{list_campaigns, AdminCampaign, CreateCampaign};
 use crate::api::judge_admin::CreateJudgeCampaign;
+use crate::domain::judge::confidence::DEFAULT_WORSE_BY;
+use crate::domain::judge::settings::DEFAULT_GATE_ALPHA;
 use crate::error::{ErrorMessage, PageError};
 
 #[component]
@@ -104,11 +106,11 @@ pub fn AdminCampaignsPage() -> impl IntoView {
                                 </select>
                             </label>
                             <div class="fields">
-                                <label>"Error level of the gate" <input name="gate_alpha" type="number" step="0.001" min="0.001" max="0.5" value="0.1" required /></label>
-                                <label>"Tested against the minimum minus" <input name="gate_worse_by" type="number" step="0.01" min="0.01" max="0.5" value="0.2" required /></label>
+                                <label>"Error level of the gate" <input name="gate_alpha" type="number" step="0.001" min="0.001" max="0.5" value=DEFAULT_GATE_ALPHA.to_string() required /></label>
+                                <label>"Tested against the minimum minus" <input name="gate_worse_by" type="number" step="0.01" min="0.01" max="0.5" value=DEFAULT_WORSE_BY.to_string() required /></label>
                             </div>
                             <p class="muted small">
-                                "With confidence: a worker is stopped only once check answers and agreement with the others' majority show, at the error level, that their accuracy is below the minimum; a worker right exactly as often as the minimum is stopped at most that often, however long they work. The second number tunes the test: it tells the minimum from the minimum minus it (0.2: 85% from 65%, which stops workers at chance within 30 judgments); 0.1 is tuned to workers near 75% and finds them sooner, and with few votes per pair may stop workers at the minimum more often than the error level says. Pooled evidence stops at 66% agreement over 10 answers (made for a gate from judgment 30). MultiPIT's rule as written needs test accuracy and kappa above the minimums, and stops about half of honest workers who are right 80-95% of the time."
+                                "With confidence: a worker is stopped only once check answers and agreement with the others' majority show, at the error level, that their accuracy is below the minimum; a worker right exactly as often as the minimum is stopped at most that often, however long they work, and one well above it almost never. A majority of the others counts for more the further it leads. The second number tunes the test: it tells the minimum from the minimum minus it (0.1: 85% from 75%, which finds most workers near 75% within 100 judgments and workers at chance within 30); 0.2 is tuned to workers at chance and lets more workers near 75% through. A lower error level stops fewer workers at the minimum and finds workers below it later. Pooled evidence stops at 66% agreement over 10 answers (made for a gate from judgment 30). MultiPIT's rule as written needs test accuracy and kappa above the minimums, and stops about half of honest workers who are right 80-95% of the time."
                             </p>
                             <p class="muted small">
                                 "Judgments are spent where votes split: a pair stops being served once the posterior of its leading label, each vote weighted by its worker's estimated accuracy, reaches the confidence (or no judgment still allowed could change it); never before the least number of judgments. Set both numbers equal for a fixed number per pair, as in MultiPIT."
