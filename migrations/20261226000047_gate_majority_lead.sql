@@ -26,6 +26,12 @@ alter type judge_answered
     add attribute lead3_agreed int4,
     add attribute lead3_disagreed int4;
 
+-- A campaign created without saying gets the new defaults (domain/judge/settings.rs); the ones
+-- created before keep the levels they were created with.
+alter table judge_settings
+    alter column gate_alpha set default 0.3,
+    alter column gate_worse_by set default 0.1;
+
 -- The lease and fold take the new counts: new argument lists, so new functions (the next
 -- migration defines them from migrations/functions/).
 drop function judge_next_pair(uuid, uuid, int4, int4, bool, float8, int8, int4, int4, int4, int4,

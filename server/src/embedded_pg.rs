@@ -5,18 +5,21 @@
 //! to run as root, so as root the binaries run as the `postgres` system user (created by Debian's
 //! package), which then owns the cluster directory.
 //!
-//! **Who stops it.** The process that owns the cluster holds an exclusive lock on
+//! **Who starts it.** The process that owns the cluster holds an exclusive lock on
 //! `DATA_DIR/postgres.lock` for as long as it lives (the kernel drops it when the process ends,
-//! killed or not). A process that finds the lock held (a command such as `create-admin` run
-//! beside a running server) uses the running cluster and leaves it running: stopping it would
-//! take the server's database away. A process that takes the lock and finds the cluster running
-//! (left by a killed server) adopts it and stops it when done.
+//! killed or not): it creates and starts the cluster. A process that finds the lock held (a
+//! command such as `create-admin` run beside a running server) waits until the cluster is ready
+//! and uses it. A process that takes the lock and finds the cluster running (left by a killed
+//! server) adopts it.
 //!
-//! **Who else uses it.** A process that uses the cluster without owning it holds a shared lock
-//! on `DATA_DIR/postgres.users.lock` while it lives. An owner that ends while such a process
-//! lives (a long `import-corpus` that started the cluster, and a `serve` started beside it)
-//! leaves the cluster running for it; the last of them to stop takes the owner's lock and, when
-//! no one else uses the cluster, stops it.
+//! **Who stops it.** Every process that uses the cluster, its owner included, holds a shared
+//! lock on `DATA_DIR/postgres.users.lock` from before it looks at the cluster until it stops.
+//! Stopping, a process lets go of its own and stops the cluster only if it then gets the lock
+//! alone (held through the stop, so no process starts using the cluster meanwhile): the last
+//! one to stop stops it. An owner that ends while another process uses the cluster (a long
+//! `import-corpus` that started it, and a `serve` started beside it) leaves it to that process.
+//! Two processes stopping at once cannot both leave it: each lets go before it tries, so the
+//! later try finds the earlier one gone.
 //!
 //! All functions block; call them from `spawn_blocking` or before the runtime starts serving.
 use std::fs;
@@ -42,12 +45,12 @@ pub struct EmbeddedPostgres {
     port: u16,
     run_as: Option<(u32, u32)>,
     /// The owner's lock, held while this value lives; `None` when another live process owns
-    /// the cluster, which this one then stops only if it outlives the owner and every other user.
+    /// the cluster.
     owner_lock: Option<fs::File>,
     /// The owner's lock file (`postgres.lock`).
     owner_lock_path: PathBuf,
-    /// The users' lock file (`postgres.users.lock`), and this process's shared lock on it while
-    /// it uses a cluster it does not own.
+    /// The users' lock file (`postgres.users.lock`), and this process's shared lock on it until
+    /// [`stop`](Self::stop).
     users_lock_path: PathBuf,
     users_lock: Option<fs::File>,
 }
@@ -88,24 +91,31 @@ impl EmbeddedPostgres {
         // that process ends first.
         let lock = pg.owner_lock_path.clone();
         let deadline = std::time::Instant::now() + OWNER_WAIT;
+        // Registered as a user before looking: no process stops the cluster under this one from
+        // here on. A process stopping it holds the lock alone meanwhile: wait for it.
+        loop {
+            pg.users_lock = lock_file(&pg.users_lock_path, libc::LOCK_SH | libc::LOCK_NB)?;
+            if pg.users_lock.is_some() {
+                break;
+            }
+            if std::time::Instant::now() >= deadline {
+                bail!(
+                    "another paracrowd process was stopping the PostgreSQL in {} for {} s",
+                    pg.cluster_dir.display(),
+                    OWNER_WAIT.as_secs()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
         loop {
             pg.owner_lock = try_lock(&lock)?;
             if pg.owner_lock.is_some() {
                 break;
             }
-            if pg.ready_port().is_some() {
-                // Registered as a user first, then the cluster looked at again: an owner that was
-                // stopping it (it holds the users' lock alone while it does) has finished.
-                pg.users_lock = Some(
-                    lock_file(&pg.users_lock_path, Lock::SharedWait)?
-                        .context("a shared lock that waits is always granted")?,
-                );
-                if let Some(port) = pg.ready_port() {
-                    tracing::info!(port, dir = %pg.cluster_dir.display(), "using the embedded PostgreSQL another paracrowd process runs (it stays running)");
-                    pg.port = port;
-                    return Ok(pg);
-                }
-                pg.users_lock = None;
+            if let Some(port) = pg.ready_port() {
+                tracing::info!(port, dir = %pg.cluster_dir.display(), "using the embedded PostgreSQL another paracrowd process runs (it stays running)");
+                pg.port = port;
+                return Ok(pg);
             }
             if std::time::Instant::now() >= deadline {
                 bail!(
@@ -257,31 +267,17 @@ impl EmbeddedPostgres {
     }
 
     /// Stops the server (fast shutdown: open transactions roll back, committed data is kept),
-    /// unless another live process owns or uses it: then it is left running for them.
+    /// unless another live process uses it: then it is left running for them. Either way this
+    /// process no longer counts as a user (see the module's documentation).
     pub fn stop(&self) -> anyhow::Result<()> {
-        // A process that outlived the owner takes the owner's lock while it stops the cluster.
-        let mut _taken_over = None;
-        if self.owner_lock.is_none() {
-            _taken_over = try_lock(&self.owner_lock_path)?;
-            if _taken_over.is_none() {
-                tracing::info!(dir = %self.cluster_dir.display(), "embedded PostgreSQL left running for the paracrowd process that owns it");
-                return Ok(());
-            }
+        if let Some(mine) = &self.users_lock {
+            flock(mine, libc::LOCK_UN, &self.users_lock_path)?;
         }
-        // The users' lock, held alone while stopping (this process's own shared lock turned
-        // exclusive): no other process uses the cluster, and none starts to meanwhile.
-        let mut _alone = None;
-        let alone = match &self.users_lock {
-            Some(mine) => flock(mine, libc::LOCK_EX | libc::LOCK_NB, &self.users_lock_path)?,
-            None => {
-                _alone = lock_file(&self.users_lock_path, Lock::ExclusiveNow)?;
-                _alone.is_some()
-            }
-        };
-        if !alone {
+        // Held alone until the cluster is stopped: no process starts using it meanwhile.
+        let Some(_alone) = lock_file(&self.users_lock_path, libc::LOCK_EX | libc::LOCK_NB)? else {
             tracing::info!(dir = %self.cluster_dir.display(), "embedded PostgreSQL left running for the paracrowd processes that use it");
             return Ok(());
-        }
+        };
         let out = self.pg_ctl(&["stop", "-m", "fast", "-w", "-t", "60"])?;
         if !out.status.success() {
             bail!(
@@ -363,21 +359,12 @@ fn postgres_user() -> Option<(u32, u32)> {
 /// Takes the exclusive lock on `path` (created if missing) without waiting: `None` when another
 /// process holds it.
 fn try_lock(path: &Path) -> anyhow::Result<Option<fs::File>> {
-    lock_file(path, Lock::ExclusiveNow)
+    lock_file(path, libc::LOCK_EX | libc::LOCK_NB)
 }
 
-/// The kinds of lock [`lock_file`] takes.
-#[derive(Clone, Copy)]
-enum Lock {
-    /// Exclusive, without waiting.
-    ExclusiveNow,
-    /// Shared, waiting for an exclusive holder to let go.
-    SharedWait,
-}
-
-/// Takes `kind` of lock on `path` (created if missing): `None` when an exclusive lock without
-/// waiting finds it held.
-fn lock_file(path: &Path, kind: Lock) -> anyhow::Result<Option<fs::File>> {
+/// Takes the lock `operation` (`flock(2)`'s) on `path` (created if missing), on a descriptor of
+/// its own: `None` when a lock without waiting finds it held.
+fn lock_file(path: &Path, operation: libc::c_int) -> anyhow::Result<Option<fs::File>> {
     let file = match fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -396,15 +383,11 @@ fn lock_file(path: &Path, kind: Lock) -> anyhow::Result<Option<fs::File>> {
         }
         Err(e) => return Err(e).with_context(|| format!("cannot open {}", path.display())),
     };
-    let operation = match kind {
-        Lock::ExclusiveNow => libc::LOCK_EX | libc::LOCK_NB,
-        Lock::SharedWait => libc::LOCK_SH,
-    };
     Ok(flock(&file, operation, path)?.then_some(file))
 }
 
 /// `flock(2)` with `operation` on `file` (opened from `path`): false when a lock without waiting
-/// finds it held. On a descriptor that holds a lock already, it converts it.
+/// finds it held.
 fn flock(file: &fs::File, operation: libc::c_int, path: &Path) -> anyhow::Result<bool> {
     use std::os::fd::AsRawFd;
     // SAFETY: flock on a descriptor the caller keeps open; no memory is shared with the call.

@@ -125,6 +125,23 @@ async fn the_embedded_cluster_starts_stops_and_keeps_its_data() {
         PgConnection::connect(&url).await.is_err(),
         "the last process to use the cluster stopped it"
     );
+
+    // Both stopping at once (Ctrl-C reaching a script's import and its server together): one of
+    // them stops the cluster.
+    let command = start(data_dir.clone()).await.unwrap().unwrap();
+    let serve = start(data_dir.clone()).await.unwrap().unwrap();
+    let url = serve.database_url();
+    assert!(PgConnection::connect(&url).await.is_ok());
+    let (a, b) = tokio::join!(
+        tokio::task::spawn_blocking(move || command.stop()),
+        tokio::task::spawn_blocking(move || serve.stop())
+    );
+    a.unwrap().unwrap();
+    b.unwrap().unwrap();
+    assert!(
+        PgConnection::connect(&url).await.is_err(),
+        "two processes stopping together left the cluster running"
+    );
 }
 
 /// A start that finds the lock held, by a process whose cluster is not ready, waits rather than

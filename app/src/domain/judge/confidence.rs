@@ -5,9 +5,10 @@
 //! **The evidence.** A test pair's answer is right or wrong with the worker's accuracy `a`. An
 //! ordinary pair with a majority of other workers' trusted votes is evidence too: the worker
 //! agrees with that majority with probability `q(a) = m·a + (1 − m)·(1 − a)`, where `m` is how
-//! often the majority is right. `m` is not known, but the gate keeps every trusted worker at
-//! the minimum `a₀` or above, and independent votes each right at least `a₀` of the time make a
-//! majority that leads by `L` votes right with probability at least `1 / (1 + ((1 − a₀)/a₀)^L)`
+//! often the majority is right. `m` is not known, but trusted votes come from workers the gate
+//! has not found below the minimum `a₀`; taking each to be right at least `a₀` of the time,
+//! independent votes make a majority that leads by `L` votes right with probability at least
+//! `1 / (1 + ((1 − a₀)/a₀)^L)`
 //! on a pair equally likely either way ([`majority_accuracy`]: 0.85, 0.97 and 0.99, capped, for
 //! leads of 1, 2 and 3 or more at MultiPIT's 85%). So the worker's table keeps the agreements
 //! by lead (`gate_table::KappaTable`), and a lone vote counts for far less than five that agree.
@@ -26,8 +27,8 @@
 //! bound is at most its share of `α`, however many looks. Two things make this approximate in
 //! the running campaign: majorities made of workers below the minimum, and majorities that
 //! change after the worker answered (a later vote or a stopped worker moves a pair's majority,
-//! and the gate's table with it). The simulation says how much (docs/quality.md gives the
-//! numbers).
+//! and the gate's table with it). The simulation measures the first (`Crowd::Early`, numbers in
+//! docs/quality.md); it draws each pair's other votes once, so it does not measure the second.
 //!
 //! **The worse level.** It sets what the test is tuned to detect: on average the ratio rises
 //! for a worker below about half way between `a₁` and `a₀` and falls above, and the `a₁` that
@@ -98,9 +99,9 @@ pub struct Evidence {
     pub lead2_agreed: u32,
     /// ... or disagreed with it ...
     pub lead2_disagreed: u32,
-    /// ... and the same with a majority 3 or more votes ahead.
+    /// ... and the same with a majority 3 or more votes ahead: agreed ...
     pub lead3_agreed: u32,
-    /// ...
+    /// ... or disagreed.
     pub lead3_disagreed: u32,
 }
 

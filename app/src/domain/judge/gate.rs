@@ -77,8 +77,7 @@ pub struct GateNumbers {
     #[serde(default)]
     pub by_majority: [u32; 4],
     /// Of those pairs, the answers that agree and disagree with a majority 2 or more votes ahead,
-    /// then with one 3 or more ahead: `[agreed, disagreed, agreed, disagreed]` (numbers stored
-    /// before these were kept read as all leads of 1).
+    /// then with one 3 or more ahead: `[agreed, disagreed, agreed, disagreed]`.
     #[serde(default)]
     pub by_lead: [u32; 4],
 }

@@ -4,9 +4,10 @@
 //! [`super::gate::numbers`] reads a worker's whole history: every test answer, and for every
 //! ordinary pair they judged, their label against the majority of the *other* workers' trusted
 //! votes. All it keeps of the second list is the 2×2 table of (worker's label, others'
-//! majority), ties and unjudged pairs left out; kappa, the kappa item count and the agreements
-//! come from that table alone ([`GateCounts::numbers`] gives exactly what `numbers` gives on
-//! the lists — a test below says so on random histories).
+//! majority), ties and unjudged pairs left out, and how many of those answers agree and
+//! disagree with a majority 2 and 3 or more votes ahead; kappa, the kappa item count, the
+//! agreements and the leads come from those counts alone ([`GateCounts::numbers`] gives exactly
+//! what `numbers` gives on the lists — a test below says so on random histories).
 //!
 //! So the database keeps the table per worker and changes it only where an input changes. One
 //! judgment's cell depends on its label, its own trust, and its pair's trusted vote counts; all
