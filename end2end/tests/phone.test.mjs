@@ -214,7 +214,7 @@ test('admin and researcher pages do not scroll sideways at 390 px', async () => 
   await form.getByLabel('Tested against the minimum minus').fill('0.2');
   await form.getByRole('button', { name: 'Create judging campaign' }).click();
   await admin.getByRole('heading', { name: 'Phone gate' }).waitFor();
-  await admin.getByText(/accuracy below 85% at error level 0\.3 \(the test tells it from 65%; from judgment 20; confidence rule\)/).waitFor();
+  await admin.getByText(/accuracy below 85% at error level 0\.3 \(the test tells it from 65%; from judgment 20; confidence rule\), or kappa below 0\.20 at judgment 50, 100, 200, …/).waitFor();
   await assertFits(admin, 'a new campaign with its worse level');
   await shot(admin, 'admin-new-campaign-worse-level');
   assert.deepEqual(unexpectedErrors(admin), []);

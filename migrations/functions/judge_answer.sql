@@ -127,30 +127,32 @@ begin
     -- The gate tables' changes (`domain::judge::gate_table`): a judgment's cell is its label
     -- against the majority of the *other* trusted votes on its pair. This judgment adds one
     -- trusted vote: its own cell is new, and another judgment on the pair changes cell when the
-    -- majority of its others changes. None for a test pair.
+    -- majority of its others changes.
     before_yes := rec.n_paraphrase - p_label::int4;
     before_no := rec.n_judgments - rec.n_paraphrase - (not p_label)::int4;
+    -- A test answer has no cell of its own, and its pair no ordinary judgments to change, unless
+    -- it was judged as an ordinary pair before it became a test pair (`judge_record_judgment`).
     own := '{0,0,0,0,0,0,0,0}';
     if not r.is_test then
         own := judge_cell_change(p_label, null, true, before_yes, before_no,
                                  rec.n_paraphrase, rec.n_judgments - rec.n_paraphrase);
-        for i in 1 .. coalesce(array_length(rec.users, 1), 0) loop
-            continue when rec.users[i] = p_user;
-            c := judge_cell_change(rec.labels[i], rec.trusted[i], rec.trusted[i],
-                                   before_yes, before_no,
-                                   rec.n_paraphrase, rec.n_judgments - rec.n_paraphrase);
-            continue when c = '{0,0,0,0,0,0,0,0}';
-            users := users || rec.users[i];
-            cpp := cpp || c[1];
-            cpn := cpn || c[2];
-            cnp := cnp || c[3];
-            cnn := cnn || c[4];
-            c2a := c2a || c[5];
-            c2d := c2d || c[6];
-            c3a := c3a || c[7];
-            c3d := c3d || c[8];
-        end loop;
     end if;
+    for i in 1 .. coalesce(array_length(rec.users, 1), 0) loop
+        continue when rec.users[i] = p_user;
+        c := judge_cell_change(rec.labels[i], rec.trusted[i], rec.trusted[i],
+                               before_yes, before_no,
+                               rec.n_paraphrase, rec.n_judgments - rec.n_paraphrase);
+        continue when c = '{0,0,0,0,0,0,0,0}';
+        users := users || rec.users[i];
+        cpp := cpp || c[1];
+        cpn := cpn || c[2];
+        cnp := cnp || c[3];
+        cnn := cnn || c[4];
+        c2a := c2a || c[5];
+        c2d := c2d || c[6];
+        c3a := c3a || c[7];
+        c3d := c3d || c[8];
+    end loop;
 
     -- The next pair, with the worker's counts: this judgment, its own cell and the others'
     -- changes. An answer to a lease that ran out first looks for a live lease another tab may

@@ -3,8 +3,10 @@
 -- snapshot holds every judgment that counts in the votes; the new one, invisible to the
 -- statement's own reads, is added from the insert's result. Returns the pair's counts with this
 -- judgment (the caller writes them, with the pair's label, in the pair's one write of the
--- answer: `judge_answer`) and every ordinary judgment on the pair, this one included (none for a
--- test pair), as parallel arrays; null when the pair is gone.
+-- answer: `judge_answer`) and every ordinary judgment on the pair, this one included when it is
+-- one, as parallel arrays; null when the pair is gone. A test pair has none, unless it was
+-- judged as an ordinary pair before it became one (promoted, or made one by an admin): a test
+-- answer is a vote on it too, and moves the majority those judgments are measured against.
 create or replace function judge_record_judgment(
     p_assignment uuid, p_campaign uuid, p_pair uuid, p_user uuid, p_label bool,
     p_is_test bool, p_is_correct bool, p_seconds float8)
@@ -29,7 +31,7 @@ begin
         select app_user_id, is_paraphrase, trusted from judged where not p_is_test
         union all
         select app_user_id, is_paraphrase, trusted from judge_judgment
-        where pair_id = p_pair and not is_test and not p_is_test)
+        where pair_id = p_pair and not is_test)
     select c.n_judgments, c.n_paraphrase,
            coalesce((select array_agg(app_user_id) from on_pair), '{}'),
            coalesce((select array_agg(is_paraphrase) from on_pair), '{}'),

@@ -2972,6 +2972,107 @@ async fn test_pairs_stop_at_their_exposure_cap_and_settled_pairs_promote(pool: P
     app.stop().await;
 }
 
+/// A pair promoted to a test pair keeps its ordinary judgments, and every test answer on it is a
+/// vote too: the majority those judgments are measured against moves with each answer, and with
+/// each change of trust of its test answers (a worker stopped, reinstated), and the gate's
+/// running counts follow.
+#[sqlx::test(migrations = "../migrations")]
+async fn test_answers_on_promoted_pairs_keep_the_gate_counts(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let (admin, _) = app.user_with_role("admin").await;
+    let tests = tests_csv(2);
+    let id = campaign(
+        &app,
+        &admin,
+        Setup {
+            test_every: 2,
+            tests_csv: Some(&tests),
+            min_judgments_per_pair: Some(3),
+            ..Setup::pairs(&pairs_csv(6))
+        },
+    )
+    .await;
+    for _ in 0..4 {
+        let (c, _) = app.annotator().await;
+        work(&app, &c, &id, usize::MAX, truth).await;
+    }
+    let promoted = json(
+        app.call(
+            &admin,
+            "admin/promote_settled_pairs",
+            &[("campaign_id", &id)],
+        )
+        .await,
+    )
+    .await;
+    assert!(promoted.as_i64().unwrap() > 0, "{promoted}");
+    // New pairs to judge, and two workers who miss every promoted pair served to them as a
+    // test: each of those pairs' ordinary judgments then has its majority cut by two votes.
+    let mut extra = String::from("sentence1,sentence2\n");
+    for i in 0..16 {
+        let tag = if i % 2 == 0 { "P" } else { "N" };
+        extra.push_str(&format!(
+            "Extra {i} first sentence.,Extra {i} second sentence [{tag}].\n"
+        ));
+    }
+    json(
+        app.call(
+            &admin,
+            "admin/import_pairs",
+            &[
+                ("campaign_id", id.as_str()),
+                ("filename", "extra.csv"),
+                ("content", extra.as_str()),
+                ("labels_are_tests", "false"),
+            ],
+        )
+        .await,
+    )
+    .await;
+    let mut missing = Vec::new();
+    for _ in 0..2 {
+        let (c, name) = app.annotator().await;
+        work(&app, &c, &id, usize::MAX, |t| {
+            let promoted = t["Judge"]["sentence1"]
+                .as_str()
+                .unwrap()
+                .starts_with("Pair ");
+            truth(t) != promoted
+        })
+        .await;
+        missing.push(name);
+    }
+    let split: i64 = count(
+        &pool,
+        "select count(*) from judge_pair p
+         where p.gold_promoted
+           and (select count(*) from judge_judgment j
+                where j.pair_id = p.pair_id and j.is_test and not j.is_correct) = 2
+           and exists (select 1 from judge_judgment j where j.pair_id = p.pair_id and not j.is_test)",
+    )
+    .await;
+    assert!(split > 0, "no promoted pair was missed by both workers");
+    assert_gate_counts_match_history(&pool, &id).await;
+    // Stopping one of them takes their test answers out of the votes; reinstating puts them back.
+    let user = app.user_id(&missing[0]).await;
+    for status in ["stopped", "active"] {
+        let resp = app
+            .call(
+                &admin,
+                "admin/set_judge_worker_status",
+                &[
+                    ("campaign_id", id.as_str()),
+                    ("user_id", user.as_str()),
+                    ("status", status),
+                ],
+            )
+            .await;
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert_gate_counts_match_history(&pool, &id).await;
+    }
+    app.stop().await;
+}
+
 /// Two accounts that give one answer between them (one person, or a shared answer sheet) are
 /// shown as a group with the evidence; the honest workers beside them are not; both can be
 /// excluded, one after the other.

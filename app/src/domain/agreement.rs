@@ -43,21 +43,48 @@ pub fn cohen_kappa_se_2x2(table: [[u64; 2]; 2]) -> Option<f64> {
     let kappa = cohen_kappa_2x2(table)?;
     let n = (table[0][0] + table[0][1] + table[1][0] + table[1][1]) as f64;
     let p = |i: usize, j: usize| table[i][j] as f64 / n;
-    let row = [p(0, 0) + p(0, 1), p(1, 0) + p(1, 1)];
-    let col = [p(0, 0) + p(1, 0), p(0, 1) + p(1, 1)];
+    Some(fce_se([[p(0, 0), p(0, 1)], [p(1, 0), p(1, 1)]], kappa, n))
+}
+
+/// The standard error [`cohen_kappa_se_2x2`] gives on the table kappa would have if it were
+/// `kappa0`, the margins as observed: the variance under the hypothesis kappa = `kappa0`, for
+/// testing it (at `kappa0` = the table's own kappa, the same as [`cohen_kappa_se_2x2`]). `None`
+/// where kappa is undefined, or no table with these margins has kappa `kappa0`.
+pub fn cohen_kappa_se_at(table: [[u64; 2]; 2], kappa0: f64) -> Option<f64> {
+    cohen_kappa_2x2(table)?;
+    let n = (table[0][0] + table[0][1] + table[1][0] + table[1][1]) as f64;
+    let row1 = (table[1][0] + table[1][1]) as f64 / n;
+    let col1 = (table[0][1] + table[1][1]) as f64 / n;
+    let p_e = row1 * col1 + (1.0 - row1) * (1.0 - col1);
+    // Agreement at kappa0; the margins then fix every cell.
+    let p_o = p_e + kappa0 * (1.0 - p_e);
+    let p11 = (p_o - 1.0 + row1 + col1) / 2.0;
+    let cells = [[p_o - p11, col1 - p11], [row1 - p11, p11]];
+    if cells.iter().flatten().any(|&c| c < -1e-12) {
+        return None;
+    }
+    let cells = cells.map(|r| r.map(|c| c.max(0.0)));
+    Some(fce_se(cells, kappa0, n))
+}
+
+/// Fleiss, Cohen & Everitt's large-sample standard error of kappa on cell shares `p`
+/// (`p[i][j]`: rater one `i`, rater two `j`) at `kappa`, over `n` items.
+fn fce_se(p: [[f64; 2]; 2], kappa: f64, n: f64) -> f64 {
+    let row = [p[0][0] + p[0][1], p[1][0] + p[1][1]];
+    let col = [p[0][0] + p[1][0], p[0][1] + p[1][1]];
     let p_e = row[0] * col[0] + row[1] * col[1];
     let mut a = 0.0;
     let mut b = 0.0;
     for i in 0..2 {
-        a += p(i, i) * (1.0 - (row[i] + col[i]) * (1.0 - kappa)).powi(2);
+        a += p[i][i] * (1.0 - (row[i] + col[i]) * (1.0 - kappa)).powi(2);
         // The one cell off the diagonal in row i.
         let j = 1 - i;
-        b += p(i, j) * (col[i] + row[j]).powi(2);
+        b += p[i][j] * (col[i] + row[j]).powi(2);
     }
     let b = (1.0 - kappa).powi(2) * b;
     let c = (kappa - p_e * (1.0 - kappa)).powi(2);
     let var = (a + b - c) / (1.0 - p_e).powi(2) / n;
-    Some(var.max(0.0).sqrt())
+    var.max(0.0).sqrt()
 }
 
 /// The majority label of `votes` (true = paraphrase); `None` for no votes or a tie.
@@ -207,6 +234,21 @@ pub fn gwet_ac1(table: &[Vec<u32>], categories: usize) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_standard_error_at_a_hypothesis_keeps_the_margins() {
+        let table = [[30, 12], [9, 49]];
+        let k = cohen_kappa_2x2(table).unwrap();
+        // At the table's own kappa: the table's own cells, the same error.
+        let own = cohen_kappa_se_at(table, k).unwrap();
+        assert!((own - cohen_kappa_se_2x2(table).unwrap()).abs() < 1e-12);
+        // At another kappa: other cells, another error, and none where the margins cannot
+        // give that kappa (one rater says "yes" to 95%, the other to 5%: not kappa 0.9).
+        let at = cohen_kappa_se_at(table, 0.2).unwrap();
+        assert!(at > 0.0 && (at - own).abs() > 1e-3, "{at} {own}");
+        assert_eq!(cohen_kappa_se_at([[5, 90], [0, 5]], 0.9), None);
+        assert_eq!(cohen_kappa_se_at([[0, 0], [0, 40]], 0.2), None);
+    }
 
     #[test]
     fn kappas_standard_error_equals_statsmodels() {

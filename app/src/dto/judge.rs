@@ -105,8 +105,25 @@ pub fn stop_message(reason: &StopReason) -> String {
                 "On pairs other workers call {}, your answers agree with theirs no more often than chance would; this study stops workers whose answers on either kind of pair are no better than chance.",
                 if ground == Ground::ParaphrasePairs { "paraphrases" } else { "not paraphrases" }
             ),
+            // The kappa check's stop carries its own numbers (`ConfidentKappa`).
+            Ground::Kappa => "Your answers agree too little with other workers' majority.".to_owned(),
         },
+        StopReason::ConfidentKappa {
+            kappa,
+            upper,
+            confidence,
+            minimum,
+        } => format!(
+            "Your answers agree too little with other workers' majority: kappa {kappa:.2}, at most {upper:.2} with {} confidence; this study needs more than {minimum:.2}.",
+            confidence_text(confidence)
+        ),
     }
+}
+
+/// A confidence level as a percentage to one decimal, rounded down so as not to claim more
+/// ("99.6%").
+fn confidence_text(confidence: f64) -> String {
+    format!("{:.1}%", (confidence * 1000.0 + 1e-9).floor() / 10.0)
 }
 
 #[cfg(test)]
@@ -151,6 +168,18 @@ mod tests {
             alpha: 0.1,
         });
         assert!(m.contains("call not paraphrases"), "{m}");
+        let m = stop_message(&StopReason::ConfidentKappa {
+            kappa: 0.05,
+            upper: 0.18,
+            confidence: 0.99625,
+            minimum: 0.2,
+        });
+        assert!(
+            m.contains(
+                "kappa 0.05, at most 0.18 with 99.6% confidence; this study needs more than 0.20"
+            ),
+            "{m}"
+        );
         let m = stop_message(&StopReason::Chance { kappa: 0.0 });
         assert!(m.contains("chance") && m.contains("kappa 0.00"), "{m}");
     }

@@ -129,8 +129,10 @@ pub async fn lock_worker(
 }
 
 /// Sets a worker's status, records why, and marks their judgments untrusted (stopped) or
-/// trusted again (reinstated), keeping the pairs' vote counts in step. Returns the ordinary
-/// judgments it flipped, for the gate's running counts.
+/// trusted again (reinstated), keeping the pairs' vote counts in step. Returns every judgment it
+/// flipped, test answers included (on a test pair judged as an ordinary pair first they are
+/// votes beside its ordinary judgments, which `service::gate_table::after_flips` reads once it
+/// holds the pair's lock), for the gate's running counts.
 pub async fn set_worker_status(
     conn: &mut PgConnection,
     campaign_id: CampaignId,
@@ -174,7 +176,7 @@ pub async fn set_worker_status(
         r#"with flipped as (
                update judge_judgment set trusted = $3
                where campaign_id = $1 and app_user_id = $2 and trusted <> $3 and not republished
-               returning pair_id, app_user_id, is_paraphrase, is_test),
+               returning pair_id, app_user_id, is_paraphrase),
            per_pair as (
                select pair_id, count(*)::int as n, count(*) filter (where is_paraphrase)::int as np
                from flipped group by pair_id),
@@ -187,7 +189,7 @@ pub async fn set_worker_status(
            select f.pair_id as "pair_id: _", f.app_user_id as "app_user_id: _",
                   $3 as "trusted!", m.n_judgments, m.n_paraphrase,
                   m.moved as "moved!", m.moved_paraphrase as "moved_paraphrase!"
-           from flipped f join moved m using (pair_id) where not f.is_test"#,
+           from flipped f join moved m using (pair_id)"#,
         campaign_id as CampaignId,
         user as UserId,
         trusted,

@@ -45,13 +45,28 @@
 //! pair on its own: on pairs whose majority says "paraphrase", and on those whose majority says
 //! "not", each at `2·a₀ − 1` against [`CLASS_WORSE`] (a worker whose *balanced* accuracy is at
 //! least `a₀` is right at least `2·a₀ − 1` of the time on each class). They are a check for
-//! answers no better than chance on one kind of pair, with `α · (1 − OVERALL_SHARE) / 2` each;
+//! answers no better than chance on one kind of pair, with `α · (1 − OVERALL_SHARE −
+//! KAPPA_SHARE) / 2` each;
 //! a worker accurate overall but weak on a rare class can be stopped by them.
 //!
-//! Kappa against the majority is shown with its interval but does not stop anyone under this
-//! rule: telling kappa 0.2 from 0 takes about 150 pairs at any useful error level, and the
-//! per-class ratios already stop the workers no better than chance (`simulation.rs` measures
-//! both). The `paper` and `evidence` rules (`gate.rs`) stay selectable.
+//! **Kappa.** MultiPIT's second threshold, kappa against the others' majority (0.2), is tested
+//! too, at the worker's judgment [`KAPPA_FIRST_LOOK`] and at every doubling (50, 100, 200, ...):
+//! the worker is stopped when their kappa is below the minimum by more than the look's normal
+//! quantile times its standard error, taken under the hypothesis that kappa *is* the minimum
+//! (Fleiss-Cohen-Everitt's variance on the table with the worker's and the majority's label
+//! rates as observed and kappa at the minimum, `agreement::cohen_kappa_se_at`: the error at the
+//! estimate shrinks to nothing when one class is rare, and would stop careful workers there).
+//! The look is skipped while either of the majority's labels has fewer than
+//! [`KAPPA_MIN_CLASS`] pairs. Look `k` (from 0) spends `α · KAPPA_SHARE / 2^(k+2)`, so all the
+//! looks together spend at most `α · KAPPA_SHARE / 2` nominally (Bonferroni), the other half
+//! left for the large-sample test's heavier tails ([`kappa_look_level`]); measured, workers at
+//! the minimum are stopped less often than `α · KAPPA_SHARE`. The looks are counted in the worker's own judgments, which rise by one with each
+//! answer, so each is taken once per answer (the pair counts move with other workers' votes and
+//! trust; a reload at the same judgment decides again, a second look the bound does not count). It
+//! is the slow check: telling kappa 0.2 from 0 at these levels takes a few hundred pairs, and
+//! the per-class ratios stop the workers no better than chance long before (`simulation.rs`
+//! measures both). The `paper` and `evidence` rules (`gate.rs`) stay selectable.
+use crate::domain::agreement::{cohen_kappa_2x2, cohen_kappa_se_at};
 use serde::{Deserialize, Serialize};
 
 /// How often the majority of the other workers' trusted votes is taken to be right by the
@@ -65,8 +80,18 @@ pub const MAJORITY_ACCURACY_CAP: f64 = 0.99;
 pub const DEFAULT_WORSE_BY: f64 = 0.1;
 /// The accuracy on one class of pairs the per-class ratios test against.
 pub const CLASS_WORSE: f64 = 0.05;
-/// The share of the error level spent on the pooled ratio; each class ratio gets half the rest.
+/// The share of the error level spent on the pooled ratio ...
 pub const OVERALL_SHARE: f64 = 0.8;
+/// ... and on the kappa check, over all its looks; each class ratio gets half the rest.
+pub const KAPPA_SHARE: f64 = 0.1;
+/// The kappa check's first look, at this judgment of the worker's (test pairs included); it
+/// looks again at every doubling.
+pub const KAPPA_FIRST_LOOK: u32 = 50;
+/// The kappa check skips a look while the others' majority has said either label on fewer
+/// pairs of the worker's than this.
+pub const KAPPA_MIN_CLASS: u64 = 10;
+// The shares leave some of the error level to the class ratios.
+const _: () = assert!(OVERALL_SHARE + KAPPA_SHARE < 1.0);
 
 /// The sequential test a campaign runs: its accuracy minimum, the worse level it is tested
 /// against (the minimum minus `worse_by`) and its error level.
@@ -78,6 +103,8 @@ pub struct Test {
     pub worse_by: f64,
     /// The most often a worker at the minimum is stopped, over any number of looks.
     pub alpha: f64,
+    /// The kappa against the others' majority a worker must be above (MultiPIT: 0.2).
+    pub min_kappa: f64,
 }
 
 /// A worker's evidence, as counts.
@@ -103,6 +130,9 @@ pub struct Evidence {
     pub lead3_agreed: u32,
     /// ... or disagreed.
     pub lead3_disagreed: u32,
+    /// The worker's judgments, test pairs included: the kappa check looks at set counts of them.
+    #[serde(default)]
+    pub judgments: u32,
 }
 
 impl Evidence {
@@ -114,6 +144,16 @@ impl Evidence {
     /// Disagreements with the others' majority, both classes.
     pub fn disagreed(&self) -> u32 {
         self.paraphrase_disagreed + self.not_disagreed
+    }
+
+    /// The 2×2 table of (the worker's label, the others' majority), as
+    /// [`cohen_kappa_2x2`] reads it: `[label][majority]`, index 1 "paraphrase".
+    pub fn kappa_table(&self) -> [[u64; 2]; 2] {
+        let n = u64::from;
+        [
+            [n(self.not_agreed), n(self.paraphrase_disagreed)],
+            [n(self.not_disagreed), n(self.paraphrase_agreed)],
+        ]
     }
 
     /// (agreed, disagreed) with majorities that lead by exactly 1, exactly 2, and 3 or more.
@@ -156,6 +196,112 @@ pub enum Ground {
     ParaphrasePairs,
     /// Pairs the others' majority calls not paraphrases.
     NotPairs,
+    /// Kappa against the others' majority, at one of its looks.
+    Kappa,
+}
+
+/// The kappa check at one of its looks.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct KappaLook {
+    /// The worker's judgment the look is taken at ...
+    pub judgments: u32,
+    /// ... and their pairs with a majority of others then.
+    pub items: u32,
+    /// Kappa against the others' majority.
+    pub kappa: f64,
+    /// The most kappa can be given the evidence at this look: the estimate plus the look's
+    /// quantile times the standard error at the minimum. Below the minimum exactly when the
+    /// test stops the worker.
+    pub upper: f64,
+    /// The look's confidence level (one minus its share of the error level).
+    pub confidence: f64,
+}
+
+/// The one-sided error level the kappa check spends at the worker's judgment `judgments`,
+/// `None` when it does not look there: `α · KAPPA_SHARE / 2^(k+2)` at `KAPPA_FIRST_LOOK · 2^k`,
+/// half the share in all. The test's normal approximation is a large-sample one whose tails run
+/// about a fifth heavier than nominal at these sizes (measured by simulation: 1.6-1.8% of
+/// workers at the minimum fall below −2.17 standard errors, 1.5% nominal), so the looks spend
+/// half the share nominally and the measured rate stays within it
+/// (`a_worker_at_the_kappa_minimum_is_stopped_by_it_less_often_than_its_share`).
+pub fn kappa_look_level(alpha: f64, judgments: u32) -> Option<f64> {
+    if judgments < KAPPA_FIRST_LOOK || !judgments.is_multiple_of(KAPPA_FIRST_LOOK) {
+        return None;
+    }
+    let doublings = judgments / KAPPA_FIRST_LOOK;
+    doublings
+        .is_power_of_two()
+        .then(|| alpha * KAPPA_SHARE / 2f64.powi(doublings.trailing_zeros() as i32 + 2))
+}
+
+/// The kappa check on `e` at the campaign's error level `alpha` and minimum `min_kappa`: `None`
+/// between its looks, while a class of the majority's has fewer than [`KAPPA_MIN_CLASS`] pairs,
+/// and where kappa or its error at the minimum is undefined.
+pub fn kappa_look(alpha: f64, min_kappa: f64, e: &Evidence) -> Option<KappaLook> {
+    let level = kappa_look_level(alpha, e.judgments)?;
+    let table = e.kappa_table();
+    let (not_pairs, paraphrase_pairs) = (table[0][0] + table[1][0], table[0][1] + table[1][1]);
+    if not_pairs.min(paraphrase_pairs) < KAPPA_MIN_CLASS {
+        return None;
+    }
+    let kappa = cohen_kappa_2x2(table)?;
+    let se = cohen_kappa_se_at(table, min_kappa)?;
+    Some(KappaLook {
+        judgments: e.judgments,
+        items: e.agreed() + e.disagreed(),
+        kappa,
+        upper: kappa + normal_quantile(1.0 - level) * se,
+        confidence: 1.0 - level,
+    })
+}
+
+/// The standard normal quantile (Acklam's rational approximation, relative error below
+/// 1.2e-9), for `p` in (0, 1).
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969683028665376e1,
+        2.209460984245205e2,
+        -2.759285104469687e2,
+        1.383_577_518_672_69e2,
+        -3.066479806614716e1,
+        2.506628277459239,
+    ];
+    const B: [f64; 5] = [
+        -5.447609879822406e1,
+        1.615858368580409e2,
+        -1.556989798598866e2,
+        6.680131188771972e1,
+        -1.328068155288572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784894002430293e-3,
+        -3.223964580411365e-1,
+        -2.400758277161838,
+        -2.549732539343734,
+        4.374664141464968,
+        2.938163982698783,
+    ];
+    const D: [f64; 4] = [
+        7.784695709041462e-3,
+        3.224671290700398e-1,
+        2.445134137142996,
+        3.754408661907416,
+    ];
+    let p = p.clamp(1e-300, 1.0 - 1e-16);
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    if p < 0.02425 {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - 0.02425 {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    }
 }
 
 /// What the rule makes of a worker's evidence.
@@ -172,7 +318,9 @@ pub struct Assessment {
     pub log_bound: f64,
     /// How far the further of the two class ratios is towards its own bound (0 to 1).
     pub class_progress: f64,
-    /// The ratio that reached its bound, if one did.
+    /// The kappa check, when the evidence is at one of its looks.
+    pub kappa: Option<KappaLook>,
+    /// The ratio or check that reached its bound, if one did.
     pub stop: Option<Ground>,
 }
 
@@ -219,7 +367,7 @@ pub fn assess(t: &Test, e: &Evidence) -> Assessment {
     let (threshold, alpha) = (t.minimum, t.alpha);
     let log_bound = (1.0 / (alpha * OVERALL_SHARE)).ln();
     let log_ratio_now = pooled(threshold, t.worse_by, threshold, e);
-    let class_bound = (2.0 / (alpha * (1.0 - OVERALL_SHARE))).ln();
+    let class_bound = (2.0 / (alpha * (1.0 - OVERALL_SHARE - KAPPA_SHARE))).ln();
     let t0 = 2.0 * threshold - 1.0;
     // Each class ratio as a share of its bound (0 where the class test does not apply).
     let class = |agreed: u32, disagreed: u32| {
@@ -232,12 +380,15 @@ pub fn assess(t: &Test, e: &Evidence) -> Assessment {
     };
     let paraphrase = class(e.paraphrase_agreed, e.paraphrase_disagreed);
     let not = class(e.not_agreed, e.not_disagreed);
+    let kappa = kappa_look(alpha, t.min_kappa, e);
     let stop = if log_ratio_now >= log_bound {
         Some(Ground::Overall)
     } else if paraphrase >= 1.0 {
         Some(Ground::ParaphrasePairs)
     } else if not >= 1.0 {
         Some(Ground::NotPairs)
+    } else if kappa.is_some_and(|k| k.upper < t.min_kappa) {
+        Some(Ground::Kappa)
     } else {
         None
     };
@@ -248,6 +399,7 @@ pub fn assess(t: &Test, e: &Evidence) -> Assessment {
         log_ratio: log_ratio_now,
         log_bound,
         class_progress: paraphrase.max(not),
+        kappa,
         stop,
     }
 }
@@ -320,6 +472,7 @@ mod tests {
             minimum,
             worse_by: 0.2,
             alpha,
+            min_kappa: 0.2,
         }
     }
 
@@ -376,6 +529,7 @@ mod tests {
             minimum: 0.85,
             worse_by: DEFAULT_WORSE_BY,
             alpha: 0.3,
+            min_kappa: 0.2,
         };
         let (a_thin, a_wide) = (assess(&t, &thin), assess(&t, &wide));
         assert_eq!(a_thin.stop, None, "{a_thin:?}");
@@ -536,6 +690,148 @@ mod tests {
         // The bound agrees with the stop under either level.
         assert!(assess(&closer, &near).upper.unwrap() <= 0.85 + 1e-6);
         assert!(assess(&closer, &guessing).upper.unwrap() >= 0.85 - 1e-6);
+    }
+
+    #[test]
+    fn the_normal_quantile_is_accurate() {
+        for (p, z) in [
+            (0.5, 0.0),
+            (0.975, 1.959_963_984_540_054),
+            (0.99, 2.326_347_874_040_841),
+            (0.999, 3.090_232_306_167_813),
+            (0.01, -2.326_347_874_040_841),
+            (0.999_99, 4.264_890_793_922_602),
+        ] {
+            assert!(
+                (normal_quantile(p) - z).abs() < 1e-8,
+                "{p}: {}",
+                normal_quantile(p)
+            );
+        }
+    }
+
+    #[test]
+    fn kappa_is_looked_at_every_doubling_and_spends_its_share_at_most() {
+        let looks: Vec<u32> = (0..=5_000)
+            .filter(|&n| kappa_look_level(0.3, n).is_some())
+            .collect();
+        assert_eq!(looks, [50, 100, 200, 400, 800, 1600, 3200]);
+        assert_eq!(kappa_look_level(0.3, 50), Some(0.3 * KAPPA_SHARE / 4.0));
+        assert_eq!(kappa_look_level(0.3, 200), Some(0.3 * KAPPA_SHARE / 16.0));
+        let spent: f64 = (0..=1_000_000)
+            .filter_map(|n| kappa_look_level(0.3, n))
+            .sum();
+        assert!(spent < 0.3 * KAPPA_SHARE / 2.0, "{spent}");
+    }
+
+    /// At judgment 800 (with `extra` more), 640 pairs with a majority of others, seven in eight
+    /// of them called paraphrases: the worker agrees with 437 of 560 "paraphrase" majorities and
+    /// 28 of 80 "not" ones, 73% in all on majorities one vote ahead. The accuracy ratios find
+    /// nothing clear; kappa is 0.09.
+    fn weak_kappa(extra: u32) -> Evidence {
+        Evidence {
+            paraphrase_agreed: 437,
+            paraphrase_disagreed: 123,
+            not_agreed: 28,
+            not_disagreed: 52,
+            judgments: 800 + extra,
+            ..Evidence::default()
+        }
+    }
+
+    #[test]
+    fn kappa_stops_a_worker_only_at_a_look_and_when_it_is_clearly_below_the_minimum() {
+        let t = |min_kappa: f64| Test {
+            min_kappa,
+            ..at(0.85, 0.3)
+        };
+        let e = weak_kappa(0);
+        let a = assess(&t(0.4), &e);
+        let look = a.kappa.unwrap();
+        assert_eq!((look.judgments, look.items), (800, 640));
+        assert!((look.kappa - 0.095).abs() < 0.01, "{look:?}");
+        assert!(look.upper > look.kappa && look.upper < 0.4, "{look:?}");
+        assert_eq!(a.stop, Some(Ground::Kappa), "{a:?}");
+        // The accuracy ratios alone keep this worker.
+        assert!(a.log_ratio < a.log_bound && a.class_progress < 1.0, "{a:?}");
+        // At 0.2 it is not clear enough; one judgment later there is no look.
+        let at_02 = assess(&t(0.2), &e);
+        assert!(at_02.kappa.unwrap().upper > 0.2, "{at_02:?}");
+        assert_eq!(at_02.stop, None);
+        let off_look = assess(&t(0.4), &weak_kappa(1));
+        assert_eq!((off_look.kappa, off_look.stop), (None, None));
+    }
+
+    /// The share of `workers` simulated workers the kappa check alone stops over `judgments`
+    /// judgments each, every judgment an ordinary pair whose majority says "paraphrase" with
+    /// probability `paraphrase`, the worker agreeing with it with probability `agree_p` there
+    /// and `agree_n` on the others.
+    fn kappa_stop_rate(
+        seed: u64,
+        workers: u32,
+        judgments: u32,
+        paraphrase: f64,
+        (agree_p, agree_n): (f64, f64),
+    ) -> f64 {
+        let mut rng = crate::domain::rng::SplitMix64::new(seed);
+        let t = at(0.85, 0.3);
+        let mut stopped = 0;
+        for _ in 0..workers {
+            let mut e = Evidence::default();
+            for _ in 0..judgments {
+                e.judgments += 1;
+                if rng.unit() < paraphrase {
+                    if rng.unit() < agree_p {
+                        e.paraphrase_agreed += 1;
+                    } else {
+                        e.paraphrase_disagreed += 1;
+                    }
+                } else if rng.unit() < agree_n {
+                    e.not_agreed += 1;
+                } else {
+                    e.not_disagreed += 1;
+                }
+                if kappa_look(t.alpha, t.min_kappa, &e).is_some_and(|k| k.upper < t.min_kappa) {
+                    stopped += 1;
+                    break;
+                }
+            }
+        }
+        f64::from(stopped) / f64::from(workers)
+    }
+
+    #[test]
+    fn a_worker_at_the_kappa_minimum_is_stopped_by_it_less_often_than_its_share() {
+        // Agreeing 60% of the time on each class, half the majorities each way: kappa 0.2, the
+        // minimum; looked at up to judgment 3,200.
+        let rate = kappa_stop_rate(11, 4_000, 3_200, 0.5, (0.6, 0.6));
+        assert!(rate < 0.3 * KAPPA_SHARE, "{rate}");
+    }
+
+    #[test]
+    fn careful_workers_on_a_rare_class_are_not_stopped_by_kappa() {
+        // 90% and 95% of the majorities "paraphrase", the worker right 90-95% on each class:
+        // kappa well above 0.2, the error at the estimate small. None stopped.
+        for (paraphrase, agree) in [(0.9, 0.9), (0.95, 0.95)] {
+            let rate = kappa_stop_rate(12, 2_000, 800, paraphrase, (agree, agree));
+            assert_eq!(rate, 0.0, "{paraphrase} {agree}");
+        }
+        // Every majority "paraphrase" but one, one miss: kappa 0, no evidence of anything.
+        let e = Evidence {
+            paraphrase_agreed: 39,
+            not_disagreed: 1,
+            judgments: 50,
+            ..Evidence::default()
+        };
+        assert_eq!(kappa_look(0.3, 0.2, &e), None);
+    }
+
+    #[test]
+    fn a_worker_at_chance_is_stopped_by_kappa_within_800_judgments() {
+        // Answers unrelated to the majority's (kappa 0), half the majorities each way: nearly
+        // all are found by judgment 800 on kappa alone (the class ratios find them far sooner).
+        let rate = kappa_stop_rate(13, 1_000, 800, 0.5, (0.5, 0.5));
+        assert!(rate > 0.95, "{rate}");
     }
 
     #[test]

@@ -99,6 +99,7 @@ impl GateNumbers {
             lead2_disagreed,
             lead3_agreed,
             lead3_disagreed,
+            judgments: self.judgments,
         }
     }
 }
@@ -158,6 +159,18 @@ pub enum StopReason {
         minimum: f64,
         /// The campaign's error level.
         alpha: f64,
+    },
+    /// `confidence` rule: at one of the kappa check's looks, the upper confidence bound on
+    /// kappa against the others' majority is below the minimum (`confidence::kappa_look`).
+    ConfidentKappa {
+        /// The worker's kappa.
+        kappa: f64,
+        /// Its upper confidence bound ...
+        upper: f64,
+        /// ... at this level.
+        confidence: f64,
+        /// The campaign's minimum kappa.
+        minimum: f64,
     },
 }
 
@@ -256,9 +269,15 @@ pub fn below_test_bar(
 
 fn decide_by_confidence(settings: &JudgeSettings, n: &GateNumbers) -> GateDecision {
     let a = confidence::assess(&settings.sequential_test(), &n.evidence());
-    match a.stop {
-        None => GateDecision::Keep,
-        Some(ground) => GateDecision::Stop(StopReason::Confident {
+    match (a.stop, a.kappa) {
+        (None, _) => GateDecision::Keep,
+        (Some(Ground::Kappa), Some(look)) => GateDecision::Stop(StopReason::ConfidentKappa {
+            kappa: look.kappa,
+            upper: look.upper,
+            confidence: look.confidence,
+            minimum: settings.min_kappa,
+        }),
+        (Some(ground), _) => GateDecision::Stop(StopReason::Confident {
             ground,
             estimate: a.estimate.unwrap_or(0.0),
             upper: a.upper.unwrap_or(0.0),

@@ -39,9 +39,10 @@ pub fn quality_rule(s: &JudgeSettings) -> String {
             EVIDENCE_MAX_SHARE * 100.0
         ),
         (GateRule::Confidence, _) => format!(
-            "You can keep judging unless your answers ({}agreement with other annotators' majority) show clearly that you are right less than {:.0}% of the time; someone right exactly that often is stopped at most {} time{} in 100, however long they work",
+            "You can keep judging unless your answers ({}agreement with other annotators' majority) show clearly that you are right less than {:.0}% of the time, or that they agree with the majority no more than Cohen's kappa {:.2} says; someone right exactly that often is stopped at most {} time{} in 100, however long they work",
             if s.test_every == 0 { "" } else { "check questions, and " },
             s.min_test_accuracy * 100.0,
+            s.min_kappa,
             fmt_rate(s.gate_alpha * 100.0),
             if (s.gate_alpha * 100.0 - 1.0).abs() < 1e-9 { "" } else { "s" }
         ),
@@ -198,6 +199,18 @@ pub fn standing(s: &JudgeSettings, n: &GateNumbers) -> String {
                 Some(confidence::Ground::NotPairs) => format!(
                     "{head}; but on pairs the others call not paraphrases they agree with them no better than chance, so stopped."
                 ),
+                Some(confidence::Ground::Kappa) => {
+                    let look = a.kappa.expect("a kappa stop is made at a look");
+                    format!(
+                        "{head}; but kappa against the others' majority is {:.2}, at most {:.2} ({}% bound at its look at judgment {}, over {} pairs), below the minimum of {:.2}, so stopped.",
+                        look.kappa,
+                        look.upper,
+                        fmt_rate((look.confidence * 1000.0 + 1e-9).floor() / 10.0),
+                        look.judgments,
+                        look.items,
+                        s.min_kappa
+                    )
+                }
                 None if a.progress() < 0.05 => format!(
                     "{head}: kept; nothing points below the minimum of {:.0}%.",
                     s.min_test_accuracy * 100.0
@@ -329,6 +342,34 @@ mod tests {
     }
 
     #[test]
+    fn a_kappa_stop_is_explained_with_its_look() {
+        // 640 pairs with a majority of others, most called paraphrases, 73% agreement on
+        // majorities one vote ahead, kappa 0.09: kept at MultiPIT's 0.2, stopped at 0.4.
+        let n = with_table(numbers(800, 0, 0, 465, 640), [437, 52, 123, 28]);
+        let s = |min_kappa: f64| JudgeSettings {
+            min_kappa,
+            ..JudgeSettings::default()
+        };
+        let why = standing(&s(0.4), &n);
+        assert!(
+            why.contains("but kappa against the others' majority is 0.09, at most 0.")
+                && why.contains("(99.9% bound at its look at judgment 800, over 640 pairs), below the minimum of 0.40, so stopped."),
+            "{why}"
+        );
+        assert!(matches!(
+            super::super::gate::decide(&s(0.4), &n),
+            super::super::gate::GateDecision::Stop(
+                super::super::gate::StopReason::ConfidentKappa { .. }
+            )
+        ));
+        assert!(
+            standing(&s(0.2), &n).contains(": kept"),
+            "{}",
+            standing(&s(0.2), &n)
+        );
+    }
+
+    #[test]
     fn the_rule_names_the_checks_the_bar_and_when_it_applies() {
         let paper = JudgeSettings {
             gate_rule: GateRule::Paper,
@@ -347,7 +388,7 @@ mod tests {
         );
         let r = quality_rule(&JudgeSettings::default());
         assert!(
-            r.contains("right less than 85% of the time; someone right exactly that often is stopped at most 30 times in 100"),
+            r.contains("right less than 85% of the time, or that they agree with the majority no more than Cohen's kappa 0.20 says; someone right exactly that often is stopped at most 30 times in 100"),
             "{r}"
         );
         let none = JudgeSettings {

@@ -219,6 +219,7 @@ impl JudgeSettings {
             minimum: self.min_test_accuracy,
             worse_by: self.gate_worse_by,
             alpha: self.gate_alpha,
+            min_kappa: self.min_kappa,
         }
     }
 

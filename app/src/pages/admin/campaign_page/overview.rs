@@ -139,11 +139,15 @@ pub(super) fn Overview(
 fn gate_summary(o: &JudgeCampaignOverview) -> String {
     let after = format!("from judgment {}", o.gate_min_judgments);
     if o.gate_rule == "confidence" {
+        let first = crate::domain::judge::confidence::KAPPA_FIRST_LOOK;
         format!(
-            " · a worker is stopped once the evidence shows accuracy below {:.0}% at error level {} (the test tells it from {:.0}%; {after}; confidence rule)",
+            " · a worker is stopped once the evidence shows accuracy below {:.0}% at error level {} (the test tells it from {:.0}%; {after}; confidence rule), or kappa below {:.2} at judgment {first}, {}, {}, …",
             o.min_test_accuracy * 100.0,
             o.gate_alpha,
-            (o.min_test_accuracy - o.gate_worse_by).max(0.0) * 100.0
+            (o.min_test_accuracy - o.gate_worse_by).max(0.0) * 100.0,
+            o.min_kappa,
+            2 * first,
+            4 * first
         )
     } else {
         format!(
