@@ -39,7 +39,7 @@ pub fn quality_rule(s: &JudgeSettings) -> String {
             EVIDENCE_MAX_SHARE * 100.0
         ),
         (GateRule::Confidence, _) => format!(
-            "You can keep judging unless your answers ({}agreement with other annotators' majority) show clearly that you are right less than {:.0}% of the time, or that they agree with the majority no more than Cohen's kappa {:.2} says; someone right exactly that often is stopped at most {} time{} in 100, however long they work",
+            "You can keep judging unless your answers ({}agreement with other annotators' majority) show clearly that you are right less than {:.0}% of the time, or that your agreement with the majority is below a Cohen's kappa of {:.2}; someone right exactly that often is stopped at most {} time{} in 100, however long they work",
             if s.test_every == 0 { "" } else { "check questions, and " },
             s.min_test_accuracy * 100.0,
             s.min_kappa,
@@ -388,7 +388,7 @@ mod tests {
         );
         let r = quality_rule(&JudgeSettings::default());
         assert!(
-            r.contains("right less than 85% of the time, or that they agree with the majority no more than Cohen's kappa 0.20 says; someone right exactly that often is stopped at most 30 times in 100"),
+            r.contains("right less than 85% of the time, or that your agreement with the majority is below a Cohen's kappa of 0.20; someone right exactly that often is stopped at most 30 times in 100"),
             "{r}"
         );
         let none = JudgeSettings {
