@@ -108,22 +108,13 @@ pub fn stop_message(reason: &StopReason) -> String {
             // The kappa check's stop carries its own numbers (`ConfidentKappa`).
             Ground::Kappa => "Your answers agree too little with other workers' majority.".to_owned(),
         },
-        StopReason::ConfidentKappa {
-            kappa,
-            upper,
-            confidence,
-            minimum,
-        } => format!(
-            "Your answers agree too little with other workers' majority: kappa {kappa:.2}, at most {upper:.2} with {} confidence; this study needs more than {minimum:.2}.",
-            confidence_text(confidence)
+        StopReason::ConfidentKappa { look, minimum } => format!(
+            "Your answers agree too little with other workers' majority: kappa {:.2}, at most {:.2} with {:.1}% confidence; this study needs more than {minimum:.2}.",
+            look.kappa,
+            look.upper,
+            look.confidence_percent()
         ),
     }
-}
-
-/// A confidence level as a percentage to one decimal, rounded down so as not to claim more
-/// ("99.6%").
-fn confidence_text(confidence: f64) -> String {
-    format!("{:.1}%", (confidence * 1000.0 + 1e-9).floor() / 10.0)
 }
 
 #[cfg(test)]
@@ -169,9 +160,13 @@ mod tests {
         });
         assert!(m.contains("call not paraphrases"), "{m}");
         let m = stop_message(&StopReason::ConfidentKappa {
-            kappa: 0.05,
-            upper: 0.18,
-            confidence: 0.99625,
+            look: crate::domain::judge::confidence::KappaLook {
+                judgments: 200,
+                items: 160,
+                kappa: 0.05,
+                upper: 0.18,
+                confidence: 0.99625,
+            },
             minimum: 0.2,
         });
         assert!(

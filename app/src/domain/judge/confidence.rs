@@ -219,6 +219,14 @@ pub struct KappaLook {
     pub confidence: f64,
 }
 
+impl KappaLook {
+    /// The confidence level in percent to one decimal, rounded down so as not to claim more
+    /// (99.953% is "99.9").
+    pub fn confidence_percent(&self) -> f64 {
+        (self.confidence * 1000.0 + 1e-9).floor() / 10.0
+    }
+}
+
 /// The one-sided error level the kappa check spends at the worker's judgment `judgments`,
 /// `None` when it does not look there: `α · KAPPA_SHARE / 2^(k+2)` at `KAPPA_FIRST_LOOK · 2^k`,
 /// half the share in all. The test's normal approximation is a large-sample one whose tails run

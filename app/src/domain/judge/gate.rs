@@ -163,12 +163,8 @@ pub enum StopReason {
     /// `confidence` rule: at one of the kappa check's looks, the upper confidence bound on
     /// kappa against the others' majority is below the minimum (`confidence::kappa_look`).
     ConfidentKappa {
-        /// The worker's kappa.
-        kappa: f64,
-        /// Its upper confidence bound ...
-        upper: f64,
-        /// ... at this level.
-        confidence: f64,
+        /// The look that showed it.
+        look: confidence::KappaLook,
         /// The campaign's minimum kappa.
         minimum: f64,
     },
@@ -272,9 +268,7 @@ fn decide_by_confidence(settings: &JudgeSettings, n: &GateNumbers) -> GateDecisi
     match (a.stop, a.kappa) {
         (None, _) => GateDecision::Keep,
         (Some(Ground::Kappa), Some(look)) => GateDecision::Stop(StopReason::ConfidentKappa {
-            kappa: look.kappa,
-            upper: look.upper,
-            confidence: look.confidence,
+            look,
             minimum: settings.min_kappa,
         }),
         (Some(ground), _) => GateDecision::Stop(StopReason::Confident {

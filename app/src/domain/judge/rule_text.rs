@@ -205,7 +205,7 @@ pub fn standing(s: &JudgeSettings, n: &GateNumbers) -> String {
                         "{head}; but kappa against the others' majority is {:.2}, at most {:.2} ({}% bound at its look at judgment {}, over {} pairs), below the minimum of {:.2}, so stopped.",
                         look.kappa,
                         look.upper,
-                        fmt_rate((look.confidence * 1000.0 + 1e-9).floor() / 10.0),
+                        fmt_rate(look.confidence_percent()),
                         look.judgments,
                         look.items,
                         s.min_kappa
