@@ -163,6 +163,40 @@ export async function registerWorker(page, server, prefix) {
   return name;
 }
 
+/** A desktop browser window, and the two widths a page is checked at. */
+export const DESKTOP = { viewport: { width: 1280, height: 900 } };
+export const BOTH_WIDTHS = [['desktop', DESKTOP], ['phone', phone(390)]];
+
+const NEW_CAMPAIGN_FORM = { judging: 'Paraphrase definition', writing: 'BLEURT threshold' };
+
+/** The form for a new `kind` ('judging' or 'writing') campaign on the campaigns page, its title
+ *  filled in. Logs the first admin in on `page` first, unless `loggedIn`. */
+export async function newCampaignForm(page, server, kind, title, { loggedIn = false } = {}) {
+  if (loggedIn) {
+    await page.goto(`${server.url}/admin/campaigns`);
+  } else {
+    await loginAdmin(page, server);
+    await page.getByRole('link', { name: 'Manage campaigns' }).click();
+  }
+  await hydrated(page);
+  const form = page.locator('form').filter({ hasText: NEW_CAMPAIGN_FORM[kind] });
+  await form.getByLabel('Title').fill(title);
+  return form;
+}
+
+/** Creates the campaign `form` (from `newCampaignForm`) describes and waits for its page. */
+export async function createCampaign(page, form, kind, title) {
+  await form.getByRole('button', { name: `Create ${kind} campaign` }).click();
+  await page.getByRole('heading', { name: title, exact: true }).waitFor();
+}
+
+/** Opens the campaign whose page `page` shows to workers; returns its id. */
+export async function openToWorkers(page) {
+  await page.getByRole('button', { name: 'Open to workers' }).click();
+  await page.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  return page.url().split('/').pop();
+}
+
 /** Uploads `content` as a file named `name` through the campaign page's import form. */
 export async function uploadFile(page, name, content, { asTests = false } = {}) {
   await hydrated(page);

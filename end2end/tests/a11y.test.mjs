@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile, phone,
-  accessibilityProblems, hydrated,
+  accessibilityProblems, hydrated, newCampaignForm, createCampaign, openToWorkers,
 } from '../support.mjs';
 
 
@@ -28,29 +28,15 @@ before(async () => {
   server = await startServer();
   browser = await launchBrowser();
   const admin = await newPage(browser);
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const judgeForm = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await judgeForm.getByLabel('Title').fill('Accessible judging');
-  await judgeForm.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'Accessible judging' }).waitFor();
+  await createCampaign(admin, await newCampaignForm(admin, server, 'judging', 'Accessible judging'), 'judging', 'Accessible judging');
   await uploadFile(admin, 'pairs.csv', PAIRS);
   await uploadFile(admin, 'gold.csv', GOLD, { asTests: true });
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
-  judgeId = admin.url().split('/').pop();
+  judgeId = await openToWorkers(admin);
 
-  await admin.goto(`${server.url}/admin/campaigns`);
-  await hydrated(admin);
-  const aptForm = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
-  await aptForm.getByLabel('Title').fill('Accessible writing');
-  await aptForm.getByRole('button', { name: 'Create writing campaign' }).click();
-  await admin.getByRole('heading', { name: 'Accessible writing' }).waitFor();
+  const aptForm = await newCampaignForm(admin, server, 'writing', 'Accessible writing', { loggedIn: true });
+  await createCampaign(admin, aptForm, 'writing', 'Accessible writing');
   await uploadFile(admin, 'sources.tsv', 'text\torigin\nThe company said its profits rose sharply last year.\tmsrp\n');
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
-  aptId = admin.url().split('/').pop();
+  aptId = await openToWorkers(admin);
   await admin.context().close();
 });
 

@@ -3,8 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, loginAdmin, uploadFile, PASSWORD, phone,
-  accessibilityProblems, hydrated, registerWorker,
+  startServer, launchBrowser, newPage, uniqueName, unexpectedErrors, uploadFile, PASSWORD, phone,
+  accessibilityProblems, hydrated, registerWorker, newCampaignForm, createCampaign, openToWorkers,
 } from '../support.mjs';
 
 let server;
@@ -35,20 +35,12 @@ for (const [device, options, title] of [
 async function writeCheckSubmit(workerOptions, title) {
   // An admin creates an APT campaign in the browser and uploads its sentences as a file.
   const admin = await newPage(browser);
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
-  await form.getByLabel('Title').fill(title);
-  await form.getByRole('button', { name: 'Create writing campaign' }).click();
-  await admin.getByRole('heading', { name: title, exact: true }).waitFor();
+  await createCampaign(admin, await newCampaignForm(admin, server, 'writing', title), 'writing', title);
   assert.match(
     await uploadFile(admin, 'sources.tsv', `text\torigin\n${SOURCE}\tmsrp\n${SOURCE}\tmsrp\n`),
     /imported 1 sentences; skipped 1 repeated in the file/,
   );
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
-  const id = admin.url().split('/').pop();
+  const id = await openToWorkers(admin);
 
   // A worker finds it on the home page.
   const page = await newPage(browser, workerOptions);
@@ -119,16 +111,9 @@ async function writeCheckSubmit(workerOptions, title) {
 
 test('without JavaScript a worker checks and submits with the plain form, the text kept across the Check', async () => {
   const admin = await newPage(browser);
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
-  await form.getByLabel('Title').fill('Plain writing');
-  await form.getByRole('button', { name: 'Create writing campaign' }).click();
-  await admin.getByRole('heading', { name: 'Plain writing', exact: true }).waitFor();
+  await createCampaign(admin, await newCampaignForm(admin, server, 'writing', 'Plain writing'), 'writing', 'Plain writing');
   await uploadFile(admin, 'sources.tsv', `text\torigin\n${SOURCE}\tmsrp\n`);
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  await openToWorkers(admin);
   await admin.context().close();
 
   const page = await newPage(browser, { javaScriptEnabled: false });

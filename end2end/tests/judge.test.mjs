@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile, hydrated,
+  newCampaignForm, createCampaign, openToWorkers,
 } from '../support.mjs';
 
 let server;
@@ -30,13 +31,8 @@ const GOLD = ['sentence1,sentence2,label,explanation']
   .join('\n');
 
 /** The admin's form for a new judging campaign, its title filled in. */
-async function judgingForm(admin, title) {
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await form.getByLabel('Title').fill(title);
-  return form;
+function judgingForm(admin, title) {
+  return newCampaignForm(admin, server, 'judging', title);
 }
 
 test('an admin sets up a judging campaign and a worker judges ten pairs with the keyboard', async () => {
@@ -45,8 +41,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await form.getByLabel('Paraphrase definition').selectOption('strict');
   // A second's minimum display, so the double press below is well inside it on a busy machine.
   await form.getByLabel('Ignore answers faster than (ms)').fill('1000');
-  await form.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'Tweet pairs' }).waitFor();
+  await createCampaign(admin, form, 'judging', 'Tweet pairs');
   // The test-pairs checkbox sits beside its words, not stretched across the form.
   const box = await admin.getByLabel(/Labeled rows are hidden test pairs/).boundingBox();
   const label = await admin.locator('label.check').filter({ hasText: 'Labeled rows are hidden test pairs' }).boundingBox();
@@ -57,8 +52,7 @@ test('an admin sets up a judging campaign and a worker judges ten pairs with the
   await admin.getByLabel('File').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('sentence1,sentence2,label\na,b,1\nc,d,maybe\n') });
   await admin.getByRole('button', { name: 'Import', exact: true }).click();
   await admin.getByText(/line 3: the label `maybe`/).waitFor();
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  await openToWorkers(admin);
   assert.equal(await admin.getByTestId('items').textContent(), '36');
 
   const page = await newPage(browser);
@@ -244,11 +238,9 @@ test('a worker whose last pair someone else holds is asked to wait, then told no
   await form.getByLabel('Judgments per pair, at most').fill('1');
   await form.getByLabel('Judgments per pair, at least').fill('1');
   await form.getByLabel('One test pair in every').fill('0');
-  await form.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'One pair' }).waitFor();
+  await createCampaign(admin, form, 'judging', 'One pair');
   assert.match(await uploadFile(admin, 'one.csv', 'sentence1,sentence2\nOnly one.,Just one.\n'), /imported 1 pairs/);
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  await openToWorkers(admin);
 
   // The first worker holds the only pair.
   const first = await newPage(browser);

@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, accessibilityProblems, hydrated,
+  newCampaignForm, createCampaign,
 } from '../support.mjs';
 
 let server;
@@ -42,13 +43,7 @@ function corpus() {
 
 test('an admin mines a corpus with L12 and deploys ten candidates to a campaign', async () => {
   const admin = await newPage(browser);
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await form.getByLabel('Title').fill('Mined pairs');
-  await form.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'Mined pairs' }).waitFor();
+  await createCampaign(admin, await newCampaignForm(admin, server, 'judging', 'Mined pairs'), 'judging', 'Mined pairs');
   const campaignUrl = admin.url();
 
   await admin.getByRole('link', { name: 'Mining' }).click();

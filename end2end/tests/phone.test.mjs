@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, registerWorker, uploadFile,
-  phone, sidewaysScroll, hydrated,
+  phone, sidewaysScroll, hydrated, newCampaignForm, createCampaign, openToWorkers,
 } from '../support.mjs';
 
 let server;
@@ -31,29 +31,15 @@ before(async () => {
   server = await startServer();
   browser = await launchBrowser();
   const admin = await newPage(browser);
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const judgeForm = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await judgeForm.getByLabel('Title').fill('Phone judging');
-  await judgeForm.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'Phone judging' }).waitFor();
+  await createCampaign(admin, await newCampaignForm(admin, server, 'judging', 'Phone judging'), 'judging', 'Phone judging');
   await uploadFile(admin, 'pairs.csv', PAIRS);
   await uploadFile(admin, 'gold.csv', GOLD, { asTests: true });
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
-  judgeId = admin.url().split('/').pop();
+  judgeId = await openToWorkers(admin);
 
-  await admin.goto(`${server.url}/admin/campaigns`);
-  await hydrated(admin);
-  const aptForm = admin.locator('form').filter({ hasText: 'BLEURT threshold' });
-  await aptForm.getByLabel('Title').fill('Phone writing');
-  await aptForm.getByRole('button', { name: 'Create writing campaign' }).click();
-  await admin.getByRole('heading', { name: 'Phone writing' }).waitFor();
+  const aptForm = await newCampaignForm(admin, server, 'writing', 'Phone writing', { loggedIn: true });
+  await createCampaign(admin, aptForm, 'writing', 'Phone writing');
   await uploadFile(admin, 'sources.tsv', `text\torigin\n${SOURCE}\tmsrp\n${LONG}\tmsrp\n`);
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
-  aptId = admin.url().split('/').pop();
+  aptId = await openToWorkers(admin);
   await admin.context().close();
 });
 
@@ -207,13 +193,9 @@ test('admin and researcher pages do not scroll sideways at 390 px', async () => 
   }
   // The gate's settings on the phone: the confidence rule tuned to workers at chance, and the
   // campaign page saying what the test tells apart.
-  await admin.goto(`${server.url}/admin/campaigns`);
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await form.getByLabel('Title').fill('Phone gate');
+  const form = await newCampaignForm(admin, server, 'judging', 'Phone gate', { loggedIn: true });
   await form.getByLabel('Tested against the minimum minus').fill('0.2');
-  await form.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'Phone gate' }).waitFor();
+  await createCampaign(admin, form, 'judging', 'Phone gate');
   await admin.getByText(/accuracy below 85% at error level 0\.3 \(the test tells it from 65%; from judgment 20; confidence rule\), or kappa below 0\.20 at judgment 50, 100, 200, …/).waitFor();
   await assertFits(admin, 'a new campaign with its worse level');
   await shot(admin, 'admin-new-campaign-worse-level');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, uploadFile, phone,
-  accessibilityProblems, sidewaysScroll, hydrated,
+  accessibilityProblems, sidewaysScroll, hydrated, newCampaignForm, createCampaign, openToWorkers,
 } from '../support.mjs';
 
 let server;
@@ -137,16 +137,9 @@ function asProlificSends(url, pid) {
 
 test('an admin sets up the study and its Prolific link', async () => {
   const admin = await newPage(browser, { permissions: ['clipboard-read', 'clipboard-write'] });
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await form.getByLabel('Title').fill('News pairs');
-  await form.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'News pairs' }).waitFor();
+  await createCampaign(admin, await newCampaignForm(admin, server, 'judging', 'News pairs'), 'judging', 'News pairs');
   await uploadFile(admin, 'pairs.csv', PAIRS);
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  await openToWorkers(admin);
 
   await admin.getByLabel('What the task is').fill('Say whether two news sentences mean the same.');
   await admin.getByLabel('Estimated minutes').fill('10');

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import {
   startServer, launchBrowser, newPage, unexpectedErrors, loginAdmin, uploadFile, hydrated,
-  accessibilityProblems, sidewaysScroll,
+  accessibilityProblems, sidewaysScroll, newCampaignForm, createCampaign, openToWorkers,
 } from '../support.mjs';
 
 let server;
@@ -123,16 +123,9 @@ after(async () => {
 
 test('a worker takes the HIT inside the frame, finishes, and the HIT is submitted to MTurk', async () => {
   const admin = await newPage(browser);
-  await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await form.getByLabel('Title').fill('Ferry pairs');
-  await form.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'Ferry pairs' }).waitFor();
+  await createCampaign(admin, await newCampaignForm(admin, server, 'judging', 'Ferry pairs'), 'judging', 'Ferry pairs');
   await uploadFile(admin, 'pairs.csv', PAIRS);
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  await openToWorkers(admin);
   await admin.getByLabel('What the task is').fill('Say whether two sentences mean the same.');
   await admin.getByLabel(/Complete after this many items/).fill('2');
   await admin.getByRole('button', { name: 'Save study information' }).click();
@@ -183,23 +176,18 @@ test('a worker takes the HIT inside the frame, finishes, and the HIT is submitte
 test('a worker the quality gate stops sees what they earned and still completes', async () => {
   const admin = await newPage(browser);
   await loginAdmin(admin, server);
-  await admin.getByRole('link', { name: 'Manage campaigns' }).click();
-  await hydrated(admin);
-  const form = admin.locator('form').filter({ hasText: 'Paraphrase definition' });
-  await form.getByLabel('Title').fill('Gated pairs');
+  const form = await newCampaignForm(admin, server, 'judging', 'Gated pairs', { loggedIn: true });
   await form.getByLabel('One test pair in every').fill('2');
   await form.getByLabel('Gate applies after (judgments)').fill('4');
   await form.getByLabel('Ignore answers faster than (ms)').fill('0');
   // MultiPIT's rule: stopped at or under 85% on the check questions, from the 4th judgment.
   await form.getByLabel('Quality gate').selectOption('paper');
-  await form.getByRole('button', { name: 'Create judging campaign' }).click();
-  await admin.getByRole('heading', { name: 'Gated pairs' }).waitFor();
+  await createCampaign(admin, form, 'judging', 'Gated pairs');
   await uploadFile(admin, 'pairs.csv', PAIRS);
   await uploadFile(admin, 'gold.csv', ['sentence1,sentence2,label,explanation']
     .concat(Array.from({ length: 4 }, (_, i) => `Check ${i} is on Monday.,Check ${i} is on Friday.,0,The days differ.`))
     .join('\n'), { asTests: true });
-  await admin.getByRole('button', { name: 'Open to workers' }).click();
-  await admin.getByTestId('campaign-status').filter({ hasText: 'open' }).waitFor();
+  await openToWorkers(admin);
   await admin.getByLabel('What the task is').fill('Say whether two sentences mean the same.');
   await admin.getByLabel(/Bonus per judgment/).fill('0.02');
   await admin.getByRole('button', { name: 'Save study information' }).click();

@@ -125,6 +125,10 @@ pub enum Command {
         /// How labels are made
         #[arg(long, default_value = "posterior", value_parser = app::domain::judge::replay::Aggregator::NAMES)]
         aggregator: String,
+        /// How votes are weighed when an item settles: by each worker's estimated accuracy (as
+        /// live), or counted alike (the count-only rule, to compare with)
+        #[arg(long, default_value = "accuracy", value_parser = app::domain::judge::replay::Weighting::NAMES)]
+        weighting: String,
         /// The gate rule, or off
         #[arg(long, default_value = "confidence", value_parser = ["confidence", "evidence", "paper", "off"])]
         gate: String,
@@ -273,7 +277,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 /// `paracrowd replay`: reads the labels, replays them under the settings given, prints the
 /// summary as one JSON line. Needs neither the database nor the models.
 fn replay(command: Command) -> anyhow::Result<()> {
-    use app::domain::judge::replay::{self, Aggregator, Options};
+    use app::domain::judge::replay::{self, Aggregator, Options, Weighting};
     use app::domain::judge::settings::{GateRule, JudgeSettings};
     use app::domain::judge::settle::Redundancy;
     let Command::Replay {
@@ -283,6 +287,7 @@ fn replay(command: Command) -> anyhow::Result<()> {
         max,
         confidence,
         aggregator,
+        weighting,
         gate,
         gate_from,
         min_accuracy,
@@ -341,6 +346,7 @@ fn replay(command: Command) -> anyhow::Result<()> {
         gate: gate != "off",
         redundancy,
         aggregator: Aggregator::parse(&aggregator).context("an aggregator clap accepted")?,
+        weighting: Weighting::parse(&weighting).context("a weighting clap accepted")?,
     };
     let text =
         std::fs::read(&labels).with_context(|| format!("{} cannot be read", labels.display()))?;

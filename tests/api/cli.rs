@@ -418,7 +418,17 @@ fn replay_runs_a_past_study_through_the_gate_and_adaptive_redundancy() {
         "{out}"
     );
     assert_eq!(s["aggregator"], "posterior");
+    assert_eq!(s["weighting"], "accuracy");
     assert!(n("unresolved") <= n("items") - n("test_items"), "{out}");
+
+    // The count-only rule on the same study, to compare with: every vote weighs alike (the
+    // always-yes worker's as much as anyone's), so the items settle on other votes.
+    let (ok, counted, err) = replay(&[path, "--max", "8", "--weighting", "counted"]);
+    assert!(ok, "{err}");
+    let c: serde_json::Value = serde_json::from_str(&counted).unwrap();
+    assert_eq!(c["weighting"], "counted");
+    assert_eq!(c["labels_available"], 2400);
+    assert_ne!(c["labels_used"], s["labels_used"], "{counted} {out}");
 
     // Fixed redundancy of all 8, no gate: every row is used and nobody stopped.
     let (ok, out, err) = replay(&[
@@ -468,6 +478,11 @@ fn replay_refuses_bad_files_and_settings_plainly() {
     assert!(!ok && err.contains("--alpha"), "{err}");
     let (ok, _, err) = replay(&[path, "--worse-by", "0.7"]);
     assert!(!ok && err.contains("--worse-by"), "{err}");
+    let (ok, _, err) = replay(&[path, "--weighting", "votes"]);
+    assert!(
+        !ok && err.contains("accuracy") && err.contains("counted"),
+        "{err}"
+    );
     // The confidence rule's worse level lies above an accuracy of 0.
     let (ok, _, err) = replay(&[path, "--min-accuracy", "0.1"]);
     assert!(!ok && err.contains("--worse-by"), "{err}");

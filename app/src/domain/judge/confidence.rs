@@ -246,6 +246,15 @@ pub fn kappa_look_level(alpha: f64, judgments: u32) -> Option<f64> {
         .then(|| alpha * KAPPA_SHARE / 2f64.powi(doublings.trailing_zeros() as i32 + 2))
 }
 
+/// The judgments at which the kappa check looks in a campaign whose gate applies from judgment
+/// `from` on: the doublings of [`KAPPA_FIRST_LOOK`] at or after it (the gate decides nothing
+/// before `from`, so a look before it is never taken).
+pub fn kappa_looks_from(from: u32) -> impl Iterator<Item = u32> {
+    (0..u32::BITS)
+        .map_while(|k| KAPPA_FIRST_LOOK.checked_mul(1u32.checked_shl(k)?))
+        .filter(move |&n| n >= from)
+}
+
 /// The kappa check on `e` at the campaign's error level `alpha` and minimum `min_kappa`: `None`
 /// between its looks, while a class of the majority's has fewer than [`KAPPA_MIN_CLASS`] pairs,
 /// and where kappa or its error at the minimum is undefined.
@@ -734,6 +743,22 @@ mod tests {
             .filter_map(|n| kappa_look_level(0.3, n))
             .sum();
         assert!(spent < 0.3 * KAPPA_SHARE / 2.0, "{spent}");
+    }
+
+    #[test]
+    fn the_looks_a_campaign_takes_start_where_its_gate_does() {
+        let first = |from: u32| kappa_looks_from(from).take(3).collect::<Vec<_>>();
+        assert_eq!(first(1), [50, 100, 200]);
+        assert_eq!(first(50), [50, 100, 200]);
+        assert_eq!(first(51), [100, 200, 400]);
+        assert_eq!(first(300), [400, 800, 1600]);
+        // Every look it names is one the check takes, and none it takes is left out.
+        let named: Vec<u32> = kappa_looks_from(0).take_while(|&n| n <= 100_000).collect();
+        let taken: Vec<u32> = (0..=100_000)
+            .filter(|&n| kappa_look_level(0.3, n).is_some())
+            .collect();
+        assert_eq!(named, taken);
+        assert_eq!(kappa_looks_from(u32::MAX).count(), 0);
     }
 
     /// At judgment 800 (with `extra` more), 640 pairs with a majority of others, seven in eight

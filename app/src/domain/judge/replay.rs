@@ -92,6 +92,31 @@ impl Aggregator {
     }
 }
 
+/// How a replay weighs each vote when it settles an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Weighting {
+    /// By the worker's estimated accuracy, as a live campaign weighs it.
+    Accuracy,
+    /// Every vote alike, at the prior accuracy ([`settle::PRIOR_ACCURACY`]: a lead of 3 settles
+    /// at 0.95): the count-only rule the weighting is measured against.
+    Counted,
+}
+
+impl Weighting {
+    /// The names the command line takes.
+    pub const NAMES: [&'static str; 2] = ["accuracy", "counted"];
+
+    /// Reads one of [`Weighting::NAMES`].
+    pub fn parse(s: &str) -> Option<Weighting> {
+        match s.trim() {
+            "accuracy" => Some(Weighting::Accuracy),
+            "counted" => Some(Weighting::Counted),
+            _ => None,
+        }
+    }
+}
+
 /// A replay's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options {
@@ -104,6 +129,8 @@ pub struct Options {
     pub redundancy: Redundancy,
     /// How labels are made.
     pub aggregator: Aggregator,
+    /// How votes are weighed when an item is settled.
+    pub weighting: Weighting,
 }
 
 impl Options {
@@ -129,6 +156,7 @@ impl Default for Options {
             gate: true,
             redundancy: Redundancy::default(),
             aggregator: Aggregator::Posterior,
+            weighting: Weighting::Accuracy,
         }
     }
 }
@@ -168,6 +196,8 @@ pub struct Summary {
     pub workers_flagged: usize,
     /// The aggregator.
     pub aggregator: Aggregator,
+    /// How votes were weighed when items settled.
+    pub weighting: Weighting,
 }
 
 fn parse_label(raw: &str) -> Option<bool> {
@@ -361,7 +391,10 @@ impl Replay<'_> {
                 let others = if paraphrase { (p - 1, n) } else { (p, n - 1) };
                 Vote {
                     paraphrase,
-                    accuracy: self.workers[w].accuracy_without(paraphrase, others),
+                    accuracy: match self.o.weighting {
+                        Weighting::Accuracy => self.workers[w].accuracy_without(paraphrase, others),
+                        Weighting::Counted => settle::PRIOR_ACCURACY,
+                    },
                 }
             })
             .collect();
@@ -646,6 +679,7 @@ pub fn replay_with_workers(rows: &[Row], o: &Options) -> (Summary, Vec<WorkerOut
         workers_stopped: r.stopped,
         workers_flagged: r.workers.iter().filter(|w| w.flagged_at.is_some()).count(),
         aggregator: o.aggregator,
+        weighting: o.weighting,
     };
     let outcomes = r
         .workers
@@ -1001,6 +1035,43 @@ mod tests {
             (15, 1, 2),
             "{s:?}"
         );
+    }
+
+    #[test]
+    fn counted_votes_weigh_as_anonymous_workers_and_weighting_uses_what_is_known_of_them() {
+        let rows = study(7);
+        let counted = Options {
+            gate: false,
+            weighting: Weighting::Counted,
+            ..Options::default()
+        };
+        // Counting is weighing every vote as a worker nobody knows anything about: each row its
+        // own worker, weighted by accuracy, settles every item alike.
+        let anonymous: Vec<Row> = rows
+            .iter()
+            .enumerate()
+            .map(|(k, r)| Row {
+                worker: format!("anonymous-{k}"),
+                ..r.clone()
+            })
+            .collect();
+        let by_accuracy = Options {
+            weighting: Weighting::Accuracy,
+            ..counted
+        };
+        let a = replay(&rows, &counted);
+        let b = replay(&anonymous, &by_accuracy);
+        assert_eq!(
+            (a.labels_used, a.settled, a.unresolved, a.accuracy),
+            (b.labels_used, b.settled, b.unresolved, b.accuracy)
+        );
+        // With the workers known, the always-"paraphrase" and the random worker weigh less and
+        // the careful ones more: the labels differ, and are at least as accurate.
+        let w = replay(&rows, &by_accuracy);
+        assert_ne!((w.labels_used, w.settled), (a.labels_used, a.settled));
+        assert!(w.accuracy.unwrap() >= a.accuracy.unwrap(), "{w:?} {a:?}");
+        assert_eq!(Weighting::parse("counted"), Some(Weighting::Counted));
+        assert_eq!(Weighting::parse("votes"), None);
     }
 
     #[test]

@@ -139,15 +139,18 @@ pub(super) fn Overview(
 fn gate_summary(o: &JudgeCampaignOverview) -> String {
     let after = format!("from judgment {}", o.gate_min_judgments);
     if o.gate_rule == "confidence" {
-        let first = crate::domain::judge::confidence::KAPPA_FIRST_LOOK;
+        let looks: Vec<String> =
+            crate::domain::judge::confidence::kappa_looks_from(o.gate_min_judgments)
+                .take(3)
+                .map(|n| n.to_string())
+                .collect();
         format!(
-            " · a worker is stopped once the evidence shows accuracy below {:.0}% at error level {} (the test tells it from {:.0}%; {after}; confidence rule), or kappa below {:.2} at judgment {first}, {}, {}, …",
+            " · a worker is stopped once the evidence shows accuracy below {:.0}% at error level {} (the test tells it from {:.0}%; {after}; confidence rule), or kappa below {:.2} at judgment {}, …",
             o.min_test_accuracy * 100.0,
             o.gate_alpha,
             (o.min_test_accuracy - o.gate_worse_by).max(0.0) * 100.0,
             o.min_kappa,
-            2 * first,
-            4 * first
+            looks.join(", ")
         )
     } else {
         format!(
