@@ -175,8 +175,7 @@ test('a worker takes the HIT inside the frame, finishes, and the HIT is submitte
 
 test('a worker the quality gate stops sees what they earned and still completes', async () => {
   const admin = await newPage(browser);
-  await loginAdmin(admin, server);
-  const form = await newCampaignForm(admin, server, 'judging', 'Gated pairs', { loggedIn: true });
+  const form = await newCampaignForm(admin, server, 'judging', 'Gated pairs');
   await form.getByLabel('One test pair in every').fill('2');
   await form.getByLabel('Gate applies after (judgments)').fill('4');
   await form.getByLabel('Ignore answers faster than (ms)').fill('0');

@@ -11,7 +11,9 @@
 //!   unresolved; its later judgments are not used. Votes are weighted by each worker's
 //!   estimated accuracy ([`super::settle::worker_accuracy`] on the gate's pooled evidence,
 //!   leaving out the vote's own pair), and a judgment still to come as much as any vote can weigh
-//!   ([`super::settle::NEXT_ACCURACY`]), as the live campaign weighs it.
+//!   ([`super::settle::NEXT_ACCURACY`]), as the live campaign weighs it; with
+//!   [`Weighting::Counted`] every vote weighs the prior ([`super::settle::PRIOR_ACCURACY`]) instead,
+//!   the count-only rule to compare with.
 //! - When the gate stops a worker, their votes stop counting, as live: a pair they helped settle
 //!   opens again and takes the judgments that follow in the file.
 //! - A pair at its maximum is labelled as a live campaign with the same settings labels it
