@@ -40,7 +40,7 @@ item, worker, label, gold = need
 one_two = snow and any(r[label] == "2" or r[gold] == "2" for r in rows)
 out = []
 for n, r in enumerate(rows, start=2):
-    if not r[gold].strip():
+    if not (r[gold] or "").strip():
         sys.exit(f"{path}: row {n} has no gold label; the benchmark measures accuracy on every item")
     l, g = r[label], r[gold]
     if one_two:

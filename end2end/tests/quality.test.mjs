@@ -369,6 +369,7 @@ test('the kappa check stops a worker whose agreement is clearly below the minimu
     const campaign = await adminPage(options, `/admin/campaigns/${id}`);
     await campaign.getByText(/or kappa below 0\.80 at judgment 100, 200, 400, …/).waitFor();
     assert.equal(await sidewaysScroll(campaign), 0, `the campaign page scrolls sideways at ${what} width`);
+    assert.deepEqual(unexpectedErrors(campaign), []);
     await campaign.context().close();
     // The dashboard: the stopped worker's row gives the look, its bound and the minimum.
     const page = await dashboard(options, id);
